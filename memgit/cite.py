@@ -1,0 +1,122 @@
+"""memgit cite REF: the commit, writer, date and source behind a fact or a line (blame-based)."""
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import TYPE_CHECKING, Any
+
+from memgit import facts
+from memgit.errors import NotFound, UsageError
+
+if TYPE_CHECKING:
+    from memgit.vault import Vault
+
+_FACT_ID = re.compile(r"^[a-z0-9][a-z0-9-]*-[a-z0-9]{6}$")
+_PATH_LINE = re.compile(r"^(?P<path>[^#]+?)(?::|#L)(?P<line>\d+)$")
+
+
+def _commit_record(vault: Vault, rev: str, path: str, line: int) -> dict[str, Any]:
+    from memgit.gitcli import blame_line
+
+    b = blame_line(vault.root, rev, path, line)
+    info = vault.repo.commit_info(b.commit)
+    when = dt.datetime.fromtimestamp(b.time, dt.timezone(dt.timedelta(minutes=info.offset))).isoformat()
+    return {
+        "commit": b.commit, "author": b.author, "email": b.email, "date": when,
+        "subject": info.message.splitlines()[0] if info.message else "", "trailers": info.trailers,
+        "path": b.orig_path, "line": b.orig_line, "text": b.text,
+    }  # fmt: skip
+
+
+def _where(vault: Vault, path: str) -> str:
+    """The rev that holds path: HEAD, else the newest archive branch that has it."""
+    if vault.read(path) is not None:
+        return "HEAD"
+    for ref, tip in sorted(vault.repo.refs("refs/heads/archive/").items(), reverse=True):
+        if vault.repo.read(vault.repo.commit_tree(tip), path) is not None:
+            return ref
+    raise NotFound(f"{path}: not in the vault nor on an archive branch", "check the path (memgit recall finds lines)")
+
+
+def cite_fact(vault: Vault, fact_id: str) -> dict[str, Any]:
+    from memgit.ops.factops import locate
+
+    path, items, item = locate(vault, fact_id)
+    data = vault.read(path) or b""
+    asserted = _commit_record(vault, "HEAD", path, facts.line_of(data, fact_id, "fact"))
+    out: dict[str, Any] = {"ref": fact_id, "kind": "fact", "path": path, "fact": item["fact"], "status": item["status"],
+                           "authority": item["authority"], "source": item.get("source"), "valid_from": item.get("valid_from"),
+                           "valid_until": item.get("valid_until"), "asserted": asserted}
+    if item["status"] != "active":
+        out["retired"] = _commit_record(vault, "HEAD", path, facts.line_of(data, fact_id, "status"))
+        out["successor"] = item.get("supersededBy")
+        if out["successor"]:
+            succ = next((i for i in items if i.get("id") == out["successor"]), {})
+            out["successor_fact"] = succ.get("fact")
+    if item.get("supersedes"):
+        out["supersedes"] = item["supersedes"]
+    return out
+
+
+def cite_line(vault: Vault, path: str, line: int) -> dict[str, Any]:
+    rev = _where(vault, path)
+    tree = vault.repo.commit_tree(vault.repo.resolve(rev))
+    data = vault.repo.read(tree, path) or b""
+    total = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+    if line < 1 or line > total:
+        raise NotFound(f"{path}: has {total} lines, no line {line}", "cite a line that exists")
+    rec = _commit_record(vault, rev, path, line)
+    out: dict[str, Any] = {"ref": f"{path}:{line}", "kind": vault.config.kind_of(path), "path": path, "line": line,
+                           "text": rec["text"], "asserted": rec, "rev": rev}
+    m = re.search(r"\((?:source|verbatim): \"?(.+?)\"?\)$", rec["text"])
+    out["source"] = m.group(1) if m else rec["trailers"].get("Memgit-Source")
+    return out
+
+
+def cite_heading(vault: Vault, path: str, heading: str) -> dict[str, Any]:
+    rev = _where(vault, path)
+    data = (vault.repo.read(vault.repo.commit_tree(vault.repo.resolve(rev)), path) or b"").decode("utf-8", "replace")
+    want = heading.strip().lower()
+    from memgit.ops.records import slugify
+
+    for n, ln in enumerate(data.splitlines(), 1):
+        if ln.startswith("#"):
+            title = ln.lstrip("#").strip()
+            if title.lower() == want or slugify(title) == want or title.lower().startswith(want):
+                return {**cite_line(vault, path, n), "ref": f"{path}#{heading}", "heading": title}
+    raise NotFound(f"{path}: no heading {heading!r}", "cite path#heading with a heading's text or slug")
+
+
+def cite(vault: Vault, ref: str) -> dict[str, Any]:
+    ref = ref.strip()
+    if not ref:
+        raise UsageError("empty REF", "give a fact id, path:line or path#heading")
+    if _FACT_ID.match(ref) and "/" not in ref:
+        return cite_fact(vault, ref)
+    m = _PATH_LINE.match(ref)
+    if m:
+        return cite_line(vault, m.group("path"), int(m.group("line")))
+    if "#" in ref:
+        path, heading = ref.split("#", 1)
+        return cite_heading(vault, path, heading)
+    raise UsageError(f"cannot cite {ref!r}", "give a fact id (sarah-k3f9q2), path:line (memory/2026-01-15.md:12) or path#heading")
+
+
+def render(c: dict[str, Any]) -> str:
+    a = c["asserted"]
+    what = f"{c['ref']} \"{c.get('fact') or c.get('text', '')}\""
+    line = f"{what} — {a['commit'][:12]} by {a['author']} <{a['email']}> on {a['date'][:10]}"
+    if a["trailers"].get("Memgit-Agent"):
+        line += f" (agent {a['trailers']['Memgit-Agent']})"
+    if c.get("source"):
+        line += f"; source {c['source']}"
+    if c.get("authority"):
+        line += f"; authority {c['authority']}"
+    if c.get("retired"):
+        r = c["retired"]
+        line += f"; {c['status']} in {r['commit'][:12]} by {r['author']} on {r['date'][:10]}"
+        if c.get("successor"):
+            line += f" -> {c['successor']} \"{c.get('successor_fact', '')}\""
+    if c.get("rev", "HEAD") != "HEAD":
+        line += f"; archived on {c['rev'].removeprefix('refs/heads/')}"
+    return line

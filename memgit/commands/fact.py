@@ -1,0 +1,46 @@
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from memgit.commands import _common
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("fact", help="atomic facts about people, companies, projects", description="atomic facts: add, list, show")
+    fsub = p.add_subparsers(dest="fact_command", metavar="SUBCOMMAND", required=True)
+    a = _common.add(fsub, "add", "add a fact to an entity (KIND/SLUG, e.g. people/sarah)", run_add)
+    a.add_argument("entity")
+    a.add_argument("text")
+    a.add_argument("--category", required=True, help="relationship, milestone, status, preference (see .memgit.yaml)")
+    a.add_argument("--source", help="where it came from, e.g. memory/2026-01-15.md#L12")
+    a.add_argument("--valid-from", help="YYYY-MM-DD it became true (default today)")
+    a.add_argument("--valid-until", help="YYYY-MM-DD it stops being true")
+    a.add_argument("--authority", default="memory", help="what backs it (default memory; see .memgit.yaml)")
+    ls = _common.add(fsub, "list", "list an entity's facts", run_list)
+    ls.add_argument("entity")
+    ls.add_argument("--all", action="store_true", help="include superseded and expired facts")
+    sh = _common.add(fsub, "show", "show one fact", run_show)
+    sh.add_argument("id")
+
+
+def _line(item: dict[str, Any]) -> str:
+    extra = "" if item["status"] == "active" else f" [{item['status']}" + (f" by {item['supersededBy']}" if item.get("supersededBy") else "") + "]"
+    return f"{item['id']}  {item['category']:<12} {item['fact']}{extra}"
+
+
+def run_add(args: argparse.Namespace) -> int:
+    v = _common.vault(args)
+    r = v.fact_add(args.entity, _common.read_text(args.text), args.category, args.source, args.valid_from, args.valid_until, args.authority)
+    return _common.emit(args, r, _common.wrote(r))
+
+
+def run_list(args: argparse.Namespace) -> int:
+    items = _common.vault(args).fact_list(args.entity, args.all)
+    return _common.emit(args, {"entity": args.entity, "facts": items}, "\n".join(_line(i) for i in items))
+
+
+def run_show(args: argparse.Namespace) -> int:
+    item = _common.vault(args).fact_show(args.id)
+    text = "\n".join(f"{k}: {v}" for k, v in item.items())
+    return _common.emit(args, item, text)

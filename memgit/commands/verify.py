@@ -1,0 +1,18 @@
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from memgit.commands import _common
+
+
+def register(sub: Any) -> None:
+    p = _common.add(sub, "verify", "run the rules on every commit of a range (default: all of HEAD's history)", run)
+    p.add_argument("range", nargs="?", help="A..B, or a commit (its whole history)")
+
+
+def run(args: argparse.Namespace) -> int:
+    found = _common.vault(args).verify(args.range)
+    data = {"ok": not found, "problems": [{"commit": c, **p.as_dict()} for c, p in found]}
+    _common.emit(args, data, "\n".join(f"{c[:12]} {p.render()}" for c, p in found))
+    return 1 if found else 0

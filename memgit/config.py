@@ -1,0 +1,130 @@
+"""The vault's configuration (.memgit.yaml) and the one place that decides a path's kind."""
+from __future__ import annotations
+
+import fnmatch
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from memgit.errors import UsageError
+
+CONFIG_PATH = ".memgit.yaml"
+INDEX_PATH = "INDEX.md"
+
+KINDS = (
+    "journal", "now", "memory", "index", "policy", "decision", "lesson", "preference",
+    "entity-summary", "entity-items", "context", "session", "other",
+)  # fmt: skip
+
+
+def glob_regex(glob: str) -> str:
+    """Translate a path glob: '*' stays within one folder, '**' crosses folders."""
+    out, i = [], 0
+    while i < len(glob):
+        c = glob[i]
+        if glob.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif glob.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif c == "*":
+            out.append("[^/]*")
+            i += 1
+        elif c == "?":
+            out.append("[^/]")
+            i += 1
+        elif c == "[":
+            j = glob.find("]", i + 1)
+            if j == -1:
+                out.append(re.escape(c))
+                i += 1
+            else:
+                out.append(fnmatch.translate(glob[i : j + 1])[4:-3])
+                i = j + 1
+        else:
+            out.append(re.escape(c))
+            i += 1
+    return "".join(out)
+
+
+@dataclass(frozen=True)
+class Config:
+    data: dict[str, Any] = field(repr=False)
+
+    @classmethod
+    def parse(cls, text: str, where: str = CONFIG_PATH) -> Config:
+        from memgit import frontmatter, schema
+
+        try:
+            data = frontmatter.load_yaml(text)
+        except frontmatter.YamlError as exc:
+            raise UsageError(f"{where}: line {exc.line}: {exc.message}", exc.hint) from None
+        if not isinstance(data, dict):
+            raise UsageError(f"{where}: must be a YAML mapping", "start from vault-template/.memgit.yaml")
+        found = schema.problems("config", data)
+        if found:
+            p = found[0]
+            raise UsageError(f"{where}: {p.where or 'top level'}: {p.message}", "see schemas/config.schema.json")
+        return cls(data)
+
+    @classmethod
+    def default(cls) -> Config:
+        from memgit.resources import data_dir
+
+        return cls.parse((data_dir("vault-template") / CONFIG_PATH).read_text())
+
+    def get(self, key: str, default: Any) -> Any:
+        return self.data.get(key, default)
+
+    @cached_property
+    def _kind_patterns(self) -> list[tuple[str, re.Pattern[str]]]:
+        out = []
+        for kind, globs in self.data["kinds"].items():
+            for glob in globs:
+                for g in [glob.replace("{entity}", e) for e in self.entity_kinds] if "{entity}" in glob else [glob]:
+                    out.append((kind, re.compile(glob_regex(g) + r"\Z")))
+        return out
+
+    def kind_of(self, path: str) -> str:
+        for kind, rx in self._kind_patterns:
+            if rx.match(path):
+                return kind
+        return "other"
+
+    @property
+    def entity_kinds(self) -> list[str]:
+        return list(self.data["entity_kinds"])
+
+    @property
+    def categories(self) -> list[str]:
+        return list(self.data.get("categories", ["relationship", "milestone", "status", "preference"]))
+
+    @property
+    def authority(self) -> list[str]:
+        return list(self.data["authority"])
+
+    def authority_rank(self, name: str) -> int:
+        """1 is the highest authority; unknown names rank below every listed one."""
+        order = self.authority
+        return order.index(name) + 1 if name in order else len(order) + 1
+
+    def writer_rank(self, is_agent: bool) -> int:
+        wa = self.data.get("writer_authority", {})
+        name = wa.get("agent", "decision") if is_agent else wa.get("human", self.authority[0])
+        return self.authority_rank(name)
+
+    @property
+    def timezone(self) -> str:
+        return str(self.data["timezone"])
+
+    @property
+    def agent_patterns(self) -> list[str]:
+        return list(self.data.get("agents", {}).get("patterns", []))
+
+    def is_agent_identity(self, name: str, email: str) -> bool:
+        for pat in self.agent_patterns:
+            if fnmatch.fnmatchcase(email, pat) or fnmatch.fnmatchcase(name, pat):
+                return True
+        return False

@@ -1,0 +1,120 @@
+"""memgit init / memgit install: a vault from the template, hooks and merge-driver config."""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from memgit.errors import MemgitError, UsageError
+
+MERGE_DRIVERS = {
+    "memgit-journal": ("memgit journal merge (append-only union)", "memgit merge-driver journal %O %A %B %P"),
+    "memgit-items": ("memgit items.json merge (union by fact id)", "memgit merge-driver items %O %A %B %P"),
+    "memgit-index": ("memgit INDEX.md merge (regenerate)", "memgit merge-driver index %O %A %B %P"),
+}
+_JOURNAL_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}\.md$")
+
+
+def _template_files() -> list[tuple[str, Path]]:
+    from memgit.resources import data_dir
+
+    root = data_dir("vault-template")
+    return sorted((p.relative_to(root).as_posix(), p) for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+
+
+def install(path: Path) -> dict[str, Any]:
+    """Hooks and merge-driver config in an existing clone (git clones neither)."""
+    from memgit.repo import Repo
+
+    repo = Repo(path)
+    if repo.workdir is None:
+        raise UsageError(f"{path}: is a bare repository", "install hooks/pre-receive there instead (see README)")
+    for name, (label, driver) in MERGE_DRIVERS.items():
+        repo.config_set(f"merge.{name}.name", label)
+        repo.config_set(f"merge.{name}.driver", driver)
+    if not (repo.workdir / ".pre-commit-config.yaml").is_file():
+        raise UsageError(f"{repo.workdir}: has no .pre-commit-config.yaml", "is this a memgit vault? run `memgit init` to make one")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM")}
+    proc = subprocess.run(
+        [sys.executable, "-m", "pre_commit", "install", "--hook-type", "pre-commit", "--hook-type", "post-commit"],
+        cwd=repo.workdir, capture_output=True, text=True, env=env,
+    )  # fmt: skip
+    if proc.returncode != 0:
+        raise MemgitError(f"pre-commit install failed: {proc.stderr.strip() or proc.stdout.strip()}", "check `git config core.hooksPath`")
+    return {"path": str(repo.workdir), "hooks": ["pre-commit", "post-commit"], "merge_drivers": sorted(MERGE_DRIVERS)}
+
+
+def _adopt_report(root: Path, existing: list[str]) -> list[dict[str, Any]]:
+    """Problems in files the folder already held, each with its fix."""
+    from memgit import rules
+    from memgit.changes import Change, Context
+    from memgit.config import Config
+
+    config = Config.default()
+    ctx = Context(config, "9999-12-31")
+    out = []
+    for rel in existing:
+        kind = config.kind_of(rel)
+        if rel.startswith("memory/") and rel.endswith(".md") and kind != "journal" and not rel.endswith("ARCHIVE.md"):
+            out.append({"path": rel, "line": 0, "rule": "layout", "message": "not a daily journal name",
+                        "hint": "journals are memory/YYYY-MM-DD.md: rename it or move it out of memory/"})
+            continue
+        data = (root / rel).read_bytes()
+        for p in rules.run([Change(rel, kind, None, data)], ctx, only=[r for r in rules.RULES if r not in ("index-generated", "policy-guard")]):
+            out.append(p.as_dict())
+    return out
+
+
+def init(path: Path) -> dict[str, Any]:
+    from memgit.config import INDEX_PATH
+    from memgit.index import generate
+    from memgit.repo import init_repo
+
+    path = path.resolve()
+    path.mkdir(parents=True, exist_ok=True)
+    repo = init_repo(path)
+    if repo.head_id() is not None and (path / ".memgit.yaml").exists():
+        raise UsageError(f"{path}: is already a memgit vault", "use `memgit install` in a clone of one")
+    today = __import__("datetime").date.today().isoformat()
+    existing = sorted(
+        p.relative_to(path).as_posix() for p in path.rglob("*")
+        if p.is_file() and ".git" not in p.relative_to(path).parts
+    )  # fmt: skip
+    created = []
+    for rel, src in _template_files():
+        dest = path / rel
+        if dest.exists():
+            continue  # adopt: never overwrite what the folder already holds
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        data = src.read_bytes()
+        if rel == "NOW.md":
+            data = data.replace(b"updated: 2026-01-01", f"updated: {today}".encode())
+        dest.write_bytes(data)
+        created.append(rel)
+    problems = _adopt_report(path, [r for r in existing if r != INDEX_PATH])
+    bad = {p["path"] for p in problems}
+    # the first commit holds the template and every adopted file that conforms
+    files = {rel: (path / rel).read_bytes() for rel in created + existing if rel not in bad and rel != INDEX_PATH}
+    tree = repo.build_tree(None, files)
+    from memgit.config import Config
+
+    generated = generate(repo, Config.default(), tree, repo.blob_id(tree, ".memgit.yaml"))
+    tree = repo.build_tree(tree, dict(generated))
+    for rel, data in generated.items():
+        (path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (path / rel).write_bytes(data)
+    from memgit.vault import Vault
+
+    vault = Vault(path)
+    writer = vault.writer()
+    head = repo.head_id()
+    message = "init: memgit vault\n\nMemgit-Op: init\n" + (f"Memgit-Adopted: {len(existing)} files\n" if existing else "")
+    commit = repo.create_commit(repo.branch_ref(), tree, [head] if head else [], message, (writer.name, writer.email), vault.commit_time())
+    repo.sync_paths(tree, list(files) + list(generated), {p: repo.index_blob(p) for p in list(files) + list(generated)})
+    installed = install(path)
+    return {"path": str(path), "commit": commit, "created": created, "adopted": [r for r in existing if r not in bad],
+            "not_conforming": problems, "hooks": installed["hooks"]}

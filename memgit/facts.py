@@ -1,0 +1,120 @@
+"""Atomic facts: the items.json model, its canonical form and ids."""
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+FIELDS = (
+    "id", "fact", "category", "timestamp", "valid_from", "valid_until", "source", "authority",
+    "status", "supersedes", "supersededBy",
+)  # fmt: skip
+IMMUTABLE = ("id", "fact", "category", "timestamp", "source", "authority", "valid_from", "supersedes")
+RETIRED = ("superseded", "expired")
+MAX_DEPTH = 16
+_ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz"
+
+
+class ItemsError(ValueError):
+    def __init__(self, message: str, line: int = 0) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+
+
+def mint_id(slug: str, fact: str, timestamp: str, writer: str) -> str:
+    digest = int.from_bytes(hashlib.sha256(f"{slug}\0{fact}\0{timestamp}\0{writer}".encode()).digest()[:8], "big")
+    chars = []
+    for _ in range(6):
+        digest, r = divmod(digest, 36)
+        chars.append(_ALPHABET[r])
+    return f"{slug}-{''.join(chars)}"
+
+
+def _depth_ok(text: str) -> bool:
+    depth = deepest = 0
+    in_str = esc = False
+    for ch in text:
+        if in_str:
+            if esc:
+                esc = False
+            elif ch == "\\":
+                esc = True
+            elif ch == '"':
+                in_str = False
+        elif ch == '"':
+            in_str = True
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+            if deepest > MAX_DEPTH:
+                return False
+        elif ch in "]}":
+            depth -= 1
+    return True
+
+
+def parse(data: bytes) -> list[dict[str, Any]]:
+    """items.json bytes -> list of items; ItemsError names the line when it can."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ItemsError("not valid UTF-8", data[: exc.start].count(b"\n") + 1) from None
+    if not _depth_ok(text):
+        raise ItemsError(f"JSON nested deeper than {MAX_DEPTH} levels")
+    try:
+        doc = json.loads(text, object_pairs_hook=_no_duplicates)
+    except json.JSONDecodeError as exc:
+        raise ItemsError(f"invalid JSON: {exc.msg}", exc.lineno) from None
+    except ValueError as exc:
+        raise ItemsError(str(exc)) from None
+    if not isinstance(doc, list):
+        raise ItemsError("items.json must be a JSON array of facts", 1)
+    for i, item in enumerate(doc):
+        if not isinstance(item, dict):
+            raise ItemsError(f"element {i} is not an object")
+    return doc
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in pairs:
+        if k in out:
+            raise ValueError(f"duplicate key {k!r}")
+        out[k] = v
+    return out
+
+
+def ordered(item: dict[str, Any]) -> dict[str, Any]:
+    out = {k: item.get(k) for k in FIELDS}
+    out.update({k: v for k, v in item.items() if k not in out})  # unknown keys kept (schema flags them)
+    return out
+
+
+def sort_key(item: dict[str, Any]) -> tuple[str, str]:
+    return (str(item.get("timestamp", "")), str(item.get("id", "")))
+
+
+def canonical(items: list[dict[str, Any]]) -> bytes:
+    """The one byte form of items.json: sorted by creation, fixed key order, one field per line."""
+    if not items:
+        return b"[]\n"
+    body = json.dumps([ordered(i) for i in sorted(items, key=sort_key)], indent=2, ensure_ascii=False)
+    return (body + "\n").encode("utf-8")
+
+
+def line_of(data: bytes, fact_id: str, field: str = "fact") -> int:
+    """1-based line of `field` inside the fact with this id in canonical items.json (0: not found)."""
+    lines = data.decode("utf-8", errors="replace").splitlines()
+    needle = f'"id": {json.dumps(fact_id, ensure_ascii=False)},'
+    for i, line in enumerate(lines):
+        if line.strip() == needle:
+            for j in range(i, min(i + len(FIELDS) + 2, len(lines))):
+                if lines[j].lstrip().startswith(f'"{field}":'):
+                    return j + 1
+            return i + 1
+    return 0
+
+
+def by_id(items: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    return {str(i.get("id")): i for i in items}

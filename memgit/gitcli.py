@@ -1,0 +1,52 @@
+"""The git CLI, only where git itself must run (blame, push, fetch): with GIT_* stripped as in a hook."""
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+from typing import NamedTuple
+
+from memgit.errors import MemgitError
+
+_KEEP = ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_ASKPASS", "GIT_TERMINAL_PROMPT")
+
+
+def no_git_env() -> dict[str, str]:
+    # inside a hook git exports GIT_DIR, GIT_INDEX_FILE, ...: they would point our git at the wrong place
+    return {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k in _KEEP}
+
+
+def run(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[bytes]:
+    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, env=no_git_env())
+    if check and proc.returncode != 0:
+        raise MemgitError(f"git {args[0]} failed: {proc.stderr.decode(errors='replace').strip()}")
+    return proc
+
+
+class BlameLine(NamedTuple):
+    commit: str
+    author: str
+    email: str
+    time: int
+    tz: str
+    orig_path: str
+    orig_line: int
+    text: str
+
+
+def blame_line(cwd: Path, rev: str, path: str, line: int) -> BlameLine:
+    out = run(cwd, "blame", "--porcelain", "--no-textconv", "-L", f"{line},{line}", rev, "--", path).stdout
+    lines = out.decode("utf-8", errors="replace").split("\n")
+    commit, orig_line = lines[0].split()[0], int(lines[0].split()[1])
+    fields: dict[str, str] = {}
+    text = ""
+    for ln in lines[1:]:
+        if ln.startswith("\t"):
+            text = ln[1:]
+            break
+        key, _, value = ln.partition(" ")
+        fields[key] = value
+    return BlameLine(
+        commit, fields.get("author", ""), fields.get("author-mail", "").strip("<>"), int(fields.get("author-time", "0")),
+        fields.get("author-tz", "+0000"), fields.get("filename", path), orig_line, text,
+    )  # fmt: skip

@@ -1,0 +1,72 @@
+"""memgit hook NAME: the rules on what `git commit` is about to record, and the post-commit refresh."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from memgit import changes, rules
+from memgit.changes import Context, Problem
+
+if TYPE_CHECKING:
+    from memgit.vault import Vault
+
+
+def check_staged(vault: Vault, only: list[str] | None = None) -> list[Problem]:
+    from memgit.index import generate
+
+    repo = vault.repo
+    _, new_tree, staged = changes.staged(repo, vault.config)
+    if not staged:
+        return []
+    writer = vault.writer()
+    generated: dict[str, dict[str, bytes]] = {}
+
+    def expected(path: str) -> bytes | None:
+        if "all" not in generated:
+            generated["all"] = generate(repo, vault.config, new_tree, repo.blob_id(new_tree, ".memgit.yaml"))
+        return generated["all"].get(path)
+
+    ctx = Context(vault.config, vault.today(), writer.is_agent, writer.label, expected_index=expected)
+    return rules.run(staged, ctx, only)
+
+
+def refresh_index(vault: Vault) -> str | None:
+    """After a raw commit: regenerate INDEX.md and commit it if it changed. Returns the new commit, if any."""
+    from memgit.errors import Conflict
+    from memgit.index import existing_index_files, generate
+    from memgit.lock import vault_lock
+
+    repo = vault.repo
+    head = repo.head_id()
+    if head is None or repo.workdir is None:
+        return None
+    info = repo.commit_info(head)
+    if info.trailers.get("Memgit-Op") == "index":
+        return None
+    try:
+        with vault_lock(repo.gitdir, timeout=5):
+            head = repo.head_id()
+            assert head is not None
+            tree = repo.commit_tree(head)
+            generated = generate(repo, vault.config, tree, repo.blob_id(tree, ".memgit.yaml"))
+            writes: dict[str, bytes | None] = {p: None for p in existing_index_files(repo, vault.config, tree) if p not in generated}
+            writes.update(generated)
+            writes = {p: d for p, d in writes.items() if repo.read(tree, p) != d}
+            if not writes:
+                return None
+            expected = {p: repo.index_blob(p) for p in writes}
+            if repo.operation_in_progress():
+                # never commit in the middle of a merge, rebase, cherry-pick or revert: only the work tree
+                for path, data in writes.items():
+                    target = repo.workdir / path
+                    if data is None:
+                        target.unlink(missing_ok=True)
+                    else:
+                        target.write_bytes(data)
+                return None
+            final = repo.build_tree(tree, writes)
+            message = f"index: refresh for {head[:12]}\n\nMemgit-Op: index\nMemgit-Refresh: {head}\n"
+            commit = repo.create_commit(repo.branch_ref(), final, [head], message, (info.author_name, info.author_email), vault.commit_time())
+            repo.sync_paths(final, list(writes), expected)
+            return commit
+    except Conflict:
+        return None  # a memgit writer is busy and will regenerate INDEX.md in its own commit

@@ -1,0 +1,36 @@
+"""The vault lock: flock on .git/memgit.lock with a bounded wait. The kernel drops it when a writer dies."""
+from __future__ import annotations
+
+import fcntl
+import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from memgit.errors import Conflict
+
+DEFAULT_TIMEOUT = 30.0
+
+
+@contextmanager
+def vault_lock(gitdir: Path, timeout: float | None = None) -> Iterator[None]:
+    if timeout is None:
+        timeout = float(os.environ.get("MEMGIT_LOCK_TIMEOUT", DEFAULT_TIMEOUT))
+    path = gitdir / "memgit.lock"
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        deadline = time.monotonic() + timeout
+        delay = 0.002
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise Conflict(f"{path}: another memgit writer held the lock for {timeout:g}s", "retry; raise MEMGIT_LOCK_TIMEOUT if writes are slow") from None
+                time.sleep(delay)
+                delay = min(delay * 2, 0.05)
+        yield
+    finally:
+        os.close(fd)

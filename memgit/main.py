@@ -1,0 +1,52 @@
+"""The memgit CLI: parse, call the library, render. The only place errors become exit codes."""
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from importlib import import_module
+
+from memgit import __version__
+from memgit.errors import MemgitError
+
+# command -> module in memgit.commands; each has register(subparsers) and run(args) -> int
+COMMANDS = (
+    "init", "install", "log", "decide", "lesson", "prefer", "fact", "supersede", "expire", "now",
+    "context", "fmt", "cite", "verify", "hook", "merge_driver",
+)  # fmt: skip
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="memgit",
+        description="A git repository as an AI agent's long-term memory: remember by layer, cite by source, forget by expiry.",
+        epilog="Exit codes: 0 ok, 1 a rule rejected the change or nothing was found, 2 usage or bad input, 3 conflict or lock timeout (retry).",
+    )  # fmt: skip
+    parser.add_argument("--version", action="version", version=f"memgit {__version__}")
+    parser.add_argument("-C", dest="vault_dir", metavar="PATH", default=".", help="run as if started in PATH")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        import_module(f"memgit.commands.{name}").register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not args.command:
+        parser.print_help()
+        return 2
+    try:
+        return int(args.run(args))
+    except MemgitError as exc:
+        from memgit.commands._common import report_error
+
+        return report_error(args, exc)
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,210 @@
+"""Atomic facts: add, list, show, supersede, expire."""
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from memgit import facts
+from memgit.errors import NotFound, UsageError
+
+if TYPE_CHECKING:
+    from memgit.txn import Transaction
+    from memgit.vault import Vault
+
+_SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
+
+
+def entity_folder(vault: Vault, entity: str) -> str:
+    """'people/sarah' (or 'sarah' when exactly one kind has it) -> the entity folder; exit 2 otherwise."""
+    raw = entity.strip().strip("/")
+    kinds = vault.config.entity_kinds
+    if not raw or raw.startswith(("/", "~")) or "\\" in raw or "\x00" in raw or ".." in raw.split("/"):
+        raise UsageError(f"bad entity {entity!r}: paths may not leave the vault", f"use <kind>/<slug>, kinds: {', '.join(kinds)}")
+    parts = raw.split("/")
+    if len(parts) == 1:
+        found = [k for k in kinds if vault.read(f"{k}/{parts[0]}/items.json") is not None or vault.read(f"{k}/{parts[0]}/summary.md") is not None]
+        if len(found) != 1:
+            raise UsageError(f"entity {entity!r} needs its kind", f"write it as <kind>/{parts[0]}, kinds: {', '.join(kinds)}")
+        parts = [found[0], parts[0]]
+    if len(parts) != 2 or parts[0] not in kinds:
+        raise UsageError(f"bad entity {entity!r}: not of a configured kind", f"use <kind>/<slug>, kinds: {', '.join(kinds)}")
+    if not _SLUG_RE.match(parts[1]):
+        raise UsageError(f"bad entity slug {parts[1]!r}", "slugs are lowercase letters, digits and '-', e.g. people/sarah-chen")
+    return f"{parts[0]}/{parts[1]}"
+
+
+def locate(vault: Vault, fact_id: str, tree: str | None = None) -> tuple[str, list[dict[str, Any]], dict[str, Any]]:
+    """(items.json path, all items, the fact) for an id."""
+    m = re.match(r"^([a-z0-9][a-z0-9-]*)-[a-z0-9]{6}$", fact_id.strip())
+    if not m:
+        raise UsageError(f"not a fact id: {fact_id!r}", "ids look like sarah-k3f9q2 (see `memgit fact list ENTITY`)")
+    tree = tree or vault.head_tree()
+    for kind in vault.config.entity_kinds:
+        path = f"{kind}/{m.group(1)}/items.json"
+        data = vault.repo.read(tree, path)
+        if data is None:
+            continue
+        items = facts.parse(data)
+        for item in items:
+            if item.get("id") == fact_id.strip():
+                return path, items, item
+    raise NotFound(f"no fact with id {fact_id}", "list an entity's facts with `memgit fact list ENTITY --all`")
+
+
+def _check_category(vault: Vault, category: str) -> None:
+    if category not in vault.config.categories:
+        raise UsageError(f"unknown category {category!r}", f"use one of {', '.join(vault.config.categories)} (or add it to .memgit.yaml)")
+
+
+def _check_authority(vault: Vault, authority: str) -> None:
+    if authority not in vault.config.authority:
+        raise UsageError(f"unknown authority {authority!r}", f"use one of {', '.join(vault.config.authority)}")
+
+
+def _new_fact(vault: Vault, slug: str, text: str, category: str, source: str | None, valid_from: str | None,
+              valid_until: str | None, authority: str, supersedes: str | None = None) -> dict[str, Any]:  # fmt: skip
+    from memgit.clock import iso
+
+    stamp = iso(vault.now())
+    item = {
+        "id": facts.mint_id(slug, text, stamp, vault.writer().label),
+        "fact": text, "category": category, "timestamp": stamp,
+        "valid_from": valid_from or stamp[:10], "valid_until": valid_until, "source": source,
+        "authority": authority, "status": "active", "supersedes": supersedes, "supersededBy": None,
+    }  # fmt: skip
+    return item
+
+
+def add(vault: Vault, entity: str, text: str, category: str, source: str | None, valid_from: str | None,
+        valid_until: str | None, authority: str) -> dict[str, Any]:  # fmt: skip
+    from memgit.clock import parse_date
+    from memgit.vault import require_text
+
+    folder = entity_folder(vault, entity)
+    text = " ".join(require_text(vault.config, text).split())
+    _check_category(vault, category)
+    _check_authority(vault, authority)
+    source = require_text(vault.config, source, "source") if source is not None else None
+    valid_from = parse_date(valid_from) if valid_from else None
+    valid_until = parse_date(valid_until) if valid_until else None
+    if valid_from and valid_until and valid_until < valid_from:
+        raise UsageError(f"--valid-until {valid_until} is before --valid-from {valid_from}", "swap them")
+    path = f"{folder}/items.json"
+    slug = folder.split("/")[1]
+
+    def build(tx: Transaction) -> dict[str, Any]:
+        old = tx.read(path)
+        items = facts.parse(old) if old is not None else []
+        item = _new_fact(vault, slug, text, category, source, valid_from, valid_until, authority)
+        if any(i.get("id") == item["id"] for i in items):
+            raise UsageError(f"fact {item['id']} already exists", "the same fact was added in the same second")
+        items.append(item)
+        tx.write(path, facts.canonical(items))
+        summary = f"{folder}/summary.md"
+        if tx.read(summary) is None:
+            from memgit import frontmatter
+
+            tx.write(summary, frontmatter.render({"name": slug, "kind": folder.split("/")[0]}, f"# {slug}\n\n## Notes\n\n").encode())
+        trailers = [("Memgit-Op", "fact-add"), ("Memgit-Fact", item["id"])]
+        if source:
+            trailers.append(("Memgit-Source", source))
+        tx.describe("fact", folder, f"{item['id']}: {text}", *trailers)
+        return {"id": item["id"], "path": path}
+
+    result, commit = vault.transact(build)
+    return {**result, "commit": commit}
+
+
+def list_facts(vault: Vault, entity: str, all: bool) -> list[dict[str, Any]]:
+    folder = entity_folder(vault, entity)
+    data = vault.read(f"{folder}/items.json")
+    if data is None:
+        raise NotFound(f"{folder}: no facts yet", f'add one with `memgit fact add {folder} "..." --category status`')
+    items = facts.parse(data)
+    return [i for i in items if all or i.get("status") == "active"]
+
+
+def show(vault: Vault, fact_id: str) -> dict[str, Any]:
+    path, _, item = locate(vault, fact_id)
+    return {**item, "path": path}
+
+
+def supersede(vault: Vault, fact_id: str, text: str, reason: str | None, source: str | None) -> dict[str, Any]:
+    from memgit.vault import require_text
+
+    text = " ".join(require_text(vault.config, text).split())
+    if reason is not None:
+        reason = require_text(vault.config, reason, "reason")
+    fact_id = fact_id.strip()
+
+    def build(tx: Transaction) -> dict[str, Any]:
+        path, items, old = locate(vault, fact_id, tx.tree)
+        if old["status"] != "active":
+            succ = old.get("supersededBy")
+            while succ:
+                nxt = next((i for i in items if i["id"] == succ), None)
+                if nxt is None or nxt["status"] == "active":
+                    break
+                succ = nxt.get("supersededBy")
+            hint = f"supersede the active successor {succ} instead" if succ else "add a new fact instead"
+            raise UsageError(f"fact {fact_id} is already {old['status']}", hint)
+        slug = path.split("/")[1]
+        new = _new_fact(vault, slug, text, old["category"], source or old.get("source"), None, None,
+                        old.get("authority", "memory"), supersedes=fact_id)
+        old["status"] = "superseded"
+        old["supersededBy"] = new["id"]
+        items.append(new)
+        tx.write(path, facts.canonical(items))
+        trailers = [("Memgit-Op", "supersede"), ("Memgit-Supersedes", fact_id), ("Memgit-Fact", new["id"])]
+        if new.get("source"):
+            trailers.append(("Memgit-Source", str(new["source"])))
+        if reason:
+            trailers.append(("Memgit-Reason", reason))
+        tx.describe("supersede", path.rsplit("/", 1)[0], f"{fact_id} -> {new['id']}", *trailers)
+        return {"id": new["id"], "supersedes": fact_id, "path": path}
+
+    result, commit = vault.transact(build)
+    return {**result, "commit": commit}
+
+
+def expire(vault: Vault, fact_id: str | None, until: str | None) -> dict[str, Any]:
+    """Expire one fact (valid_until = until or today), or with no id every active fact past valid_until."""
+    from memgit.clock import parse_date
+
+    today = vault.today()
+    until = parse_date(until) if until else None
+    if until and until > today:
+        raise UsageError(f"--until {until} is in the future", "a fact expires on or after its valid_until date; set it with fact add --valid-until")
+
+    def build(tx: Transaction) -> dict[str, Any]:
+        expired: list[str] = []
+        if fact_id is not None:
+            path, items, item = locate(vault, fact_id, tx.tree)
+            if item["status"] != "active":
+                raise UsageError(f"fact {fact_id} is already {item['status']}", "nothing to expire")
+            item["status"] = "expired"
+            item["valid_until"] = until or (item["valid_until"] if item["valid_until"] and item["valid_until"] <= today else today)
+            tx.write(path, facts.canonical(items))
+            expired.append(item["id"])
+            scope = path.rsplit("/", 1)[0]
+        else:
+            for kind in vault.config.entity_kinds:
+                for path, blob in vault.repo.files(tx.tree, kind):
+                    if not path.endswith("/items.json"):
+                        continue
+                    items = facts.parse(vault.repo.blob(blob) or b"[]")
+                    hit = [i for i in items if i.get("status") == "active" and i.get("valid_until") and str(i["valid_until"]) <= today]
+                    for i in hit:
+                        i["status"] = "expired"
+                        expired.append(i["id"])
+                    if hit:
+                        tx.write(path, facts.canonical(items))
+            if not expired:
+                raise NotFound("no active fact is past its valid_until", "nothing to expire")
+            scope = "facts"
+        tx.describe("expire", scope, ", ".join(expired[:5]) + (f" and {len(expired) - 5} more" if len(expired) > 5 else ""),
+                    ("Memgit-Op", "expire"), *[("Memgit-Expired", e) for e in expired[:1]])
+        return {"ids": expired, "id": expired[0] if len(expired) == 1 else None}
+
+    result, commit = vault.transact(build)
+    return {**result, "commit": commit}

@@ -1,0 +1,62 @@
+"""memgit log: one atomic append to the day's journal."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from memgit.errors import UsageError
+
+if TYPE_CHECKING:
+    from memgit.txn import Transaction
+    from memgit.vault import Vault
+
+LOG_KINDS = ("note", "decision", "completion", "lesson", "preference", "instruction")
+
+
+def format_entry(time: str, text: str, kind: str | None, source: str | None) -> str:
+    tag = f"[{kind}] " if kind and kind != "note" else ""
+    lines = text.splitlines()
+    first = f"- {time} {tag}{lines[0]}"
+    rest = [f"  {ln}" if ln.strip() else "" for ln in lines[1:]]
+    if source:
+        label = "verbatim" if kind == "instruction" else "source"
+        tail = f'{label}: "{source}"' if kind == "instruction" else f"{label}: {source}"
+        if rest:
+            rest.append(f"  ({tail})")
+        else:
+            first += f" ({tail})"
+    return "\n".join([first, *rest]) + "\n"
+
+
+def log(vault: Vault, text: str, kind: str | None, source: str | None, at: str | None) -> dict[str, Any]:
+    from memgit.clock import parse_time
+    from memgit.vault import require_text
+
+    text = require_text(vault.config, text)
+    if kind is not None and kind not in LOG_KINDS:
+        raise UsageError(f"unknown entry kind {kind!r}", f"use one of {', '.join(LOG_KINDS)}")
+    if source is not None:
+        source = require_text(vault.config, source, "source")
+    if kind == "instruction" and not source:
+        raise UsageError("an instruction needs its verbatim source", 'add --source "the words as given"')
+    moment = parse_time(at, vault.tz) if at else vault.now()
+    day = moment.date().isoformat()
+    path = f"memory/{day}.md"
+
+    def build(tx: Transaction) -> dict[str, Any]:
+        old = tx.read(path)
+        base = old if old is not None else f"# {day}\n\n".encode()
+        if base and not base.endswith(b"\n"):
+            base += b"\n"
+        entry = format_entry(moment.strftime("%H:%M"), text, kind, source)
+        tx.write(path, base + entry.encode())
+        line = base.count(b"\n") + 1
+        trailers = [("Memgit-Op", "log")]
+        if kind:
+            trailers.append(("Memgit-Kind", kind))
+        if source:
+            trailers.append(("Memgit-Source", source))
+        tx.describe("log", f"memory/{day}", text.splitlines()[0], *trailers)
+        return {"id": f"{path}:{line}", "path": path, "line": line}
+
+    result, commit = vault.transact(build)
+    return {**result, "commit": commit}

@@ -1,0 +1,152 @@
+"""Decisions, lessons and preferences."""
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from memgit.errors import NotFound, UsageError
+
+if TYPE_CHECKING:
+    from memgit.txn import Transaction
+    from memgit.vault import Vault
+
+_SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
+
+
+def slugify(text: str, limit: int = 60) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    return slug[:limit].rstrip("-") or "untitled"
+
+
+def topic_slug(topic: str) -> str:
+    slug = topic.strip()
+    if "/" in slug or "\\" in slug or slug.startswith(".") or not slug:
+        raise UsageError(f"bad topic {topic!r}", "a topic is one word such as git or code-review")
+    slug = slugify(slug)
+    if not _SLUG_RE.match(slug):
+        raise UsageError(f"bad topic {topic!r}", "a topic is one word such as git or code-review")
+    return slug
+
+
+def _decision_body(title: str, context: str, decision: str, alternatives: list[str]) -> str:
+    parts = [f"# {title}", "", "## Context", "", context, "", "## Decision", "", decision, ""]
+    if alternatives:
+        parts += ["## Alternatives", "", *[f"- {a}" for a in alternatives], ""]
+    return "\n".join(parts)
+
+
+def _new_decision_path(tx: Transaction, date: str, title: str) -> str:
+    base = f"decisions/{date}-{slugify(title)}"
+    path, n = f"{base}.md", 2
+    while tx.read(path) is not None:
+        path, n = f"{base}-{n}.md", n + 1
+    return path
+
+
+def decide(vault: Vault, title: str, context: str, decision: str, alternatives: list[str], tags: list[str],
+           source: str | None, supersedes: str | None = None) -> dict[str, Any]:  # fmt: skip
+    from memgit import frontmatter
+    from memgit.vault import require_text
+
+    cfg = vault.config
+    title = require_text(cfg, title, "title").splitlines()[0]
+    context = require_text(cfg, context, "context")
+    decision = require_text(cfg, decision, "decision")
+    alternatives = [require_text(cfg, a, "alternative") for a in alternatives]
+    tags = [slugify(t, 40) for t in tags]
+    date = vault.today()
+
+    def build(tx: Transaction) -> dict[str, Any]:
+        path = _new_decision_path(tx, date, title)
+        meta: dict[str, Any] = {"title": title, "date": date, "type": "decision", "status": "active", "tags": tags}
+        if source:
+            meta["source"] = source
+        trailers = [("Memgit-Op", "decide"), ("Memgit-Decision", path)]
+        if supersedes:
+            meta["supersedes"] = supersedes
+            old = tx.read(supersedes)
+            assert old is not None
+            tx.write(supersedes, frontmatter.update(old.decode(), {"status": "superseded", "superseded_by": path}).encode())
+            trailers.append(("Memgit-Supersedes", supersedes))
+            tx.describe("supersede", "decisions", f"{supersedes} -> {path}", *trailers)
+        else:
+            tx.describe("decide", "decisions", title, *trailers)
+        tx.write(path, frontmatter.render(meta, _decision_body(title, context, decision, alternatives)).encode())
+        return {"id": path, "path": path}
+
+    result, commit = vault.transact(build)
+    return {**result, "commit": commit}
+
+
+def supersede_decision(vault: Vault, ref: str, text: str, reason: str | None) -> dict[str, Any]:
+    from memgit import frontmatter
+
+    path = ref if ref.endswith(".md") else f"{ref}.md"
+    if not path.startswith("decisions/"):
+        path = f"decisions/{path}"
+    data = vault.read(path)
+    if data is None or vault.config.kind_of(path) != "decision":
+        raise NotFound(f"{path}: no such decision", "list decisions in INDEX.md or with `memgit recall`")
+    fm = frontmatter.split(data.decode("utf-8", errors="replace"))
+    meta = fm.meta or {}
+    if meta.get("status") == "superseded":
+        raise UsageError(f"{path}: already superseded by {meta.get('superseded_by')}", f"supersede {meta.get('superseded_by')} instead")
+    title = str(meta.get("title") or path)
+    context = reason or f"Supersedes [{title}]({path})."
+    return decide(vault, title, context, text, [], list(meta.get("tags") or []), None, supersedes=path)
+
+
+def lesson(vault: Vault, topic: str, title: str, body: str) -> dict[str, Any]:
+    from memgit import frontmatter
+    from memgit.vault import require_text
+
+    slug = topic_slug(topic)
+    title = require_text(vault.config, title, "title").splitlines()[0]
+    body = require_text(vault.config, body, "body")
+    path = f"lessons/{slug}.md"
+    date = vault.today()
+
+    def build(tx: Transaction) -> dict[str, Any]:
+        old = tx.read(path)
+        text = old.decode() if old is not None else frontmatter.render({"topic": topic.strip()}, f"# Lessons: {topic.strip()}\n")
+        if not text.endswith("\n"):
+            text += "\n"
+        heading_line = text.count("\n") + 2
+        text += f"\n## {title} ({date})\n\n{body}\n"
+        tx.write(path, text.encode())
+        tx.describe("lesson", f"lessons/{slug}", title, ("Memgit-Op", "lesson"))
+        return {"id": f"{path}#{slugify(title)}", "path": path, "line": heading_line, "new_topic": old is None}
+
+    result, commit = vault.transact(build)
+    return {**result, "commit": commit}
+
+
+def prefer(vault: Vault, topic: str, text: str) -> dict[str, Any]:
+    from memgit import frontmatter
+    from memgit.vault import require_text
+
+    slug = topic_slug(topic)
+    text = " ".join(require_text(vault.config, text).split())
+    path = f"preferences/{slug}.md"
+    date = vault.today()
+    line_re = re.compile(rf"^- {re.escape(text)} \(confirmed \d{{4}}-\d{{2}}-\d{{2}}\)$")
+
+    def build(tx: Transaction) -> dict[str, Any]:
+        old = tx.read(path)
+        current = old.decode() if old is not None else frontmatter.render({"topic": topic.strip(), "confirmed": date}, f"# Preferences: {topic.strip()}\n\n")
+        lines = current.splitlines()
+        entry = f"- {text} (confirmed {date})"
+        confirmed = False
+        for i, ln in enumerate(lines):
+            if line_re.match(ln):
+                lines[i], confirmed, at = entry, True, i + 1
+        if not confirmed:
+            lines.append(entry)
+            at = len(lines)
+        updated = frontmatter.update("\n".join(lines) + "\n", {"confirmed": date})
+        tx.write(path, updated.encode())
+        tx.describe("prefer", f"preferences/{slug}", ("confirm: " if confirmed else "") + text, ("Memgit-Op", "prefer"))
+        return {"id": f"{path}:{at}", "path": path, "line": at, "confirmed_again": confirmed}
+
+    result, commit = vault.transact(build)
+    return {**result, "commit": commit}

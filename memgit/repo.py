@@ -1,0 +1,328 @@
+"""Git plumbing through pygit2: the only module that imports it."""
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import NamedTuple
+
+import pygit2
+
+from memgit.errors import Conflict, UsageError
+
+GitError = pygit2.GitError
+FILE_MODE = pygit2.enums.FileMode.BLOB
+TREE_MODE = pygit2.enums.FileMode.TREE
+
+
+class Delta(NamedTuple):
+    path: str
+    old: str | None  # blob id (hex) or None when added
+    new: str | None  # blob id (hex) or None when deleted
+
+
+class CommitInfo(NamedTuple):
+    id: str
+    parents: tuple[str, ...]
+    tree: str
+    author_name: str
+    author_email: str
+    time: int  # author time, unix seconds
+    offset: int  # minutes east of UTC
+    message: str
+    trailers: dict[str, str]
+
+
+class Repo:
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        try:
+            found = pygit2.discover_repository(str(path))
+        except (GitError, KeyError):
+            found = None
+        if not found:
+            raise UsageError(f"{path}: not inside a git repository", "run `memgit init` to create a vault")
+        self.git = pygit2.Repository(found)
+        if self.git.is_bare:
+            self.workdir: Path | None = None
+        else:
+            self.workdir = Path(self.git.workdir)
+        self.gitdir = Path(self.git.path)
+
+    # ---- reading -------------------------------------------------------------------------------
+
+    def head_id(self) -> str | None:
+        try:
+            return str(self.git.head.target)
+        except GitError:
+            return None
+
+    def branch_ref(self) -> str:
+        """The ref HEAD points at (refs/heads/main), also when the branch has no commit yet."""
+        ref = self.git.references.get("HEAD")
+        if ref is None or ref.type != pygit2.enums.ReferenceType.SYMBOLIC:
+            raise UsageError("HEAD is detached", "check out a branch (git switch main) before writing memory")
+        return str(ref.target)
+
+    def resolve(self, rev: str) -> str:
+        try:
+            obj = self.git.revparse_single(rev)
+        except (KeyError, GitError, ValueError):
+            raise UsageError(f"unknown revision {rev!r}", "give a commit, branch or tag") from None
+        return str(obj.peel(pygit2.Commit).id)
+
+    def commit_tree(self, commit: str) -> str:
+        return str(self.git[commit].peel(pygit2.Commit).tree_id)
+
+    def commit_info(self, commit: str) -> CommitInfo:
+        c = self.git[commit].peel(pygit2.Commit)
+        try:
+            trailers = dict(c.message_trailers)
+        except GitError:
+            trailers = {}
+        return CommitInfo(
+            str(c.id), tuple(str(p) for p in c.parent_ids), str(c.tree_id), c.author.name,
+            c.author.email, c.author.time, c.author.offset, c.message, trailers,
+        )  # fmt: skip
+
+    def blob_id(self, tree: str | None, path: str) -> str | None:
+        if tree is None:
+            return None
+        try:
+            entry = self.git[tree].peel(pygit2.Tree)[path]
+        except (KeyError, GitError):
+            return None
+        return str(entry.id) if entry.type_str == "blob" else None
+
+    def blob(self, oid: str | None) -> bytes | None:
+        return None if oid is None else bytes(self.git[oid].peel(pygit2.Blob).data)
+
+    def read(self, tree: str | None, path: str) -> bytes | None:
+        return self.blob(self.blob_id(tree, path))
+
+    def files(self, tree: str | None, prefix: str = "") -> Iterator[tuple[str, str]]:
+        """(path, blob id) for every blob under prefix."""
+        if tree is None:
+            return
+        root = self.git[tree].peel(pygit2.Tree)
+        if prefix:
+            try:
+                root = root[prefix.rstrip("/")]
+            except KeyError:
+                return
+            if root.type_str != "tree":
+                return
+            root = self.git[root.id]
+        stack: list[tuple[str, pygit2.Tree]] = [(prefix.rstrip("/") + "/" if prefix else "", root)]
+        while stack:
+            base, t = stack.pop()
+            for e in t:
+                if e.type_str == "tree":
+                    stack.append((base + e.name + "/", self.git[e.id]))
+                elif e.type_str == "blob":
+                    yield base + e.name, str(e.id)
+
+    def folders(self, tree: str) -> list[str]:
+        """Names of the top-level folders of a tree."""
+        return [e.name for e in self.git[tree].peel(pygit2.Tree) if e.type_str == "tree"]
+
+    def diff_trees(self, old: str | None, new: str | None) -> list[Delta]:
+        a = self.git[old].peel(pygit2.Tree) if old else None
+        b = self.git[new].peel(pygit2.Tree) if new else None
+        if a is None and b is None:
+            return []
+        if a is None:
+            diff = b.diff_to_tree(swap=True)  # type: ignore[union-attr]
+        elif b is None:
+            diff = a.diff_to_tree()
+        else:
+            diff = a.diff_to_tree(b)
+        out = []
+        for d in diff.deltas:
+            old_id = None if d.status_char() == "A" else str(d.old_file.id)
+            new_id = None if d.status_char() == "D" else str(d.new_file.id)
+            out.append(Delta(d.new_file.path if new_id else d.old_file.path, old_id, new_id))
+        return out
+
+    def staged_tree(self) -> str:
+        """The tree `git commit` is about to record. Inside a hook git may point GIT_INDEX_FILE
+        at a temporary index (`commit -a`, `commit <paths>`): that one holds the truth."""
+        index_file = os.environ.get("GIT_INDEX_FILE")
+        if index_file:
+            path = Path(index_file)
+            if not path.is_absolute():
+                path = (self.workdir or self.gitdir) / path
+            return str(pygit2.Index(str(path)).write_tree(self.git))
+        idx = self.git.index
+        idx.read()
+        return str(idx.write_tree())
+
+    def walk(self, tip: str, hide: Iterable[str] = ()) -> list[str]:
+        """Commits reachable from tip and not from hide, oldest first (parents before children)."""
+        walker = self.git.walk(tip, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.REVERSE)
+        for h in hide:
+            walker.hide(h)
+        return [str(c.id) for c in walker]
+
+    def refs(self, prefix: str) -> dict[str, str]:
+        out = {}
+        for name in self.git.references:
+            if name.startswith(prefix):
+                try:
+                    out[name] = str(self.git.references[name].peel(pygit2.Commit).id)
+                except (GitError, ValueError):
+                    continue
+        return out
+
+    def operation_in_progress(self) -> bool:
+        return any(
+            (self.gitdir / name).exists()
+            for name in ("MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "rebase-merge", "rebase-apply", "BISECT_LOG")
+        )
+
+    def config_get(self, key: str) -> str | None:
+        try:
+            return str(self.git.config[key])
+        except KeyError:
+            return None
+
+    def config_set(self, key: str, value: str) -> None:
+        self.git.config[key] = value
+
+    # ---- writing -------------------------------------------------------------------------------
+
+    def write_blob(self, data: bytes) -> str:
+        return str(self.git.create_blob(data))
+
+    def build_tree(self, base: str | None, changes: dict[str, bytes | None]) -> str:
+        """base's tree with only `changes` applied (None deletes); untouched subtrees are reused."""
+        nested: dict[str, object] = {}
+        for path, data in changes.items():
+            parts = path.split("/")
+            node = nested
+            for part in parts[:-1]:
+                node = node.setdefault(part, {})  # type: ignore[assignment]
+            node[parts[-1]] = data
+        base_tree = self.git[base].peel(pygit2.Tree) if base else None
+        oid = self._build(base_tree, nested)
+        return str(oid) if oid is not None else str(self.git.TreeBuilder().write())
+
+    def _build(self, tree: pygit2.Tree | None, nested: dict[str, object]) -> pygit2.Oid | None:
+        tb = self.git.TreeBuilder(tree) if tree is not None else self.git.TreeBuilder()
+        for name, value in nested.items():
+            existing = tree[name] if tree is not None and name in tree else None
+            if isinstance(value, dict):
+                sub = self.git[existing.id] if existing is not None and existing.type_str == "tree" else None
+                oid = self._build(sub, value)
+                if existing is not None:
+                    tb.remove(name)
+                if oid is not None:
+                    tb.insert(name, oid, TREE_MODE)
+            elif value is None:
+                if existing is not None:
+                    tb.remove(name)
+            else:
+                assert isinstance(value, bytes)
+                if existing is not None:
+                    tb.remove(name)
+                tb.insert(name, self.git.create_blob(value), FILE_MODE)
+        if len(tb) == 0:
+            return None
+        return tb.write()
+
+    def create_commit(
+        self, ref: str | None, tree: str, parents: list[str], message: str,
+        author: tuple[str, str], when: tuple[int, int],
+    ) -> str:  # fmt: skip
+        """Create a commit; with a ref, move it only if its tip is still parents[0] (compare-and-swap).
+
+        The same arguments always give the same id, so a caller may learn the id (ref=None) first.
+        """
+        sig = pygit2.Signature(author[0], author[1], when[0], when[1])
+        try:
+            oid = self.git.create_commit(ref, sig, sig, message, pygit2.Oid(hex=tree), [pygit2.Oid(hex=p) for p in parents])
+        except (GitError, OSError) as exc:
+            raise Conflict(f"{ref}: moved while committing ({exc})", "retry the write") from None
+        return str(oid)
+
+    def set_ref(self, ref: str, target: str, expected: str | None) -> None:
+        """Point ref at target if it still holds expected (None: must not exist)."""
+        try:
+            if expected is None:
+                self.git.references.create(ref, pygit2.Oid(hex=target))
+            else:
+                current = self.git.references.get(ref)
+                if current is None or str(current.target) != expected:
+                    raise Conflict(f"{ref}: moved while writing", "retry the write")
+                current.set_target(pygit2.Oid(hex=target))
+        except (GitError, OSError, ValueError) as exc:
+            raise Conflict(f"{ref}: could not update ({exc})", "retry the write") from None
+
+    def sync_paths(self, tree: str, paths: Iterable[str], expected: dict[str, str | None]) -> None:
+        """Bring index and work tree in step with `tree` for paths, leaving every other path alone.
+
+        expected[path] is the blob the index held before (None: absent); a path whose index entry
+        the user changed meanwhile is left as the user has it.
+        """
+        idx = self.git.index
+        idx.read()
+        for path in paths:
+            new = self.blob_id(tree, path)
+            entry = idx[path] if path in idx else None
+            current = str(entry.id) if entry is not None else None
+            if current != expected.get(path, current):
+                continue
+            if new is None:
+                if entry is not None:
+                    idx.remove(path)
+            else:
+                idx.add(pygit2.IndexEntry(path, pygit2.Oid(hex=new), FILE_MODE))
+            if self.workdir is not None:
+                target = self.workdir / path
+                if new is None:
+                    if target.is_file() and not target.is_symlink():
+                        target.unlink()
+                        _prune_empty(target.parent, self.workdir)
+                else:
+                    _atomic_write(target, self.blob(new) or b"")
+        idx.write()
+        if self.workdir is not None:
+            # refresh stat info so `git status` does not re-hash the files we wrote
+            idx.read()
+
+    def index_blob(self, path: str) -> str | None:
+        idx = self.git.index
+        idx.read()
+        return str(idx[path].id) if path in idx else None
+
+    def worktree_matches(self, path: str, blob: str | None) -> bool:
+        """Does the work tree hold exactly `blob` (None: no file) at path?"""
+        assert self.workdir is not None
+        target = self.workdir / path
+        if target.is_symlink() or (target.exists() and not target.is_file()):
+            return False
+        if not target.exists():
+            return blob is None
+        if blob is None:
+            return False
+        return str(pygit2.hash(target.read_bytes())) == blob
+
+
+def _atomic_write(target: Path, data: bytes) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.memgit-tmp")
+    tmp.write_bytes(data)
+    os.chmod(tmp, stat.S_IMODE(0o644))
+    os.replace(tmp, target)
+
+
+def _prune_empty(folder: Path, top: Path) -> None:
+    while folder != top and folder.is_dir() and not any(folder.iterdir()):
+        folder.rmdir()
+        folder = folder.parent
+
+
+def init_repo(path: Path, branch: str = "main") -> Repo:
+    if not (path / ".git").exists():
+        pygit2.init_repository(str(path), initial_head=branch)
+    return Repo(path)

@@ -1,0 +1,33 @@
+"""journal-append-only: new content starts with old content, byte for byte (journals and sessions)."""
+from __future__ import annotations
+
+from memgit.changes import Change, Context, Problem
+
+RULE = "journal-append-only"
+KINDS = ("journal", "session")
+
+
+def first_changed_line(old: bytes, new: bytes) -> tuple[int, str]:
+    old_lines = old.split(b"\n")
+    new_lines = new.split(b"\n")
+    for n, line in enumerate(old_lines, 1):
+        if n > len(new_lines):
+            return n, "deleted"
+        if new_lines[n - 1] != line:
+            # the last old line without its newline may legitimately grow; anything else is an edit
+            return n, "changed"
+    return len(old_lines), "changed"
+
+
+def check(change: Change, ctx: Context) -> list[Problem]:
+    if change.kind not in KINDS or change.old is None:
+        return []
+    noun = "journals" if change.kind == "journal" else "session records"
+    if change.new is None:
+        if ctx.archived(change):
+            return []
+        return [Problem(change.path, 0, RULE, f"deleted; {noun} are append-only", "restore it (git checkout HEAD -- <path>); old journals leave main only through `memgit archive`")]
+    if change.new.startswith(change.old):
+        return []
+    line, what = first_changed_line(change.old, change.new)
+    return [Problem(change.path, line, RULE, f"line {line} {what}; {noun} are append-only", "restore the old lines and append a correction entry instead")]

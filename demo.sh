@@ -1,0 +1,26 @@
+#!/bin/sh
+# memgit's main job on a fresh demo vault: init, writes, a supersede, cite, recall, archive.
+set -eu
+dir=${1:-/tmp/memgit-demo}
+rm -rf "$dir"
+export MEMGIT_AGENT="${MEMGIT_AGENT:-demo-agent@localhost}"
+memgit init "$dir"
+cd "$dir"
+git config user.name "Demo Human"; git config user.email "human@example.com"
+memgit log "Kickoff with Sarah about the Q3 launch" --at 2026-01-02T09:30
+memgit log "Sarah: ship the beta on Friday, no later" --kind instruction --source "ship the beta on Friday, no later" --at 2026-01-02T09:45
+old=$(memgit fact add people/sarah "Works at Acme Corp as product lead" --category relationship --source memory/2026-01-02.md:3 --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+memgit decide "Use Postgres for the event store" --context "We need durable, queryable events" --decision "Postgres 16 with logical replication" --alternative "SQLite" --tag storage
+memgit supersede "$old" "Left Acme Corp; now head of product at Globex" --reason "she announced it in the kickoff"
+echo "--- cite the retired fact"
+memgit cite "$old"
+echo "--- cite a journal line"
+memgit cite memory/2026-01-02.md:3
+echo "--- recall"
+memgit recall "Sarah product" --k 3
+echo "--- archive journals older than 14 days"
+memgit archive --older-than 14d
+memgit recall "kickoff" --archive --k 2
+echo "--- verify the whole history"
+memgit verify && echo "verify: ok"
+git log --oneline

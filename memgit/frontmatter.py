@@ -90,7 +90,7 @@ def dump(meta: dict[str, Any]) -> str:
     from ruamel.yaml import YAML
 
     yaml = YAML()
-    yaml.default_flow_style = None
+    yaml.default_flow_style = False
     yaml.width = 4096
     out = io.StringIO()
     yaml.dump(meta, out)

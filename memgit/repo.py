@@ -122,9 +122,17 @@ class Repo:
                 elif e.type_str == "blob":
                     yield base + e.name, str(e.id)
 
-    def folders(self, tree: str) -> list[str]:
-        """Names of the top-level folders of a tree."""
-        return [e.name for e in self.git[tree].peel(pygit2.Tree) if e.type_str == "tree"]
+    def folders(self, tree: str, prefix: str = "") -> list[str]:
+        """Names of the folders directly inside prefix ('' = the top) of a tree."""
+        root = self.git[tree].peel(pygit2.Tree)
+        if prefix:
+            try:
+                root = self.git[root[prefix.rstrip("/")].id]
+            except KeyError:
+                return []
+            if not isinstance(root, pygit2.Tree):
+                return []
+        return [e.name for e in root if e.type_str == "tree"]
 
     def diff_trees(self, old: str | None, new: str | None) -> list[Delta]:
         a = self.git[old].peel(pygit2.Tree) if old else None
@@ -163,6 +171,37 @@ class Repo:
         for h in hide:
             walker.hide(h)
         return [str(c.id) for c in walker]
+
+    def commit_before(self, tip: str, timestamp: int) -> str | None:
+        """The newest commit on tip's first-parent chain committed at or before timestamp."""
+        walker = self.git.walk(tip, pygit2.enums.SortMode.TIME)
+        walker.simplify_first_parent()
+        for c in walker:
+            if c.commit_time <= timestamp:
+                return str(c.id)
+        return None
+
+    def last_touched(self, tip: str, paths: Iterable[str], limit: int = 2000) -> dict[str, int]:
+        """Commit time of the newest commit (first-parent, at most `limit` back) that changed each path."""
+        wanted = set(paths)
+        out: dict[str, int] = {}
+        walker = self.git.walk(tip, pygit2.enums.SortMode.TIME)
+        walker.simplify_first_parent()
+        for n, c in enumerate(walker):
+            if not wanted or n >= limit:
+                break
+            parent = c.parents[0].tree if c.parents else None
+            for path in list(wanted):
+                if self._entry_id(c.tree, path) != (self._entry_id(parent, path) if parent is not None else None):
+                    out[path] = c.commit_time
+                    wanted.discard(path)
+        return out
+
+    def _entry_id(self, tree: pygit2.Tree, path: str) -> pygit2.Oid | None:
+        try:
+            return tree[path].id
+        except KeyError:
+            return None
 
     def refs(self, prefix: str) -> dict[str, str]:
         out = {}

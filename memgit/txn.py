@@ -1,6 +1,7 @@
 """The write transaction: lock, rules, INDEX.md, tree from HEAD plus our paths, CAS commit, resync."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from dataclasses import dataclass, field
@@ -79,6 +80,7 @@ def run(vault: Vault, build: Callable[[Transaction], T]) -> tuple[T, str]:
     """Run build(tx) under the lock and commit what it wrote. Returns (build's result, commit id)."""
     from memgit.index import existing_index_files, generate
     from memgit.lock import vault_lock
+    from memgit.verify import ARCHIVE_TRAILER, archived_check
 
     repo = vault.repo
     if repo.workdir is None:
@@ -98,6 +100,8 @@ def run(vault: Vault, build: Callable[[Transaction], T]) -> tuple[T, str]:
             writer = vault.writer()
             base = {p: repo.read(tree, p) for p in tx.writes}
             ctx = vault.context(writer)
+            if any(k == ARCHIVE_TRAILER for k, _ in tx.trailers):
+                ctx = dataclasses.replace(ctx, archived=archived_check(vault.repo, dict(tx.trailers)))
             found = rules.run(changes.from_writes(vault.config, base, tx.writes), ctx,
                               only=[r for r in rules.RULES if r != "index-generated"])
             if found:

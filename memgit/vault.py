@@ -167,6 +167,17 @@ class Vault:
 
         return cite.cite(self, ref)
 
+    def recall(self, query: str, k: int = 10, as_of: str | None = None, layer: str | None = None,
+               history: bool = False, archive: bool = False) -> dict[str, Any]:  # fmt: skip
+        from memgit.recall import recall
+
+        return recall(self, query, k=k, as_of=as_of, layer=layer, history=history, archive=archive)
+
+    def archive(self, older_than: str | None = None) -> dict[str, Any]:
+        from memgit.archive import archive
+
+        return archive(self, older_than)
+
     def verify(self, rev_range: str | None = None) -> list[tuple[str, Any]]:
         from memgit import verify
 

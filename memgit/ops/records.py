@@ -61,7 +61,7 @@ def decide(vault: Vault, title: str, context: str, decision: str, alternatives: 
         meta: dict[str, Any] = {"title": title, "date": date, "type": "decision", "status": "active", "tags": tags}
         if source:
             meta["source"] = source
-        trailers = [("Memgit-Op", "decide"), ("Memgit-Decision", path)]
+        trailers = [("Memgit-Op", "supersede" if supersedes else "decide"), ("Memgit-Decision", path)]
         if supersedes:
             meta["supersedes"] = supersedes
             old = tx.read(supersedes)

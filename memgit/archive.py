@@ -1,0 +1,84 @@
+"""memgit archive: old journals move to archive/YYYY-MM branches and leave main in one commit."""
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import TYPE_CHECKING, Any
+
+from memgit.errors import UsageError
+from memgit.index import ARCHIVE_LOG
+
+if TYPE_CHECKING:
+    from memgit.repo import Repo
+    from memgit.txn import Transaction
+    from memgit.vault import Vault
+
+ARCHIVE_HEADER = "# Archived journals\n\nJournals that left main, and the branch that keeps each month (`memgit recall --archive` searches them).\n\n"
+
+
+def parse_days(text: str) -> int:
+    m = re.fullmatch(r"\s*(\d+)\s*([dw]?)\s*", text or "")
+    if not m or int(m.group(1)) < 1:
+        raise UsageError(f"bad age {text!r}", "use a number of days such as 14d, or weeks such as 2w")
+    return int(m.group(1)) * (7 if m.group(2) == "w" else 1)
+
+
+def _ensure_branch(repo: Repo, month: str, head: str, paths: list[str], when: tuple[int, int], author: tuple[str, str]) -> str:
+    """archive/<month> holds every path as it is at head, with the history that wrote it."""
+    ref = f"refs/heads/archive/{month}"
+    head_tree = repo.commit_tree(head)
+    current = repo.refs(ref).get(ref)
+    if current is None:
+        repo.set_ref(ref, head, None)
+        return ref
+    tip_tree = repo.commit_tree(current)
+    if all(repo.blob_id(tip_tree, p) == repo.blob_id(head_tree, p) for p in paths):
+        return ref
+    # keep what the branch archived before, add this month's journals from head: a merge keeps both histories
+    kept = {p: repo.read(tip_tree, p) for p, _ in repo.files(tip_tree, "memory/") if repo.blob_id(head_tree, p) is None}
+    tree = repo.build_tree(head_tree, kept)
+    message = f"archive({month}): keep {len(paths)} journals\n\nMemgit-Op: archive-branch\n"
+    commit = repo.create_commit(None, tree, [current, head], message, author, when)
+    repo.set_ref(ref, commit, current)
+    return ref
+
+
+def archive(vault: Vault, older_than: str | None = None) -> dict[str, Any]:
+    days = parse_days(older_than) if older_than else int(vault.config.get("archive_after_days", 14))
+    cutoff = (vault.now().date() - dt.timedelta(days=days)).isoformat()
+
+    def build(tx: Transaction) -> dict[str, Any]:
+        repo = vault.repo
+        old = sorted(p for p, _ in repo.files(tx.tree, "memory/")
+                     if vault.config.kind_of(p) == "journal" and p.split("/")[-1][:10] < cutoff)  # fmt: skip
+        if not old:
+            raise _Nothing()
+        assert tx.head is not None
+        months: dict[str, list[str]] = {}
+        for p in old:
+            months.setdefault(p.split("/")[-1][:7], []).append(p)
+        writer = vault.writer()
+        branches = []
+        for month, paths in sorted(months.items()):
+            _ensure_branch(repo, month, tx.head, paths, vault.commit_time(), (writer.name, writer.email))
+            branches.append(f"archive/{month}")
+            for p in paths:
+                tx.write(p, None)
+        log = (tx.read(ARCHIVE_LOG) or ARCHIVE_HEADER.encode()).decode()
+        for month, paths in sorted(months.items()):
+            first, last = paths[0].split("/")[-1][:10], paths[-1].split("/")[-1][:10]
+            log += f"- archive/{month}: {len(paths)} journals, {first} to {last} (archived {vault.today()})\n"
+        tx.write(ARCHIVE_LOG, log.encode())
+        tx.describe("archive", "memory", f"{len(old)} journals before {cutoff} -> {', '.join(branches)}",
+                    ("Memgit-Op", "archive"), ("Memgit-Archive", ",".join(branches)))  # fmt: skip
+        return {"archived": old, "branches": branches, "cutoff": cutoff}
+
+    try:
+        result, commit = vault.transact(build)
+    except _Nothing:
+        return {"archived": [], "branches": [], "cutoff": cutoff, "commit": None}
+    return {**result, "commit": commit}
+
+
+class _Nothing(Exception):
+    """No journal is old enough: archive is idempotent, this is not an error."""

@@ -1,0 +1,34 @@
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from memgit.commands import _common
+
+
+def register(sub: Any) -> None:
+    p = _common.add(sub, "recall", "search memory: INDEX.md, rg over the vault, ranked by relevance × authority × recency", run)
+    p.add_argument("query")
+    p.add_argument("--k", type=int, default=10, help="how many hits (default 10)")
+    p.add_argument("--as-of", metavar="WHEN", help="answer from the vault as it was at a date, ISO date-time or commit")
+    p.add_argument("--layer", help="only one layer: fact, journal, decision, lesson, preference, now, memory, summary, context, policy, session")
+    p.add_argument("--history", action="store_true", help="also superseded and expired memory, ranked below its successors")
+    p.add_argument("--archive", action="store_true", help="also search journals on archive/* branches")
+
+
+def _line(h: dict[str, Any]) -> str:
+    flags = []
+    if h["status"] != "active":
+        flags.append(h["status"] + (f" by {h['supersededBy']}" if h.get("supersededBy") else ""))
+    elif not h["valid"]:
+        flags.append(f"not valid after {h['valid_until']}")
+    if h.get("confirm_before_use"):
+        flags.append("confirm before use")
+    flag = f" [{'; '.join(flags)}]" if flags else ""
+    return f"{h['score']:.3f}  {h['cite']}  ({h['kind']}, {h['authority']}){flag}\n       {h['text']}"
+
+
+def run(args: argparse.Namespace) -> int:
+    result = _common.vault(args).recall(_common.read_text(args.query), args.k, args.as_of, args.layer, args.history, args.archive)
+    _common.emit(args, result, "\n".join(_line(h) for h in result["hits"]) or "no memory matches")
+    return 0 if result["hits"] else 1

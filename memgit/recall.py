@@ -1,0 +1,354 @@
+"""memgit recall: tiered search (INDEX.md, rg, ranking) with authority, decay and validity."""
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from memgit.errors import UsageError
+
+if TYPE_CHECKING:
+    from memgit.search import Match
+    from memgit.vault import Vault
+
+STOP = frozenset("a an and are as at be by did do does for from has have he her his how i in is it its me my "
+                 "of on or our she that the their them they this to was we were what when where which who "
+                 "whom why will with you your".split())  # fmt: skip
+LAYERS = {"fact": "entity-items", "facts": "entity-items", "entity": "entity-items", "summary": "entity-summary",
+          "journal": "journal", "session": "session", "now": "now", "memory": "memory", "decision": "decision",
+          "lesson": "lesson", "preference": "preference", "context": "context", "policy": "policy"}  # fmt: skip
+K1, B = 1.2, 0.75
+_TOKEN = re.compile(r"[a-z0-9]+")
+_PREF = re.compile(r"\(confirmed (\d{4}-\d{2}-\d{2})\)\s*$")
+_META_LINE = re.compile(r"^[A-Za-z_][\w-]*:(\s|$)")
+_FIELD = re.compile(r'^\s*"(\w+)": (.*?),?$')
+
+
+def stem(word: str) -> str:
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
+            return word[: -len(suffix)]
+    return word
+
+
+def tokens(text: str) -> list[str]:
+    return [stem(t) for t in _TOKEN.findall(text.lower()) if t not in STOP and len(t) > 1]
+
+
+@dataclass
+class Doc:
+    path: str
+    line: int
+    text: str
+    kind: str
+    tier: str
+    authority: str = "memory"
+    status: str = "active"
+    valid_from: str | None = None
+    valid_until: str | None = None
+    date: str | None = None  # for decay; None: ask git when it was last touched
+    cite: str = ""
+    fact_id: str | None = None
+    successor: str | None = None
+    extra: str = ""  # words that belong to the doc without being on its line (entity slug, title)
+    flags: dict[str, Any] = field(default_factory=dict)
+    score: float = 0.0
+
+
+def _fact_from_context(m: Match) -> dict[str, Any] | None:
+    """A fact's fields from its canonical lines around the "fact" line (no file read needed)."""
+    item: dict[str, Any] = {}
+    for raw in (*m.before[-1:], m.text, *m.after):
+        fm = _FIELD.match(raw)
+        if not fm:
+            break
+        try:
+            item[fm.group(1)] = json.loads(fm.group(2))
+        except ValueError:
+            return None
+        if fm.group(1) == "supersededBy":
+            break
+    return item if {"id", "fact", "status"} <= item.keys() else None
+
+
+def to_doc(vault: Vault, m: Match, kind: str, tier: str) -> Doc | None:
+    cfg = vault.config
+    if kind == "entity-items":
+        if not m.text.lstrip().startswith('"fact":'):
+            return None
+        item = _fact_from_context(m)
+        if item is None:
+            return None
+        slug = m.path.split("/")[1] if "/" in m.path else ""
+        return Doc(m.path, m.line, str(item["fact"]), kind, tier, str(item.get("authority", "memory")), str(item["status"]),
+                   item.get("valid_from"), item.get("valid_until"), str(item.get("timestamp", ""))[:10] or None,
+                   str(item["id"]), str(item["id"]), item.get("supersededBy"), slug.replace("-", " "))  # fmt: skip
+    text = m.text.strip()
+    if not text or text in ("---", "...") or kind in ("index", "other") and m.path.endswith(".gitkeep"):
+        return None
+    cite = f"{m.path}:{m.line}"
+    if kind not in ("journal", "session") and (_META_LINE.match(text) or (text.startswith("#") and kind in ("entity-summary", "context"))):
+        return None  # frontmatter keys and bare titles: the body lines carry the memory
+    if kind in ("journal", "session"):
+        if text.startswith("# "):
+            return None
+        authority = "instruction" if "[instruction]" in text else "memory"
+        date = m.path.split("/")[-1][:10] if kind == "journal" else m.path.split("/")[1]
+        return Doc(m.path, m.line, text, kind, tier, authority, date=date, cite=cite)
+    authority = {"policy": "policy", "decision": "decision", "entity-summary": "summary", "context": "summary",
+                 "other": cfg.authority[-1]}.get(kind, "memory")  # fmt: skip
+    doc = Doc(m.path, m.line, text, kind, tier, authority, cite=cite)
+    if kind == "preference":
+        pm = _PREF.search(text)
+        if pm:
+            doc.date = pm.group(1)
+    if kind in ("entity-summary", "context"):
+        doc.extra = m.path.split("/")[-2] if kind == "entity-summary" else m.path.split("/")[-1][:-3]
+    return doc
+
+
+class Recall:
+    def __init__(self, vault: Vault, query: str, k: int = 10, as_of: str | None = None, layer: str | None = None,
+                 history: bool = False, archive: bool = False) -> None:  # fmt: skip
+        self.vault = vault
+        self.query = query
+        self.terms = sorted(set(tokens(query)))
+        if not query.strip():
+            raise UsageError("empty query", "say what to recall, e.g. memgit recall 'sarah employer'")
+        if not self.terms:
+            raise UsageError(f"query {query!r} has no searchable words", "use content words, not only stop words")
+        if k < 1:
+            raise UsageError("--k must be at least 1", "e.g. --k 10")
+        self.k = k
+        self.history = history
+        self.archive = archive
+        self.kind_filter = None
+        if layer:
+            kind = LAYERS.get(layer, layer)
+            from memgit.config import KINDS
+
+            if kind not in KINDS:
+                raise UsageError(f"unknown layer {layer!r}", f"use one of {', '.join(sorted(LAYERS))}")
+            self.kind_filter = kind
+        self.tree: str | None = None
+        self.moment = vault.now()
+        if as_of:
+            self.tree, self.moment = self._resolve_as_of(as_of)
+
+    def _resolve_as_of(self, when: str) -> tuple[str, dt.datetime]:
+        from memgit.clock import parse_time
+
+        repo = self.vault.repo
+        head = repo.head_id()
+        if head is None:
+            raise UsageError("the vault has no commits", "write something first")
+        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", when.strip()):
+            moment = parse_time(when, self.vault.tz).replace(hour=23, minute=59, second=59)
+        elif re.match(r"\d{4}-\d{2}-\d{2}[T ]", when.strip()):
+            moment = parse_time(when, self.vault.tz)
+        else:
+            commit = repo.resolve(when)
+            info = repo.commit_info(commit)
+            return repo.commit_tree(commit), dt.datetime.fromtimestamp(info.time, self.vault.tz)
+        commit = repo.commit_before(head, int(moment.timestamp()))
+        if commit is None:
+            raise UsageError(f"the vault did not exist yet at {when}", "pick a later time")
+        return repo.commit_tree(commit), moment
+
+    # ---- candidates ----------------------------------------------------------------------------
+
+    def pattern(self) -> str:
+        return r"\b(?:" + "|".join(re.escape(t) for t in self.terms) + ")"
+
+    def candidates(self) -> list[Doc]:
+        from memgit.index import ARCHIVE_LOG
+
+        cfg = self.vault.config
+        docs: dict[tuple[str, int], Doc] = {}
+        for tier, match in self._matches():
+            kind = cfg.kind_of(match.path)
+            if kind == "index" or match.path == ARCHIVE_LOG or (self.kind_filter and kind != self.kind_filter):
+                continue
+            doc = to_doc(self.vault, match, kind, tier)
+            if doc is not None:
+                docs.setdefault((doc.path, doc.line), doc)
+        return list(docs.values())
+
+    def _matches(self) -> Any:
+        from memgit.search import grep
+
+        rx = re.compile(self.pattern(), re.I)
+        if self.tree is None and self.vault.repo.workdir is not None:
+            for m in grep(self.vault.root, self.pattern(), globs=["!INDEX.md", "!*/INDEX.md"], before=1, after=9):
+                yield "grep", m
+            yield from (("index", m) for m in self._entity_matches(None))
+        else:
+            tree = self.tree or self.vault.head_tree()
+            yield from (("grep", m) for m in _scan_tree(self.vault, tree, rx, None))
+            yield from (("index", m) for m in self._entity_matches(tree))
+        if self.archive:
+            main = self.tree or self.vault.head_tree()
+            for _ref, tip in sorted(self.vault.repo.refs("refs/heads/archive/").items()):
+                tree = self.vault.repo.commit_tree(tip)
+                for m in _scan_tree(self.vault, tree, rx, "memory/"):
+                    if self.vault.repo.blob_id(main, m.path) is None:
+                        yield "archive", m
+
+    def _entity_matches(self, tree: str | None) -> Any:
+        """L1: entities whose name matches a query word bring all their facts along."""
+        from memgit import facts
+        from memgit.search import Match
+
+        repo = self.vault.repo
+        for ekind in self.vault.config.entity_kinds:
+            for slug in _subfolders(self.vault, tree, ekind):
+                words = set(tokens(slug.replace("-", " ")))
+                if not words & set(self.terms):
+                    continue
+                path = f"{ekind}/{slug}/items.json"
+                data = repo.read(tree, path) if tree is not None else _read_work(self.vault, path)
+                if not data:
+                    continue
+                lines = data.decode("utf-8", errors="replace").splitlines()
+                try:
+                    items = facts.parse(data)
+                except facts.ItemsError:
+                    continue
+                for item in items:
+                    n = facts.line_of(data, str(item.get("id")), "fact")
+                    if n:
+                        yield Match(path, n, lines[n - 1], tuple(lines[max(0, n - 2) : n - 1]), tuple(lines[n : n + 9]))
+
+    # ---- ranking -------------------------------------------------------------------------------
+
+    def rank(self, docs: list[Doc]) -> list[Doc]:
+        cfg = self.vault.config
+        bags = [tokens(f"{d.text} {d.extra}") for d in docs]
+        n = len(docs)
+        avgdl = (sum(len(b) for b in bags) / n) if n else 1.0
+        df = {t: sum(1 for b in bags if t in b) for t in self.terms}
+        half_life = float(cfg.get("half_life_days", 30))
+        exempt = set(cfg.get("decay_exempt", ["policy", "decision"]))
+        ages = self._touched([d.path for d in docs if d.date is None and d.kind not in exempt])
+        today = self.moment.date()
+        for d, bag in zip(docs, bags):
+            score = 0.0
+            for t in self.terms:
+                tf = bag.count(t)
+                if tf:
+                    idf = math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5))
+                    score += idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * len(bag) / max(avgdl, 1e-9)))
+            rank = cfg.authority_rank(d.authority)
+            weight = 1.0 + 0.1 * (4 - min(rank, 7))
+            decay = 1.0
+            if d.kind not in exempt and d.authority not in exempt:
+                when = d.date or ages.get(d.path)
+                try:
+                    age = max(0, (today - dt.date.fromisoformat(when[:10])).days) if when else 0
+                except ValueError:
+                    age = 0
+                decay = max(0.3, 0.5 ** (age / half_life))
+            retired = d.status != "active"
+            d.score = score * weight * decay * (0.5 if retired else 1.0)
+        return docs
+
+    def _touched(self, paths: list[str]) -> dict[str, str]:
+        head = self.vault.repo.head_id()
+        if not paths or head is None:
+            return {}
+        times = self.vault.repo.last_touched(head, sorted(set(paths)), limit=500)
+        return {p: dt.datetime.fromtimestamp(t, self.vault.tz).date().isoformat() for p, t in times.items()}
+
+    def run(self) -> dict[str, Any]:
+        docs = self.candidates()
+        self._decision_status(docs)
+        if not self.history:
+            docs = [d for d in docs if d.status == "active"]
+        docs = self.rank(docs)
+        docs.sort(key=lambda d: (-d.score, d.path, d.line))
+        if self.history:
+            by_id = {d.fact_id: d for d in docs if d.fact_id}
+            for d in docs:
+                succ = by_id.get(d.successor) if d.successor else None
+                if succ is not None and d.score >= succ.score:
+                    d.score = succ.score * 0.9
+            docs.sort(key=lambda d: (-d.score, d.path, d.line))
+        hits = [self.hit(d) for d in docs[: self.k]]
+        return {"query": self.query, "as_of": self.moment.isoformat() if self.tree else None, "hits": hits}
+
+    def _decision_status(self, docs: list[Doc]) -> None:
+        from memgit import frontmatter
+
+        seen: dict[str, str] = {}
+        for d in docs:
+            if d.kind != "decision":
+                continue
+            if d.path not in seen:
+                data = (self.vault.repo.read(self.tree, d.path) if self.tree else _read_work(self.vault, d.path)) or b""
+                try:
+                    meta = frontmatter.split(data.decode("utf-8", errors="replace")).meta or {}
+                except frontmatter.YamlError:
+                    meta = {}
+                seen[d.path] = str(meta.get("status", "active"))
+                d.flags["title"] = meta.get("title")
+            status = seen[d.path]
+            d.status = "active" if status in ("active", "proposed") else status
+
+    def hit(self, d: Doc) -> dict[str, Any]:
+        today = self.moment.date().isoformat()
+        valid = d.status == "active" and not (d.valid_until and d.valid_until < today)
+        hit = {"path": d.path, "line": d.line, "text": d.text, "kind": d.kind, "authority": d.authority,
+               "status": d.status, "valid_from": d.valid_from, "valid_until": d.valid_until, "valid": valid,
+               "score": round(d.score, 4), "tier": d.tier, "cite": d.cite}  # fmt: skip
+        if d.fact_id:
+            hit["id"] = d.fact_id
+        if d.successor:
+            hit["supersededBy"] = d.successor
+        if d.kind == "preference":
+            confirm = int(self.vault.config.get("confirm_after_days", 90))
+            stale = not d.date or (self.moment.date() - dt.date.fromisoformat(d.date)).days > confirm
+            hit["confirm_before_use"] = stale
+        return hit
+
+
+def _subfolders(vault: Vault, tree: str | None, folder: str) -> list[str]:
+    """Entity slugs of one kind: from the work tree (tree None) or a tree."""
+    if tree is not None:
+        return vault.repo.folders(tree, folder)
+    try:
+        return [e.name for e in (vault.root / folder).iterdir() if e.is_dir() and not e.is_symlink()]
+    except OSError:
+        return []
+
+
+def _read_work(vault: Vault, path: str) -> bytes | None:
+    target = vault.root / path
+    if target.is_symlink() or not target.is_file():
+        return None
+    return target.read_bytes()
+
+
+def _scan_tree(vault: Vault, tree: str | None, rx: re.Pattern[str], prefix: str | None) -> Any:
+    """rg's job for a tree read with pygit2 (as-of and archive branches): no checkout."""
+    from memgit.search import Match
+
+    repo = vault.repo
+    words = [t.encode() for t in rx.pattern[6:-1].split("|")]
+    for path, blob in repo.files(tree, prefix or ""):
+        if path.endswith("INDEX.md"):
+            continue
+        data = repo.blob(blob) or b""
+        low = data.lower()
+        if not any(re.sub(rb"\\(.)", rb"\1", w) in low for w in words):
+            continue
+        lines = data.decode("utf-8", errors="replace").splitlines()
+        for i, line in enumerate(lines):
+            if rx.search(line):
+                yield Match(path, i + 1, line, tuple(lines[max(0, i - 1) : i]), tuple(lines[i + 1 : i + 10]))
+
+
+def recall(vault: Vault, query: str, **kw: Any) -> dict[str, Any]:
+    return Recall(vault, query, **kw).run()

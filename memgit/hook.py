@@ -53,16 +53,12 @@ def refresh_index(vault: Vault) -> str | None:
             writes = {p: d for p, d in writes.items() if repo.read(tree, p) != d}
             if not writes:
                 return None
-            expected = {p: repo.index_blob(p) for p in writes}
             if repo.operation_in_progress():
-                # never commit in the middle of a merge, rebase, cherry-pick or revert: only the work tree
-                for path, data in writes.items():
-                    target = repo.workdir / path
-                    if data is None:
-                        target.unlink(missing_ok=True)
-                    else:
-                        target.write_bytes(data)
+                # never touch a merge, rebase, cherry-pick or revert in progress: a commit would move HEAD
+                # under git's feet, and a rewritten INDEX.md in the work tree makes git refuse the next pick
+                # ("your local changes would be overwritten"). The next commit after it regenerates INDEX.md.
                 return None
+            expected = {p: repo.index_blob(p) for p in writes}
             final = repo.build_tree(tree, writes)
             message = f"index: refresh for {head[:12]}\n\nMemgit-Op: index\nMemgit-Refresh: {head}\n"
             commit = repo.create_commit(repo.branch_ref(), final, [head], message, (info.author_name, info.author_email), vault.commit_time())

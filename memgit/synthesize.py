@@ -1,0 +1,122 @@
+"""memgit synthesize: rewrite changed entities' summary.md from their active facts, in one commit."""
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+import shlex
+import subprocess
+from typing import TYPE_CHECKING, Any
+
+from memgit import facts
+from memgit.errors import MemgitError, NotFound, UsageError
+
+if TYPE_CHECKING:
+    from memgit.txn import Transaction
+    from memgit.vault import Vault
+
+MAX_ANSWER = 8192
+_NOTES = re.compile(r"^## Notes[ \t]*\n(.*?)(?=^## |\Z)", re.M | re.S)
+PROMPT = (
+    "Rewrite the living summary of one entity of an agent's memory vault from its ACTIVE facts.\n"
+    "Answer with Markdown only: a first heading '# <name>', one short paragraph, then '## Facts' with one bullet "
+    "per fact you keep (cite each by its id in brackets). No YAML frontmatter, no '## Notes' section "
+    "(it is kept by hand), nothing that is not in the facts.\n"
+)
+
+
+def changed_entities(vault: Vault, since_days: int) -> list[str]:
+    repo = vault.repo
+    head = repo.head_id()
+    if head is None:
+        return []
+    cutoff = int((vault.now() - dt.timedelta(days=since_days)).timestamp())
+    folders: set[str] = set()
+    for commit in reversed(repo.walk(head)):
+        info = repo.commit_info(commit)
+        if info.time < cutoff:
+            break
+        parent = repo.commit_tree(info.parents[0]) if info.parents else None
+        for d in repo.diff_trees(parent, info.tree):
+            if vault.config.kind_of(d.path) == "entity-items":
+                folders.add(d.path.rsplit("/", 1)[0])
+    return sorted(folders)
+
+
+def deterministic(name: str, active: list[dict[str, Any]]) -> str:
+    newest = sorted(active, key=facts.sort_key, reverse=True)
+    lead = newest[0]["fact"] if newest else "No active facts."
+    lines = [f"# {name}", "", lead, "", "## Facts", ""]
+    by_cat: dict[str, list[dict[str, Any]]] = {}
+    for item in newest:
+        by_cat.setdefault(str(item["category"]), []).append(item)
+    for cat in sorted(by_cat):
+        for item in by_cat[cat]:
+            since = f", since {item['valid_from']}" if item.get("valid_from") else ""
+            lines.append(f"- {item['fact']} ({cat}{since}) [{item['id']}]")
+    return "\n".join(lines) + "\n"
+
+
+def ask(cmd: str, prompt: str, entity: str) -> str:
+    try:
+        proc = subprocess.run(shlex.split(cmd), input=prompt.encode(), capture_output=True, timeout=300)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise MemgitError(f"{entity}: --cmd failed to run: {exc}", "check the command; nothing was written") from None
+    if proc.returncode != 0:
+        raise MemgitError(f"{entity}: --cmd exited {proc.returncode}: {proc.stderr.decode(errors='replace').strip()[:200]}", "nothing was written")
+    try:
+        answer = proc.stdout.decode("utf-8").strip()
+    except UnicodeDecodeError:
+        raise MemgitError(f"{entity}: --cmd answered with invalid UTF-8", "nothing was written") from None
+    if not answer or len(answer.encode()) > MAX_ANSWER or "\x00" in answer:
+        raise MemgitError(f"{entity}: --cmd answer is empty, has NUL bytes or is over {MAX_ANSWER} bytes", "nothing was written")
+    if answer.startswith("---") or _NOTES.search(answer + "\n"):
+        raise MemgitError(f"{entity}: --cmd answer holds frontmatter or a Notes section", "the summary body only; nothing was written")
+    if not answer.startswith("# "):
+        raise MemgitError(f"{entity}: --cmd answer must start with '# <name>'", "nothing was written")
+    return answer + "\n"
+
+
+def synthesize(vault: Vault, since: str = "7d", cmd: str | None = None, entities: list[str] | None = None) -> dict[str, Any]:
+    from memgit import frontmatter
+    from memgit.archive import parse_days
+
+    folders = entities if entities is not None else changed_entities(vault, parse_days(since))
+    if not folders:
+        raise NotFound(f"no entity changed in the last {since}", "widen --since")
+    bodies: dict[str, tuple[dict[str, Any], str]] = {}
+    tree = vault.head_tree()
+    for folder in folders:
+        data = vault.repo.read(tree, f"{folder}/items.json")
+        if data is None:
+            raise UsageError(f"{folder}: has no items.json", "synthesize works on entities with facts")
+        active = [i for i in facts.parse(data) if i.get("status") == "active"]
+        old = (vault.repo.read(tree, f"{folder}/summary.md") or b"").decode("utf-8", errors="replace")
+        fm = frontmatter.split(old) if old else None
+        meta = dict(fm.meta or {}) if fm else {}
+        name = str(meta.get("name") or folder.split("/")[-1])
+        notes_m = _NOTES.search(fm.body if fm else "")
+        notes = notes_m.group(1).strip() if notes_m else ""
+        if cmd:
+            prompt = PROMPT + json.dumps({"entity": folder, "name": name, "facts": active, "current_summary": fm.body if fm else ""}, ensure_ascii=False, indent=2)
+            body = ask(cmd, prompt, folder)
+        else:
+            body = deterministic(name, active)
+        body += f"\n## Notes\n\n{notes}\n" if notes else "\n## Notes\n\n"
+        meta.update({"name": name, "updated": vault.today()})
+        meta.setdefault("kind", folder.split("/")[0])
+        bodies[folder] = (meta, body)
+
+    def build(tx: Transaction) -> dict[str, Any]:
+        for folder, (meta, body) in bodies.items():
+            path = f"{folder}/summary.md"
+            old = tx.read(path)
+            text = frontmatter.update(old.decode(), {"updated": meta["updated"]}) if old else frontmatter.render(meta, "")
+            head = text[: len(text) - len(frontmatter.split(text).body)]
+            tx.write(path, (head + body).encode())
+        tx.describe("synthesize", "entities", f"{len(bodies)} summaries from active facts", ("Memgit-Op", "synthesize"),
+                    ("Memgit-Synthesizer", "cmd" if cmd else "deterministic"))  # fmt: skip
+        return {"entities": sorted(bodies)}
+
+    result, commit = vault.transact(build)
+    return {**result, "commit": commit}

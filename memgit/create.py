@@ -40,12 +40,12 @@ def install(path: Path) -> dict[str, Any]:
         raise UsageError(f"{repo.workdir}: has no .pre-commit-config.yaml", "is this a memgit vault? run `memgit init` to make one")
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM")}
     proc = subprocess.run(
-        [sys.executable, "-m", "pre_commit", "install", "--hook-type", "pre-commit", "--hook-type", "post-commit"],
+        [sys.executable, "-m", "pre_commit", "install", "--hook-type", "pre-commit", "--hook-type", "post-commit", "--hook-type", "post-merge"],
         cwd=repo.workdir, capture_output=True, text=True, env=env,
     )  # fmt: skip
     if proc.returncode != 0:
         raise MemgitError(f"pre-commit install failed: {proc.stderr.strip() or proc.stdout.strip()}", "check `git config core.hooksPath`")
-    return {"path": str(repo.workdir), "hooks": ["pre-commit", "post-commit"], "merge_drivers": sorted(MERGE_DRIVERS)}
+    return {"path": str(repo.workdir), "hooks": ["pre-commit", "post-commit", "post-merge"], "merge_drivers": sorted(MERGE_DRIVERS)}
 
 
 def _adopt_report(root: Path, existing: list[str]) -> list[dict[str, Any]]:

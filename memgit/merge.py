@@ -10,14 +10,28 @@ class MergeConflict(Exception):
     pass
 
 
+def _common_lines(a: bytes, b: bytes) -> int:
+    """Length of the longest common prefix of a and b that ends at a line boundary."""
+    n = 0
+    for la, lb in zip(a.splitlines(keepends=True), b.splitlines(keepends=True)):
+        if la != lb or not la.endswith(b"\n"):
+            break
+        n += len(la)
+    return n
+
+
 def merge_journal(base: bytes, ours: bytes, theirs: bytes) -> bytes:
-    """Both sides may only append to base; the result is base, our additions, then theirs."""
+    """Both sides may only append to base; the result is what they share, our additions, then theirs.
+
+    Two sides that each created the same day's journal share its header line: it is kept once.
+    """
     for side, data in (("ours", ours), ("theirs", theirs)):
         if not data.startswith(base):
             raise MergeConflict(f"{side} edited lines of the journal that were already committed (journals are append-only)")
-    mine, other = ours[len(base) :], theirs[len(base) :]
+    common = max(len(base), _common_lines(ours, theirs))
+    mine, other = ours[common:], theirs[common:]
     if other.startswith(mine):
-        return base + other
+        return ours[:common] + other
     if mine.startswith(other):
         return ours
     head = ours if ours.endswith(b"\n") or not ours else ours + b"\n"

@@ -203,6 +203,10 @@ class Repo:
         except KeyError:
             return None
 
+    def merge_base(self, a: str, b: str) -> str | None:
+        base = self.git.merge_base(pygit2.Oid(hex=a), pygit2.Oid(hex=b))
+        return str(base) if base is not None else None
+
     def refs(self, prefix: str) -> dict[str, str]:
         out = {}
         for name in self.git.references:

@@ -1,0 +1,20 @@
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from memgit.commands import _common
+
+
+def register(sub: Any) -> None:
+    p = _common.add(sub, "sync", "fetch, merge with memgit's merge functions, verify, push main and archive branches", run)
+    p.add_argument("remote", nargs="?", default="origin")
+    p.add_argument("--propose", action="store_true", help="push to proposals/<agent> for a human to merge as a PR; leave main alone")
+
+
+def run(args: argparse.Namespace) -> int:
+    from memgit.sync import sync
+
+    r = sync(_common.vault(args), args.remote, args.propose)
+    extra = f", {r['retries']} retries" if r["retries"] else ""
+    return _common.emit(args, r, f"synced with {r['remote']}: pushed {r['pushed'].removeprefix('refs/heads/')} at {str(r['head'])[:12]}{extra}")

@@ -1,0 +1,135 @@
+"""memgit sync: fetch, merge with memgit's merge functions, verify, push; retry when another agent pushed first."""
+from __future__ import annotations
+
+import random
+import re
+import time
+from typing import TYPE_CHECKING, Any
+
+from memgit import changes, rules
+from memgit.errors import Conflict, MemgitError, UsageError
+from memgit.merge import MergeConflict
+
+if TYPE_CHECKING:
+    from memgit.vault import Vault
+
+ATTEMPTS = 8
+MERGE_RULES = ("frontmatter", "items", "journal-append-only", "no-secrets")
+
+
+def _git(vault: Vault, *args: str, check: bool = True) -> Any:
+    from memgit import gitcli
+
+    return gitcli.run(vault.root, *args, check=check)
+
+
+def _fetch(vault: Vault, remote: str) -> None:
+    _git(vault, "fetch", "--quiet", "--no-tags", remote, f"+refs/heads/*:refs/remotes/{remote}/*")
+
+
+def _index_writes(vault: Vault, draft: str) -> dict[str, bytes | None]:
+    from memgit.index import existing_index_files, generate
+
+    repo = vault.repo
+    generated = generate(repo, vault.config, draft, repo.blob_id(draft, ".memgit.yaml"))
+    writes: dict[str, bytes | None] = {p: None for p in existing_index_files(repo, vault.config, draft) if p not in generated}
+    writes.update(generated)
+    return {p: d for p, d in writes.items() if repo.read(draft, p) != d}
+
+
+def _merge_into(vault: Vault, ref: str, theirs: str, label: str, check_worktree: bool) -> str | None:
+    """Merge commit theirs into ref. Returns the new tip if ref moved."""
+    from memgit.merge_tree import merge_trees
+
+    repo = vault.repo
+    ours = repo.refs(ref).get(ref)
+    if ours is None:
+        repo.set_ref(ref, theirs, None)
+        return theirs
+    if ours == theirs or repo.merge_base(ours, theirs) == theirs:
+        return None
+    ours_tree = repo.commit_tree(ours)
+    base = repo.merge_base(ours, theirs)
+    if base == ours:
+        target, tree, writes = theirs, repo.commit_tree(theirs), None
+    else:
+        try:
+            writes = merge_trees(repo, vault.config, base, ours, theirs)
+        except MergeConflict as exc:
+            raise Conflict(f"cannot merge {label}: {exc}", "nothing was changed; resolve it by hand (git merge) or ask a human") from None
+        draft = repo.build_tree(ours_tree, writes)
+        if ref == repo.branch_ref():
+            writes.update(_index_writes(vault, draft))
+            draft = repo.build_tree(ours_tree, writes)
+        ctx = vault.context()
+        found = rules.run(changes.from_trees(repo, vault.config, ours_tree, draft), ctx, only=MERGE_RULES)
+        if found:
+            raise Conflict(f"the merge of {label} breaks the rules: " + "; ".join(p.render() for p in found), "nothing was changed")
+        tree = draft
+        target = ""
+    paths = [d.path for d in repo.diff_trees(ours_tree, tree)]
+    expected: dict[str, str | None] = {}
+    if check_worktree:
+        for path in paths:
+            at_head = repo.blob_id(ours_tree, path)
+            if repo.index_blob(path) != at_head or not repo.worktree_matches(path, at_head):
+                raise Conflict(f"{path}: has uncommitted changes that the merge of {label} would touch", "commit or stash them, then sync again")
+            expected[path] = at_head
+    if not target:
+        writer = vault.writer()
+        message = f"sync: merge {label}\n\nMemgit-Op: sync\n" + (f"Memgit-Agent: {writer.agent}\n" if writer.is_agent else "")
+        target = repo.create_commit(ref, tree, [ours, theirs], message, (writer.name, writer.email), vault.commit_time())
+    else:
+        repo.set_ref(ref, target, ours)
+    if check_worktree:
+        repo.sync_paths(tree, paths, expected)
+    return target
+
+
+def _push(vault: Vault, remote: str, specs: list[str]) -> tuple[bool, str]:
+    proc = _git(vault, "push", "--porcelain", remote, *specs, check=False)
+    out = (proc.stdout + proc.stderr).decode(errors="replace")
+    return proc.returncode == 0, out
+
+
+def _agent_slug(vault: Vault) -> str:
+    w = vault.writer()
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", w.agent or w.email or w.name).strip("-") or "agent"
+
+
+def sync(vault: Vault, remote: str = "origin", propose: bool = False) -> dict[str, Any]:
+    from memgit.lock import vault_lock
+
+    repo = vault.repo
+    if repo.config_get(f"remote.{remote}.url") is None:
+        raise UsageError(f"no remote named {remote!r}", f"add one: git remote add {remote} URL")
+    ref = repo.branch_ref()
+    branch = ref.removeprefix("refs/heads/")
+    merges: list[str] = []
+    for attempt in range(ATTEMPTS):
+        _fetch(vault, remote)
+        with vault_lock(repo.gitdir):
+            theirs = repo.refs(f"refs/remotes/{remote}/{branch}").get(f"refs/remotes/{remote}/{branch}")
+            if theirs is not None:
+                moved = _merge_into(vault, ref, theirs, f"{remote}/{branch}", check_worktree=True)
+                if moved and moved != theirs:
+                    merges.append(moved)
+            for rref, tip in repo.refs(f"refs/remotes/{remote}/archive/").items():
+                local = "refs/heads/archive/" + rref.split("/archive/", 1)[1]
+                _merge_into(vault, local, tip, rref.removeprefix("refs/remotes/"), check_worktree=False)
+        if repo.head_id() is None:
+            raise UsageError("nothing to sync: the vault has no commits", "write something first")
+        if propose:
+            target = f"refs/heads/proposals/{_agent_slug(vault)}"
+            specs = [f"+{ref}:{target}"]
+        else:
+            target = ref
+            specs = [f"{ref}:{ref}"] + [f"{r}:{r}" for r in repo.refs("refs/heads/archive/")]
+        ok, out = _push(vault, remote, specs)
+        if ok:
+            return {"remote": remote, "pushed": target, "head": repo.head_id(), "merges": merges, "retries": attempt,
+                    "archive_branches": sorted(r.removeprefix("refs/heads/") for r in repo.refs("refs/heads/archive/"))}
+        if "rejected" not in out and "non-fast-forward" not in out and "fetch first" not in out:
+            raise MemgitError(f"git push to {remote} failed: {out.strip()[-400:]}", "check the remote and your credentials")
+        time.sleep(min(2.0, 0.05 * 2**attempt) * (0.5 + random.random()))
+    raise Conflict(f"{remote}: kept moving during {ATTEMPTS} sync attempts", "sync again")

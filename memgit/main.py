@@ -12,7 +12,7 @@ from memgit.errors import MemgitError
 # command -> module in memgit.commands; each has register(subparsers) and run(args) -> int
 COMMANDS = (
     "init", "install", "log", "decide", "lesson", "prefer", "fact", "supersede", "expire", "now",
-    "context", "fmt", "cite", "recall", "brief", "archive", "synthesize", "sync", "review", "verify", "hook", "merge_driver",
+    "context", "fmt", "cite", "recall", "brief", "archive", "synthesize", "sync", "review", "verify", "session", "extract", "mcp", "hook", "merge_driver",
 )  # fmt: skip
 
 

@@ -1,0 +1,67 @@
+"""memgit session append: lossless session records, append-only like journals."""
+from __future__ import annotations
+
+import json
+import re
+from typing import TYPE_CHECKING, Any
+
+from memgit.errors import UsageError
+
+if TYPE_CHECKING:
+    from memgit.txn import Transaction
+    from memgit.vault import Vault
+
+_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+MAX_RECORD = 1024 * 1024
+
+
+def session_path(vault: Vault, session_id: str, tree: str | None) -> str:
+    """The session's file: where it already lives, else under today's date."""
+    for path, _ in vault.repo.files(tree, "sessions"):
+        if path.endswith(f"/{session_id}.jsonl") and vault.config.kind_of(path) == "session":
+            return path
+    return f"sessions/{vault.today()}/{session_id}.jsonl"
+
+
+def parse_records(data: bytes) -> list[str]:
+    """Each non-empty line a JSON object, re-serialised compactly (one record, one line)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"session input is not valid UTF-8 (byte {exc.start})", "send UTF-8 JSON lines") from None
+    out = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        if len(line) > MAX_RECORD:
+            raise UsageError(f"stdin line {n}: record over {MAX_RECORD} bytes", "split the message")
+        try:
+            record = json.loads(line)
+        except (ValueError, RecursionError) as exc:
+            raise UsageError(f"stdin line {n}: not JSON ({exc})", "one JSON object per line") from None
+        if not isinstance(record, dict):
+            raise UsageError(f"stdin line {n}: a record must be a JSON object", 'e.g. {"role": "user", "content": "..."}')
+        out.append(json.dumps(record, ensure_ascii=False, separators=(",", ":")))
+    if not out:
+        raise UsageError("no records on stdin", "send one JSON object per line")
+    return out
+
+
+def append(vault: Vault, session_id: str, data: bytes) -> dict[str, Any]:
+    if not _ID.match(session_id):
+        raise UsageError(f"bad session id {session_id!r}", "letters, digits, '.', '_' and '-' only")
+    records = parse_records(data)
+
+    def build(tx: Transaction) -> dict[str, Any]:
+        path = session_path(vault, session_id, tx.tree)
+        old = tx.read(path) or b""
+        if old and not old.endswith(b"\n"):
+            old += b"\n"
+        first = old.count(b"\n") + 1
+        tx.write(path, old + ("\n".join(records) + "\n").encode())
+        tx.describe("session", path.rsplit("/", 1)[0], f"{session_id}: {len(records)} records", ("Memgit-Op", "session-append"),
+                    ("Memgit-Session", session_id))  # fmt: skip
+        return {"id": f"{path}:{first}", "path": path, "lines": [first, first + len(records) - 1]}
+
+    result, commit = vault.transact(build)
+    return {**result, "commit": commit}

@@ -30,13 +30,26 @@ class Vault:
 
     @cached_property
     def config(self) -> Config:
+        """The committed .memgit.yaml (HEAD's), schema-checked once per version of it."""
         head = self.repo.head_id()
-        data = self.repo.read(self.repo.commit_tree(head), CONFIG_PATH) if head else None
-        if data is None and self.repo.workdir is not None and (self.root / CONFIG_PATH).is_file():
-            data = (self.root / CONFIG_PATH).read_bytes()
-        if data is None:
+        blob = self.repo.blob_id(self.repo.commit_tree(head), CONFIG_PATH) if head else None
+        if blob is None:
+            if self.repo.workdir is not None and (self.root / CONFIG_PATH).is_file():
+                return Config.parse((self.root / CONFIG_PATH).read_text(errors="replace"))
             return Config.default()
-        return Config.parse(data.decode("utf-8", errors="replace"))
+        marker = self.repo.gitdir / "memgit" / "config-valid"
+        try:
+            known = marker.read_text().strip() == blob
+        except OSError:
+            known = False
+        config = Config.parse((self.repo.blob(blob) or b"").decode("utf-8", errors="replace"), validate=not known)
+        if not known:
+            try:
+                marker.parent.mkdir(exist_ok=True)
+                marker.write_text(blob)
+            except OSError:
+                pass  # a read-only .git only costs the schema check next time
+        return config
 
     @cached_property
     def tz(self) -> dt.tzinfo:

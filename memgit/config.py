@@ -41,7 +41,8 @@ def glob_regex(glob: str) -> str:
                 out.append(re.escape(c))
                 i += 1
             else:
-                out.append(fnmatch.translate(glob[i : j + 1])[4:-3])
+                cls = glob[i + 1 : j]
+                out.append("[^/" + re.escape(cls[1:]) + "]" if cls.startswith("!") else "[" + re.escape(cls).replace("\\-", "-") + "]")
                 i = j + 1
         else:
             out.append(re.escape(c))

@@ -68,6 +68,10 @@ def parse(data: bytes) -> list[dict[str, Any]]:
         raise ItemsError(f"invalid JSON: {exc.msg}", exc.lineno) from None
     except ValueError as exc:
         raise ItemsError(str(exc)) from None
+    try:
+        json.dumps(doc, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise ItemsError("holds a lone surrogate escape (\\ud800-\\udfff), not valid UTF-8 text") from None
     if not isinstance(doc, list):
         raise ItemsError("items.json must be a JSON array of facts", 1)
     for i, item in enumerate(doc):
@@ -103,17 +107,33 @@ def canonical(items: list[dict[str, Any]]) -> bytes:
     return (body + "\n").encode("utf-8")
 
 
+def line_index(data: bytes) -> dict[tuple[str, str], int]:
+    """(fact id, field) -> 1-based line, for every fact of a canonical items.json, in one pass.
+
+    Lines are counted on '\n' only, as git counts them (a fact may hold U+2028 unescaped).
+    """
+    out: dict[tuple[str, str], int] = {}
+    current = None
+    for n, line in enumerate(data.decode("utf-8", errors="replace").split("\n"), 1):
+        stripped = line.strip()
+        if stripped in ("{", "},", "}"):
+            current = None
+            continue
+        if stripped.startswith('"id": '):
+            try:
+                current = str(json.loads(stripped[6:].rstrip(",")))
+            except ValueError:
+                current = None
+        if current is not None and stripped.startswith('"'):
+            key = stripped[1 : stripped.find('"', 1)]
+            out.setdefault((current, key), n)
+    return out
+
+
 def line_of(data: bytes, fact_id: str, field: str = "fact") -> int:
     """1-based line of `field` inside the fact with this id in canonical items.json (0: not found)."""
-    lines = data.decode("utf-8", errors="replace").splitlines()
-    needle = f'"id": {json.dumps(fact_id, ensure_ascii=False)},'
-    for i, line in enumerate(lines):
-        if line.strip() == needle:
-            for j in range(i, min(i + len(FIELDS) + 2, len(lines))):
-                if lines[j].lstrip().startswith(f'"{field}":'):
-                    return j + 1
-            return i + 1
-    return 0
+    index = line_index(data)
+    return index.get((fact_id, field)) or index.get((fact_id, "id"), 0)
 
 
 def by_id(items: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:

@@ -86,6 +86,19 @@ def split(text: str) -> Frontmatter:
     raise YamlError("frontmatter opened with '---' is never closed", 1)
 
 
+def _quote_breaks(value: Any) -> Any:
+    # U+0085/U+2028/U+2029 in a single-quoted scalar read back as spaces: force double quotes
+    from ruamel.yaml.scalarstring import DoubleQuotedScalarString
+
+    if isinstance(value, str) and any(c in value for c in "\x85\u2028\u2029"):
+        return DoubleQuotedScalarString(value)
+    if isinstance(value, dict):
+        return {k: _quote_breaks(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_quote_breaks(v) for v in value]
+    return value
+
+
 def dump(meta: dict[str, Any]) -> str:
     from ruamel.yaml import YAML
 
@@ -93,7 +106,7 @@ def dump(meta: dict[str, Any]) -> str:
     yaml.default_flow_style = False
     yaml.width = 4096
     out = io.StringIO()
-    yaml.dump(meta, out)
+    yaml.dump(_quote_breaks(meta), out)
     return out.getvalue()
 
 

@@ -40,36 +40,42 @@ def check(change: Change, ctx: Context) -> list[Problem]:
     from memgit import schema
 
     data = change.new
+    index = facts.line_index(data)
+
+    def at(fid: str, field: str) -> int:
+        return index.get((fid, field)) or index.get((fid, "id"), 0)
+
     found: list[Problem] = []
     slug = _entity_slug(path)
     ids: dict[str, dict[str, Any]] = {}
     for i, item in enumerate(items):
         fid = str(item.get("id", f"#{i}"))
-        line = facts.line_of(data, fid, "id") if "id" in item else 0
+        line = at(fid, "id") if "id" in item else 0
         for sp in schema.problems("item", item):
             found.append(problem(line, f"fact {fid}: {sp.where + ': ' if sp.where else ''}{sp.message}", "see schemas/item.schema.json"))
         if fid in ids:
             found.append(problem(line, f"fact id {fid} appears twice", "every fact has its own id"))
         ids[fid] = item
-        if isinstance(item.get("id"), str) and not fid.startswith(slug + "-"):
+        if isinstance(item.get("id"), str) and fid.rsplit("-", 1)[0] != slug:
             found.append(problem(line, f"fact id {fid} does not start with the entity slug {slug!r}", f"ids look like {slug}-abc123"))
         cat = item.get("category")
         if isinstance(cat, str) and cat not in ctx.config.categories:
-            found.append(problem(facts.line_of(data, fid, "category"), f"fact {fid}: unknown category {cat!r}", f"use one of {', '.join(ctx.config.categories)} or add it to .memgit.yaml"))
+            found.append(problem(at(fid, "category"), f"fact {fid}: unknown category {cat!r}", f"use one of {', '.join(ctx.config.categories)} or add it to .memgit.yaml"))
         auth = item.get("authority")
         if isinstance(auth, str) and auth not in ctx.config.authority:
-            found.append(problem(facts.line_of(data, fid, "authority"), f"fact {fid}: unknown authority {auth!r}", f"use one of {', '.join(ctx.config.authority)}"))
+            found.append(problem(at(fid, "authority"), f"fact {fid}: unknown authority {auth!r}", f"use one of {', '.join(ctx.config.authority)}"))
     if found:
         return found
 
     if data != facts.canonical(items):
-        canon = facts.canonical(items).decode().splitlines()
-        mine = data.decode().splitlines()
-        line = next((n for n, (a, b) in enumerate(zip(mine, canon), 1) if a != b), min(len(mine), len(canon)) + 1)
+        canon = facts.canonical(items).decode().split("\n")
+        mine = data.decode().split("\n")
+        line = next((n for n, (a, b) in enumerate(zip(mine, canon), 1) if a != b), min(len(mine), len(canon)))
+        line = min(line, data.count(b"\n") + 1)
         found.append(problem(line, "not in canonical form (2-space indent, fixed key order, sorted by timestamp)", "run `memgit fmt`"))
 
     for fid, item in ids.items():
-        line = facts.line_of(data, fid, "status")
+        line = at(fid, "status")
         status = item["status"]
         succ = item.get("supersededBy")
         if succ is not None:
@@ -81,14 +87,20 @@ def check(change: Change, ctx: Context) -> list[Problem]:
             if status != "superseded":
                 found.append(problem(line, f"fact {fid} has supersededBy but status {status!r}", 'set "status": "superseded"'))
         prev = item.get("supersedes")
-        if prev is not None:
+        seen, walk = {fid}, prev
+        while walk is not None and walk not in seen and walk in ids:
+            seen.add(walk)
+            walk = ids[walk].get("supersedes")
+        if walk is not None and walk in seen:
+            found.append(problem(at(fid, "supersedes"), f"fact {fid} is in a supersede cycle", "a fact supersedes only older facts"))
+        elif prev is not None:
             other = ids.get(prev)
             if other is None:
-                found.append(problem(facts.line_of(data, fid, "supersedes"), f"fact {fid} supersedes {prev}, which is not in this file", "supersede a fact of the same entity"))
+                found.append(problem(at(fid, "supersedes"), f"fact {fid} supersedes {prev}, which is not in this file", "supersede a fact of the same entity"))
             elif other.get("supersededBy") != fid:
-                found.append(problem(facts.line_of(data, fid, "supersedes"), f"fact {fid} supersedes {prev} but {prev} is not retired in its favour", f'set "status": "superseded", "supersededBy": "{fid}" on {prev}'))
+                found.append(problem(at(fid, "supersedes"), f"fact {fid} supersedes {prev} but {prev} is not retired in its favour", f'set "status": "superseded", "supersededBy": "{fid}" on {prev}'))
         if status == "expired" and str(item.get("valid_until")) > ctx.today:
-            found.append(problem(facts.line_of(data, fid, "valid_until"), f"fact {fid} is expired but valid_until {item.get('valid_until')} is after {ctx.today}", "expire it on or after its valid_until date"))
+            found.append(problem(at(fid, "valid_until"), f"fact {fid} is expired but valid_until {item.get('valid_until')} is after {ctx.today}", "expire it on or after its valid_until date"))
 
     for old in old_items:
         fid = str(old.get("id"))
@@ -98,9 +110,9 @@ def check(change: Change, ctx: Context) -> list[Problem]:
             continue
         for key in facts.IMMUTABLE:
             if old.get(key) != new.get(key):
-                found.append(problem(facts.line_of(data, fid, key), f"fact {fid}: {key} changed; it is immutable once committed", "supersede the fact with a new one instead"))
+                found.append(problem(at(fid, key), f"fact {fid}: {key} changed; it is immutable once committed", "supersede the fact with a new one instead"))
         before, after = old.get("status"), new.get("status")
         if before in facts.RETIRED:
             if after != before or old.get("supersededBy") != new.get("supersededBy") or old.get("valid_until") != new.get("valid_until"):
-                found.append(problem(facts.line_of(data, fid, "status"), f"fact {fid} was {before} and cannot change again", "add a new fact instead"))
+                found.append(problem(at(fid, "status"), f"fact {fid} was {before} and cannot change again", "add a new fact instead"))
     return found

@@ -16,7 +16,7 @@ def check(change: Change, ctx: Context) -> list[Problem]:
         return []
     found = []
     entries = 0
-    for n, line in enumerate(change.new.decode("utf-8", errors="replace").splitlines(), 1):
+    for n, line in enumerate(change.new.decode("utf-8", errors="replace").split("\n"), 1):
         if _LESSON_HEADING.match(line):
             found.append(Problem(change.path, n, RULE, "NOW.md holds current state, not lessons", "move them with `memgit lesson TOPIC TITLE BODY`"))
         elif _JOURNAL_HEADING.match(line):

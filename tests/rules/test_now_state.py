@@ -89,7 +89,6 @@ def test_crlf_lines_are_counted_correctly() -> None:
     only(check(new), RULE, "NOW.md", 3)
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: now_state.py numbers lines with str.splitlines, which also breaks on U+2028/U+0085/form feed; git does not")
 @pytest.mark.parametrize("sep", ["\u2028", "\x85", "\x0c"])
 def test_line_numbers_count_only_newlines(sep: str) -> None:
     new = f"# Now\nsee page{sep}two\n## Lessons\n".encode()

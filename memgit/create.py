@@ -71,7 +71,7 @@ def _adopt_report(root: Path, existing: list[str]) -> list[dict[str, Any]]:
 
 def init(path: Path) -> dict[str, Any]:
     from memgit.config import INDEX_PATH
-    from memgit.index import generate
+    from memgit.index import index_writes
     from memgit.repo import init_repo
 
     path = path.resolve()
@@ -102,7 +102,7 @@ def init(path: Path) -> dict[str, Any]:
     tree = repo.build_tree(None, files)
     from memgit.config import Config
 
-    generated = generate(repo, Config.default(), tree, repo.blob_id(tree, ".memgit.yaml"))
+    generated = {p: d for p, d in index_writes(repo, Config.default(), tree, repo.blob_id(tree, ".memgit.yaml")).items() if d is not None}
     tree = repo.build_tree(tree, dict(generated))
     for rel, data in generated.items():
         (path / rel).parent.mkdir(parents=True, exist_ok=True)

@@ -11,7 +11,6 @@ FIELDS = (
 )  # fmt: skip
 IMMUTABLE = ("id", "fact", "category", "timestamp", "source", "authority", "valid_from", "supersedes")
 RETIRED = ("superseded", "expired")
-MAX_DEPTH = 16
 _ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz"
 
 
@@ -31,39 +30,16 @@ def mint_id(slug: str, fact: str, timestamp: str, writer: str) -> str:
     return f"{slug}-{''.join(chars)}"
 
 
-def _depth_ok(text: str) -> bool:
-    depth = deepest = 0
-    in_str = esc = False
-    for ch in text:
-        if in_str:
-            if esc:
-                esc = False
-            elif ch == "\\":
-                esc = True
-            elif ch == '"':
-                in_str = False
-        elif ch == '"':
-            in_str = True
-        elif ch in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-            if deepest > MAX_DEPTH:
-                return False
-        elif ch in "]}":
-            depth -= 1
-    return True
-
-
 def parse(data: bytes) -> list[dict[str, Any]]:
     """items.json bytes -> list of items; ItemsError names the line when it can."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ItemsError("not valid UTF-8", data[: exc.start].count(b"\n") + 1) from None
-    if not _depth_ok(text):
-        raise ItemsError(f"JSON nested deeper than {MAX_DEPTH} levels")
     try:
         doc = json.loads(text, object_pairs_hook=_no_duplicates)
+    except RecursionError:
+        raise ItemsError("JSON nested deeper than the parser allows") from None
     except json.JSONDecodeError as exc:
         raise ItemsError(f"invalid JSON: {exc.msg}", exc.lineno) from None
     except ValueError as exc:

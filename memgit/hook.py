@@ -32,7 +32,7 @@ def check_staged(vault: Vault, only: list[str] | None = None) -> list[Problem]:
 def refresh_index(vault: Vault) -> str | None:
     """After a raw commit: regenerate INDEX.md and commit it if it changed. Returns the new commit, if any."""
     from memgit.errors import Conflict
-    from memgit.index import existing_index_files, generate
+    from memgit.index import index_writes
     from memgit.lock import vault_lock
 
     repo = vault.repo
@@ -47,10 +47,7 @@ def refresh_index(vault: Vault) -> str | None:
             head = repo.head_id()
             assert head is not None
             tree = repo.commit_tree(head)
-            generated = generate(repo, vault.config, tree, repo.blob_id(tree, ".memgit.yaml"))
-            writes: dict[str, bytes | None] = {p: None for p in existing_index_files(repo, vault.config, tree) if p not in generated}
-            writes.update(generated)
-            writes = {p: d for p, d in writes.items() if repo.read(tree, p) != d}
+            writes = index_writes(repo, vault.config, tree, repo.blob_id(tree, ".memgit.yaml"))
             if not writes:
                 return None
             if repo.operation_in_progress():

@@ -1,13 +1,18 @@
 """INDEX.md: a pure function of the tree, regenerated in proportion to what changed.
 
-Each indexable file contributes one entry computed from its own content; a cache under
-.git/memgit/ keeps entries by blob id, so a new tree costs a tree diff plus the changed files.
+Each indexable file contributes one entry computed from its own content. Entries are grouped in
+pages (a section such as `people`, split by the first letter of the slug or by year); a cache under
+.git/memgit/index/ keeps each page's entries, its rendered text and a small summary. A new tree
+costs a tree diff, the changed files and the pages they fall in; INDEX.md itself is rendered from
+the page summaries. Delete the cache and the same bytes come out of a full rebuild.
 """
 from __future__ import annotations
 
+import fcntl
 import json
 import os
-import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,12 +22,10 @@ if TYPE_CHECKING:
     from memgit.config import Config
     from memgit.repo import Repo
 
-CACHE_VERSION = 3
+CACHE_VERSION = 5
 ARCHIVE_LOG = "memory/ARCHIVE.md"
+INDEX_PATH = "INDEX.md"
 _INDEXED = ("entity-items", "entity-summary", "decision", "lesson", "preference", "context", "journal")
-_SECTION_RE = re.compile(r"^## (.+?)\s*\((\d{4}-\d{2}-\d{2})\)\s*$", re.M)
-_PREF_RE = re.compile(r"^- (.+?) \(confirmed (\d{4}-\d{2}-\d{2})\)\s*$", re.M)
-_ARCHIVE_RE = re.compile(r"^- (archive/\d{4}-\d{2})\b(.*)$", re.M)
 
 
 def _meta(text: str) -> tuple[dict[str, Any], str]:
@@ -45,6 +48,8 @@ def _first_line(body: str) -> str:
 
 def entry_for(kind: str, path: str, data: bytes) -> dict[str, Any] | None:
     """What one file contributes to the index (None: nothing)."""
+    from memgit.index_render import LESSON_RE, PREF_RE
+
     if kind == "entity-items":
         try:
             items = facts.parse(data)
@@ -57,7 +62,7 @@ def entry_for(kind: str, path: str, data: bytes) -> dict[str, Any] | None:
             "n_active": len(active),
             "n_total": len(items),
             "newest": max((str(i.get("timestamp", ""))[:10] for i in items), default=""),
-            "expired": [[i.get("id"), i.get("fact")] for i in items if i.get("status") == "expired"][-5:],
+            "expired": [[i.get("id"), i.get("fact")] for i in items if i.get("status") == "expired"],
             "until": [[i.get("id"), i.get("fact"), i.get("valid_until")] for i in active if i.get("valid_until")],
         }
     text = data.decode("utf-8", errors="replace")
@@ -65,16 +70,16 @@ def entry_for(kind: str, path: str, data: bytes) -> dict[str, Any] | None:
         return {"date": Path(path).stem, "entries": sum(1 for ln in text.splitlines() if ln.startswith("- "))}
     meta, body = _meta(text)
     if kind == "entity-summary":
-        return {"name": str(meta.get("name") or Path(path).parent.name), "line": _first_line(body), "owner": meta.get("owner")}
+        return {"name": str(meta.get("name") or Path(path).parent.name), "line": _first_line(body)}
     if kind == "decision":
         title = meta.get("title") or next((ln[2:].strip() for ln in body.splitlines() if ln.startswith("# ")), Path(path).stem)
         tags = meta.get("tags") if isinstance(meta.get("tags"), list) else []
         return {"title": str(title), "date": str(meta.get("date", "")), "status": str(meta.get("status", "?")), "tags": [str(t) for t in tags]}
     if kind == "lesson":
-        dates = [d for _, d in _SECTION_RE.findall(body)]
+        dates = [d for _, d in LESSON_RE.findall(body)]
         return {"topic": str(meta.get("topic") or Path(path).stem), "n": len(dates), "latest": max(dates, default="")}
     if kind == "preference":
-        prefs = _PREF_RE.findall(body)
+        prefs = PREF_RE.findall(body)
         dates = [d for _, d in prefs] + ([str(meta["confirmed"])] if meta.get("confirmed") else [])
         return {"topic": str(meta.get("topic") or Path(path).stem), "n": len(prefs), "confirmed": min(dates, default="")}
     if kind == "context":
@@ -82,98 +87,233 @@ def entry_for(kind: str, path: str, data: bytes) -> dict[str, Any] | None:
     return None
 
 
+def page_of(config: Config, kind: str, path: str) -> str | None:
+    """The page ('section~shard') a file's entry lives in."""
+    if kind not in _INDEXED:
+        return None
+    parts = path.split("/")
+    if kind in ("entity-items", "entity-summary"):
+        first = parts[1][:1]
+        return f"{parts[0]}~{first if first.isalnum() else '_'}"
+    name = parts[-1]
+    if kind in ("decision", "journal"):
+        year = name[:4]
+        return f"{'decisions' if kind == 'decision' else 'journals'}~{year if year.isdigit() else '_'}"
+    return {"lesson": "lessons~all", "preference": "preferences~all", "context": "contexts~all"}[kind]
+
+
+@contextmanager
+def _cache_lock(folder: Path) -> Iterator[None]:
+    folder.mkdir(parents=True, exist_ok=True)
+    fd = os.open(folder / "lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _write(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
 class IndexBuilder:
-    def __init__(self, repo: Repo, config: Config, config_blob: str | None) -> None:
+    """Index pages for one tree at a time; `persist=False` reads the disk cache but never writes it."""
+
+    def __init__(self, repo: Repo, config: Config, config_blob: str | None, persist: bool = True) -> None:
         self.repo = repo
         self.config = config
         self.config_blob = config_blob
+        self.persist = persist
+        self.folder = repo.gitdir / "memgit" / "index"
         self.tree: str | None = None
-        self.entries: dict[str, tuple[str, str, dict[str, Any]]] = {}  # path -> (blob, kind, entry)
-        self.archives: str = ""
+        self.summaries: dict[str, dict[str, Any]] = {}  # page -> summary (see index_render.summarize)
+        self.archives = ""
+        self._entries: dict[str, dict[str, list[Any]]] = {}  # page -> {path: [blob, kind, entry]}, loaded lazily
+        self._texts: dict[str, str] = {}  # page -> rendered page body, loaded lazily
+        self._dirty: set[str] = set()
+        self._disk_ok = False  # the page files on disk belong to self.tree
 
-    # -- cache ---------------------------------------------------------------------------------
-
-    def _cache_path(self) -> Path:
-        return self.repo.gitdir / "memgit" / "index-cache.json"
+    # ---- cache ---------------------------------------------------------------------------------
 
     def load(self) -> None:
         try:
-            data = json.loads(self._cache_path().read_text())
+            data = json.loads((self.folder / "meta.json").read_text())
         except (OSError, ValueError):
             return
         if data.get("version") != CACHE_VERSION or data.get("config") != self.config_blob:
             return
-        self.tree = data.get("tree")
-        self.entries = {p: (b, k, e) for p, (b, k, e) in data.get("entries", {}).items()}
+        self.tree = data["tree"]
+        self.summaries = data["summaries"]
         self.archives = data.get("archives", "")
+        self._disk_ok = True
+
+    def _page_file(self, page: str, ext: str) -> Path:
+        return self.folder / "pages" / f"{page}.{ext}"
+
+    def entries(self, page: str) -> dict[str, list[Any]]:
+        if page not in self._entries:
+            loaded: dict[str, list[Any]] = {}
+            if self._disk_ok and page in self.summaries:
+                try:
+                    loaded = json.loads(self._page_file(page, "json").read_text())
+                except (OSError, ValueError):
+                    raise _StaleCache() from None
+            self._entries[page] = loaded
+        return self._entries[page]
+
+    def page_text(self, page: str) -> str:
+        if page not in self._texts:
+            try:
+                self._texts[page] = self._page_file(page, "md").read_text()
+            except OSError:
+                raise _StaleCache() from None
+        return self._texts[page]
 
     def save(self) -> None:
-        path = self._cache_path()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f"index-cache.{os.getpid()}.tmp")
-        data = {"version": CACHE_VERSION, "config": self.config_blob, "tree": self.tree, "archives": self.archives,
-                "entries": self.entries}
-        tmp.write_text(json.dumps(data, separators=(",", ":"), ensure_ascii=False))
-        os.replace(tmp, path)
+        if not self.persist:
+            return
+        (self.folder / "pages").mkdir(parents=True, exist_ok=True)
+        (self.folder / "meta.json").unlink(missing_ok=True)  # a crash in between leaves no cache, not a wrong one
+        for page in self._dirty:
+            if page in self.summaries:
+                _write(self._page_file(page, "json"), json.dumps(self._entries[page], separators=(",", ":"), ensure_ascii=False).encode())
+                _write(self._page_file(page, "md"), self._texts[page].encode())
+            else:
+                self._page_file(page, "json").unlink(missing_ok=True)
+                self._page_file(page, "md").unlink(missing_ok=True)
+        meta = {"version": CACHE_VERSION, "config": self.config_blob, "tree": self.tree, "archives": self.archives,
+                "summaries": self.summaries}  # fmt: skip
+        _write(self.folder / "meta.json", json.dumps(meta, separators=(",", ":"), ensure_ascii=False).encode())
+        self._dirty.clear()
+        self._disk_ok = True
 
-    # -- update --------------------------------------------------------------------------------
+    # ---- update --------------------------------------------------------------------------------
 
     def update(self, tree: str) -> None:
+        try:
+            self._update(tree)
+        except _StaleCache:
+            self.__init__(self.repo, self.config, self.config_blob, self.persist)  # type: ignore[misc]
+            self._update(tree)
+
+    def _update(self, tree: str) -> None:
+        from memgit.index_render import summarize
+
         if tree == self.tree:
             return
         if self.tree is not None:
-            try:
-                deltas = [(d.path, d.new) for d in self.repo.diff_trees(self.tree, tree)]
-            except (KeyError, ValueError):
-                deltas = None
-        else:
-            deltas = None
-        if deltas is None:  # no usable cache: every file is new
-            self.entries = {}
+            deltas = [(d.path, d.new) for d in self.repo.diff_trees(self.tree, tree)]
+        else:  # no usable cache: every file is new
+            self.summaries, self._entries, self._texts, self._disk_ok = {}, {}, {}, False
             deltas = list(self.repo.files(tree))
+        touched: set[str] = set()
         for path, blob in deltas:
             if path == ARCHIVE_LOG:
                 self.archives = (self.repo.blob(blob) or b"").decode("utf-8", errors="replace")
                 continue
             kind = self.config.kind_of(path)
-            if kind not in _INDEXED:
+            page = page_of(self.config, kind, path)
+            if page is None:
                 continue
-            if blob is None:
-                self.entries.pop(path, None)
-                continue
-            entry = entry_for(kind, path, self.repo.blob(blob) or b"")
+            entries = self.entries(page)
+            entry = entry_for(kind, path, self.repo.blob(blob) or b"") if blob is not None else None
             if entry is None:
-                self.entries.pop(path, None)
+                entries.pop(path, None)
             else:
-                self.entries[path] = (blob, kind, entry)
+                entries[path] = [blob, kind, entry]
+            touched.add(page)
+        for page in touched:
+            summary, text = summarize(self.config, page, self._entries[page])
+            if summary is None:
+                self.summaries.pop(page, None)
+            else:
+                self.summaries[page] = summary
+                self._texts[page] = text
+        self._dirty |= touched
         self.tree = tree
 
+    # ---- output --------------------------------------------------------------------------------
+
     def render(self) -> dict[str, bytes]:
-        from memgit.index_render import render
+        """Every generated index file for the current tree."""
+        from memgit.index_render import render_files
 
-        return render(self.config, self.entries, self.archives)
+        return render_files(self.config, self.summaries, self.archives, self.page_text)
+
+    def expected(self, path: str) -> bytes | None:
+        """The generated content of one index file for the current tree (None: it must not exist)."""
+        from memgit.index_render import expected_files
+
+        found = expected_files(self.config, self.summaries, self.archives).get(path)
+        return found[1](self.page_text) if found else None
+
+    def writes(self, tree: str) -> dict[str, bytes | None]:
+        """What must change in `tree` so its index files are the generated ones (None deletes)."""
+        from memgit.index_render import expected_files
+
+        expected = expected_files(self.config, self.summaries, self.archives)  # path -> (blob id, producer)
+        out: dict[str, bytes | None] = {}
+        for path, (blob, produce) in expected.items():
+            if self.repo.blob_id(tree, path) != blob:
+                out[path] = produce(self.page_text)
+        for path in existing_index_files(self.repo, self.config, tree):
+            if path not in expected:
+                out[path] = None
+        return out
 
 
-def generate(repo: Repo, config: Config, tree: str, config_blob: str | None = None, save: bool = True) -> dict[str, bytes]:
-    """Every generated index file (INDEX.md and per-folder indexes) for this tree."""
-    builder = IndexBuilder(repo, config, config_blob)
+class _StaleCache(Exception):
+    """A page file the cache's meta names is missing or broken: rebuild from the tree."""
+
+
+def _builder(repo: Repo, config: Config, tree: str, config_blob: str | None, persist: bool) -> IndexBuilder:
+    builder = IndexBuilder(repo, config, config_blob, persist)
     builder.load()
     builder.update(tree)
-    if save:
+    if persist:
         try:
             builder.save()
         except OSError:
             pass  # the cache is an optimisation; a read-only .git must not fail a read
-    return builder.render()
+    return builder
+
+
+def index_writes(repo: Repo, config: Config, tree: str, config_blob: str | None = None) -> dict[str, bytes | None]:
+    """The index files to write into `tree` (INDEX.md, per-folder tables of contents and pages)."""
+    folder = repo.gitdir / "memgit" / "index"
+    try:
+        with _cache_lock(folder):
+            return _builder(repo, config, tree, config_blob, True).writes(tree)
+    except OSError:
+        return _builder(repo, config, tree, config_blob, False).writes(tree)
+
+
+def generate(repo: Repo, config: Config, tree: str, config_blob: str | None = None, save: bool = True) -> dict[str, bytes]:
+    """Every generated index file for this tree (reads every page: for checks and tests, not the write path)."""
+    folder = repo.gitdir / "memgit" / "index"
+    if not save:
+        return _builder(repo, config, tree, config_blob, False).render()
+    try:
+        with _cache_lock(folder):
+            return _builder(repo, config, tree, config_blob, True).render()
+    except OSError:
+        return _builder(repo, config, tree, config_blob, False).render()
 
 
 def existing_index_files(repo: Repo, config: Config, tree: str | None) -> dict[str, str]:
-    """Index-kind files present in the tree (INDEX.md and */INDEX.md): path -> blob."""
-    out = {}
+    """Index-kind files present in the tree (INDEX.md, */INDEX.md, */INDEX-*.md): path -> blob."""
+    out: dict[str, str] = {}
     if tree is None:
         return out
-    for path in ["INDEX.md"] + [f"{top}/INDEX.md" for top in repo.folders(tree)]:
-        blob = repo.blob_id(tree, path)
-        if blob is not None and config.kind_of(path) == "index":
-            out[path] = blob
+    blob = repo.blob_id(tree, INDEX_PATH)
+    if blob is not None:
+        out[INDEX_PATH] = blob
+    for folder in repo.folders(tree):
+        for name, blob in repo.names(tree, folder, "INDEX"):
+            path = f"{folder}/{name}"
+            if config.kind_of(path) == "index":
+                out[path] = blob
     return out

@@ -134,6 +134,16 @@ class Repo:
                 return []
         return [e.name for e in root if e.type_str == "tree"]
 
+    def names(self, tree: str, folder: str, prefix: str) -> list[tuple[str, str]]:
+        """(name, blob id) of the blobs directly inside folder whose names start with prefix."""
+        try:
+            sub = self.git[self.git[tree].peel(pygit2.Tree)[folder].id]
+        except KeyError:
+            return []
+        if not isinstance(sub, pygit2.Tree):
+            return []
+        return [(e.name, str(e.id)) for e in sub if e.type_str == "blob" and e.name.startswith(prefix)]
+
     def diff_trees(self, old: str | None, new: str | None) -> list[Delta]:
         a = self.git[old].peel(pygit2.Tree) if old else None
         b = self.git[new].peel(pygit2.Tree) if new else None

@@ -17,6 +17,12 @@ ATTEMPTS = 8
 MERGE_RULES = ("frontmatter", "items", "journal-append-only", "no-secrets")
 
 
+class PushRejected(MemgitError):
+    """The remote refused the push (a pre-receive hook, branch protection): not a race, so not retried."""
+
+    exit_code = 1
+
+
 def _git(vault: Vault, *args: str, check: bool = True) -> Any:
     from memgit import gitcli
 
@@ -28,13 +34,9 @@ def _fetch(vault: Vault, remote: str) -> None:
 
 
 def _index_writes(vault: Vault, draft: str) -> dict[str, bytes | None]:
-    from memgit.index import existing_index_files, generate
+    from memgit.index import index_writes
 
-    repo = vault.repo
-    generated = generate(repo, vault.config, draft, repo.blob_id(draft, ".memgit.yaml"))
-    writes: dict[str, bytes | None] = {p: None for p in existing_index_files(repo, vault.config, draft) if p not in generated}
-    writes.update(generated)
-    return {p: d for p, d in writes.items() if repo.read(draft, p) != d}
+    return index_writes(vault.repo, vault.config, draft, vault.repo.blob_id(draft, ".memgit.yaml"))
 
 
 def _merge_into(vault: Vault, ref: str, theirs: str, label: str, check_worktree: bool) -> str | None:
@@ -129,6 +131,10 @@ def sync(vault: Vault, remote: str = "origin", propose: bool = False) -> dict[st
         if ok:
             return {"remote": remote, "pushed": target, "head": repo.head_id(), "merges": merges, "retries": attempt,
                     "archive_branches": sorted(r.removeprefix("refs/heads/") for r in repo.refs("refs/heads/archive/"))}
+        if "remote rejected" in out and "declined" in out:  # a hook refused the commits: retrying cannot help (a ref-lock race still retries)
+            said = [ln.removeprefix("remote:").strip() for ln in out.splitlines() if ln.startswith("remote:")]
+            raise PushRejected(f"{remote} rejected the push: " + ("\n".join(ln for ln in said if ln) or out.strip()[-400:]),
+                               "fix what the remote names (memgit verify shows it locally), then sync again")
         if "rejected" not in out and "non-fast-forward" not in out and "fetch first" not in out:
             raise MemgitError(f"git push to {remote} failed: {out.strip()[-400:]}", "check the remote and your credentials")
         time.sleep(min(2.0, 0.05 * 2**attempt) * (0.5 + random.random()))

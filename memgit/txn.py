@@ -4,11 +4,12 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, TypeVar
 
 from memgit import changes, rules
-from memgit.errors import Conflict, RuleViolation, UsageError
+from memgit.errors import Conflict, MemgitError, RuleViolation, UsageError
 
 if TYPE_CHECKING:
     from memgit.vault import Vault
@@ -16,6 +17,7 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 RETRIES = 8
 PENDING = "pending.json"
+GIT_LOCK_WAIT = 2.0  # seconds to wait for another git process to release index.lock or the branch's lock
 
 
 @dataclass
@@ -64,6 +66,16 @@ def _check_clean(vault: Vault, tx: Transaction) -> dict[str, str | None]:
     return expected
 
 
+def _git_locks_free(vault: Vault, ref: str) -> None:
+    """git holds index.lock and <ref>.lock while it writes them: wait them out (bounded), or stop before writing anything."""
+    locks = [vault.repo.gitdir / "index.lock", vault.repo.gitdir / f"{ref}.lock"]
+    deadline = time.monotonic() + GIT_LOCK_WAIT
+    while held := [lock for lock in locks if lock.exists()]:
+        if time.monotonic() >= deadline:
+            raise Conflict(f"{held[0]}: another git process is using it", "retry when it is done; if no git process is running, remove the stale lock file")
+        time.sleep(0.02)
+
+
 def recover(vault: Vault) -> None:
     """Finish a write that died after moving the branch but before syncing index and work tree."""
     pending = vault.repo.gitdir / "memgit" / PENDING
@@ -78,8 +90,9 @@ def recover(vault: Vault) -> None:
 
 def run(vault: Vault, build: Callable[[Transaction], T]) -> tuple[T, str]:
     """Run build(tx) under the lock and commit what it wrote. Returns (build's result, commit id)."""
-    from memgit.index import existing_index_files, generate
+    from memgit.index import index_writes as index_files
     from memgit.lock import vault_lock
+    from memgit.repo import GitError
     from memgit.verify import ARCHIVE_TRAILER, archived_check
 
     repo = vault.repo
@@ -87,6 +100,7 @@ def run(vault: Vault, build: Callable[[Transaction], T]) -> tuple[T, str]:
         raise UsageError("memgit writes need a work tree, not a bare repository", "clone the vault first")
     ref = repo.branch_ref()
     with vault_lock(repo.gitdir):
+        _git_locks_free(vault, ref)
         recover(vault)
         for _attempt in range(RETRIES):
             head = repo.head_id()
@@ -107,16 +121,14 @@ def run(vault: Vault, build: Callable[[Transaction], T]) -> tuple[T, str]:
             if found:
                 raise RuleViolation(found, "nothing was written")
             draft = repo.build_tree(tree, tx.writes)
-            generated = generate(repo, vault.config, draft, repo.blob_id(draft, ".memgit.yaml"))
-            index_writes: dict[str, bytes | None] = {p: None for p in existing_index_files(repo, vault.config, draft) if p not in generated}
-            index_writes.update(generated)
-            index_writes = {p: d for p, d in index_writes.items() if repo.read(draft, p) != d}
+            index_writes = index_files(repo, vault.config, draft, repo.blob_id(draft, ".memgit.yaml"))
             for path in index_writes:
                 expected.setdefault(path, repo.index_blob(path))
             final = repo.build_tree(draft, index_writes) if index_writes else draft
             if writer.is_agent:
                 tx.trailers.append(("Memgit-Agent", writer.agent))
             args = (final, [head] if head else [], tx.message(), (writer.name, writer.email), vault.commit_time())
+            _git_locks_free(vault, ref)
             commit = repo.create_commit(None, *args)
             paths = list(tx.writes) + list(index_writes)
             pending = repo.gitdir / "memgit" / PENDING
@@ -128,7 +140,12 @@ def run(vault: Vault, build: Callable[[Transaction], T]) -> tuple[T, str]:
             except Conflict:
                 os.unlink(pending)
                 continue  # someone committed meanwhile: rebuild on the new tip
-            repo.sync_paths(final, paths, expected)
+            try:
+                repo.sync_paths(final, paths, expected)
+            except (GitError, OSError) as exc:
+                # the commit is in history and pending.json stays: the next memgit write finishes the sync
+                raise MemgitError(f"{commit[:12]} committed, but index and work tree were not updated ({exc})",
+                                  "do not repeat the write; the next memgit command brings them in step") from None
             os.unlink(pending)
             return result, commit
     raise Conflict(f"{ref}: kept moving during {RETRIES} attempts", "retry the write")

@@ -57,15 +57,17 @@ class _Indexes:
         self.builder: IndexBuilder | None = None
         self.config_blob: str | None = None
 
-    def expected(self, config: Config, tree: str) -> dict[str, bytes]:
+    def expected(self, config: Config, tree: str, path: str) -> bytes | None:
         from memgit.index import IndexBuilder
 
         blob = self.repo.blob_id(tree, CONFIG_PATH)
         if self.builder is None or blob != self.config_blob:
-            self.builder = IndexBuilder(self.repo, config, blob)
+            # start from the disk cache (never written here): a short range costs its own changes only
+            self.builder = IndexBuilder(self.repo, config, blob, persist=False)
+            self.builder.load()
             self.config_blob = blob
         self.builder.update(tree)
-        return self.builder.render()
+        return self.builder.expected(path)
 
 
 def _see_quarantine(repo: Repo) -> None:
@@ -98,12 +100,9 @@ def verify(vault: Vault, rev_range: str | None = None) -> list[tuple[str, Proble
         writer = identity.of_commit(config, info.author_name, info.author_email, info.trailers)
         when = dt.datetime.fromtimestamp(info.time, dt.timezone(dt.timedelta(minutes=info.offset)))
         today = when.astimezone(zone(config.timezone)).date().isoformat()
-        cache: dict[str, dict[str, bytes]] = {}
 
-        def expected(path: str, tree: str = info.tree, config: Config = config, cache: dict[str, dict[str, bytes]] = cache) -> bytes | None:
-            if "all" not in cache:
-                cache["all"] = indexes.expected(config, tree)
-            return cache["all"].get(path)
+        def expected(path: str, tree: str = info.tree, config: Config = config) -> bytes | None:
+            return indexes.expected(config, tree, path)
 
         ctx = Context(config, today, writer.is_agent, writer.label, archived_check(repo, info.trailers), expected)
         # a merge brings in commits that are verified on their own: who wrote them is judged there

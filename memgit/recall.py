@@ -23,14 +23,22 @@ LAYERS = {"fact": "entity-items", "facts": "entity-items", "entity": "entity-ite
 K1, B = 1.2, 0.75
 _TOKEN = re.compile(r"[a-z0-9]+")
 _PREF = re.compile(r"\(confirmed (\d{4}-\d{2}-\d{2})\)\s*$")
+_DATED_HEADING = re.compile(r"^#{1,6} .*\((\d{4}-\d{2}-\d{2})\)\s*$")
 _META_LINE = re.compile(r"^[A-Za-z_][\w-]*:(\s|$)")
 _FIELD = re.compile(r'^\s*"(\w+)": (.*?),?$')
 
 
 def stem(word: str) -> str:
-    for suffix in ("ing", "ed", "es", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
+    """A light suffix stemmer: 'works'/'working'/'worked' -> 'work'; 'es' only after s, x, z, ch, sh."""
+    if word.endswith("ss") or len(word) < 5:
+        return word
+    for suffix in ("ing", "ed"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             return word[: -len(suffix)]
+    if word.endswith(("ses", "xes", "zes", "ches", "shes")):
+        return word[:-2]
+    if word.endswith("s"):
+        return word[:-1]
     return word
 
 
@@ -101,6 +109,10 @@ def to_doc(vault: Vault, m: Match, kind: str, tier: str) -> Doc | None:
     authority = {"policy": "policy", "decision": "decision", "entity-summary": "summary", "context": "summary",
                  "other": cfg.authority[-1]}.get(kind, "memory")  # fmt: skip
     doc = Doc(m.path, m.line, text, kind, tier, authority, cite=cite)
+    if kind in ("preference", "lesson"):
+        if text.startswith("# "):
+            return None
+        doc.extra = m.path.split("/")[-1][:-3].replace("-", " ")
     if kind == "preference":
         pm = _PREF.search(text)
         if pm:
@@ -134,9 +146,11 @@ class Recall:
                 raise UsageError(f"unknown layer {layer!r}", f"use one of {', '.join(sorted(LAYERS))}")
             self.kind_filter = kind
         self.tree: str | None = None
+        self.commit: str | None = None
         self.moment = vault.now()
         if as_of:
-            self.tree, self.moment = self._resolve_as_of(as_of)
+            self.commit, self.moment = self._resolve_as_of(as_of)
+            self.tree = vault.repo.commit_tree(self.commit)
 
     def _resolve_as_of(self, when: str) -> tuple[str, dt.datetime]:
         from memgit.clock import parse_time
@@ -152,11 +166,11 @@ class Recall:
         else:
             commit = repo.resolve(when)
             info = repo.commit_info(commit)
-            return repo.commit_tree(commit), dt.datetime.fromtimestamp(info.time, self.vault.tz)
+            return commit, dt.datetime.fromtimestamp(info.time, self.vault.tz)
         commit = repo.commit_before(head, int(moment.timestamp()))
         if commit is None:
             raise UsageError(f"the vault did not exist yet at {when}", "pick a later time")
-        return repo.commit_tree(commit), moment
+        return commit, moment
 
     # ---- candidates ----------------------------------------------------------------------------
 
@@ -225,15 +239,17 @@ class Recall:
     # ---- ranking -------------------------------------------------------------------------------
 
     def rank(self, docs: list[Doc]) -> list[Doc]:
+        """score = BM25 × authority × (2 for the named entity's own memory) × (0.5 retired) × decay.
+
+        Decay needs a date, which may cost a file read or a git log; it can only lower a score, so
+        it is computed best-first until the k-th score cannot be beaten by anything not yet decayed.
+        """
         cfg = self.vault.config
         bags = [tokens(f"{d.text} {d.extra}") for d in docs]
         n = len(docs)
         avgdl = (sum(len(b) for b in bags) / n) if n else 1.0
         df = {t: sum(1 for b in bags if t in b) for t in self.terms}
-        half_life = float(cfg.get("half_life_days", 30))
-        exempt = set(cfg.get("decay_exempt", ["policy", "decision"]))
-        ages = self._touched([d.path for d in docs if d.date is None and d.kind not in exempt])
-        today = self.moment.date()
+        named = set(self.terms)
         for d, bag in zip(docs, bags):
             score = 0.0
             for t in self.terms:
@@ -242,32 +258,88 @@ class Recall:
                     idf = math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5))
                     score += idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * len(bag) / max(avgdl, 1e-9)))
             rank = cfg.authority_rank(d.authority)
-            weight = 1.0 + 0.1 * (4 - min(rank, 7))
-            decay = 1.0
-            if d.kind not in exempt and d.authority not in exempt:
-                when = d.date or ages.get(d.path)
-                try:
-                    age = max(0, (today - dt.date.fromisoformat(when[:10])).days) if when else 0
-                except ValueError:
-                    age = 0
-                decay = max(0.3, 0.5 ** (age / half_life))
-            retired = d.status != "active"
-            d.score = score * weight * decay * (0.5 if retired else 1.0)
+            # authority must outweigh BM25's length normalisation between hits that match the same words
+            weight = 1.0 + 0.25 * (4 - min(rank, 7))
+            about = 2.0 if d.kind in ("entity-items", "entity-summary") and set(tokens(d.extra)) & named else 1.0
+            d.score = score * weight * about * (0.5 if d.status != "active" else 1.0)
+        self._decay(sorted(docs, key=lambda d: -d.score))
         return docs
 
+    def _decay(self, docs: list[Doc]) -> None:
+        cfg = self.vault.config
+        half_life = float(cfg.get("half_life_days", 30))
+        # kinds and authority levels that do not fade: an active fact stays true until superseded or expired
+        exempt = set(cfg.get("decay_exempt", ["policy", "decision", "instruction", "entity-items"]))
+        today = self.moment.date()
+        done: list[float] = []
+        batch = max(50, 5 * self.k)
+        for start in range(0, len(docs), batch):
+            chunk = docs[start : start + batch]
+            if len(done) >= self.k and sorted(done, reverse=True)[self.k - 1] >= chunk[0].score:
+                for d in docs[start:]:  # cannot reach the top k: the floor keeps the order honest
+                    d.score *= 0.3 if d.kind not in exempt and d.authority not in exempt else 1.0
+                return
+            self._dates([d for d in chunk if d.date is None and d.kind not in exempt and d.authority not in exempt])
+            for d in chunk:
+                if d.kind not in exempt and d.authority not in exempt:
+                    try:
+                        age = max(0, (today - dt.date.fromisoformat(d.date[:10])).days) if d.date else 0
+                    except ValueError:
+                        age = 0
+                    d.score *= max(0.3, 0.5 ** (age / half_life))
+                done.append(d.score)
+
+    def _dates(self, docs: list[Doc]) -> None:
+        """A date for each doc: the file's frontmatter (updated/confirmed/date), its lesson heading, else git."""
+        from memgit import frontmatter
+
+        by_path: dict[str, list[Doc]] = {}
+        for d in docs:
+            by_path.setdefault(d.path, []).append(d)
+        ask_git = []
+        for path, group in by_path.items():
+            data = (self.vault.repo.read(self.tree, path) if self.tree else _read_work(self.vault, path)) or b""
+            text = data.decode("utf-8", errors="replace")
+            try:
+                meta = frontmatter.split(text).meta or {}
+            except frontmatter.YamlError:
+                meta = {}
+            stamp = next((str(meta[k]) for k in ("updated", "confirmed", "date") if meta.get(k)), None)
+            lines = text.split("\n")
+            for d in group:
+                heading = next((m.group(1) for ln in reversed(lines[: d.line]) for m in [_DATED_HEADING.match(ln)] if m), None)
+                d.date = heading or stamp
+            if any(d.date is None for d in group):
+                ask_git.append(path)
+        if ask_git:
+            touched = self._touched(ask_git)
+            for path in ask_git:
+                for d in by_path[path]:
+                    d.date = d.date or touched.get(path)
+
     def _touched(self, paths: list[str]) -> dict[str, str]:
-        head = self.vault.repo.head_id()
-        if not paths or head is None:
+        """When each path last changed, from one `git log` limited to those paths."""
+        from memgit import gitcli
+
+        tip = self.commit or self.vault.repo.head_id()
+        if not paths or tip is None or self.vault.repo.workdir is None:
             return {}
-        times = self.vault.repo.last_touched(head, sorted(set(paths)), limit=500)
-        return {p: dt.datetime.fromtimestamp(t, self.vault.tz).date().isoformat() for p, t in times.items()}
+        out = gitcli.run(self.vault.root, "log", "--format=%x00%ct", "--name-only", "-n", "500", tip, "--", *sorted(set(paths)), check=False)
+        found: dict[str, str] = {}
+        stamp = ""
+        for line in out.stdout.decode("utf-8", errors="replace").splitlines():
+            if line.startswith("\0"):
+                stamp = dt.datetime.fromtimestamp(int(line[1:]), self.vault.tz).date().isoformat()
+            elif line and line not in found:
+                found[line] = stamp
+        return found
 
     def run(self) -> dict[str, Any]:
         docs = self.candidates()
         self._decision_status(docs)
         if not self.history:
             docs = [d for d in docs if d.status == "active"]
-        docs = self.rank(docs)
+        docs = [d for d in self.rank(docs) if d.score > 0]
         docs.sort(key=lambda d: (-d.score, d.path, d.line))
         if self.history:
             by_id = {d.fact_id: d for d in docs if d.fact_id}
@@ -336,7 +408,7 @@ def _scan_tree(vault: Vault, tree: str | None, rx: re.Pattern[str], prefix: str 
     from memgit.search import Match
 
     repo = vault.repo
-    words = [t.encode() for t in rx.pattern[6:-1].split("|")]
+    words = [t.encode() for t in rx.pattern[len(r"\b(?:") : -1].split("|")]  # the terms of pattern()
     for path, blob in repo.files(tree, prefix or ""):
         if path.endswith("INDEX.md"):
             continue

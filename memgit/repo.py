@@ -191,28 +191,6 @@ class Repo:
                 return str(c.id)
         return None
 
-    def last_touched(self, tip: str, paths: Iterable[str], limit: int = 2000) -> dict[str, int]:
-        """Commit time of the newest commit (first-parent, at most `limit` back) that changed each path."""
-        wanted = set(paths)
-        out: dict[str, int] = {}
-        walker = self.git.walk(tip, pygit2.enums.SortMode.TIME)
-        walker.simplify_first_parent()
-        for n, c in enumerate(walker):
-            if not wanted or n >= limit:
-                break
-            parent = c.parents[0].tree if c.parents else None
-            for path in list(wanted):
-                if self._entry_id(c.tree, path) != (self._entry_id(parent, path) if parent is not None else None):
-                    out[path] = c.commit_time
-                    wanted.discard(path)
-        return out
-
-    def _entry_id(self, tree: pygit2.Tree, path: str) -> pygit2.Oid | None:
-        try:
-            return tree[path].id
-        except KeyError:
-            return None
-
     def merge_base(self, a: str, b: str) -> str | None:
         base = self.git.merge_base(pygit2.Oid(hex=a), pygit2.Oid(hex=b))
         return str(base) if base is not None else None

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from memgit.errors import UsageError
 from memgit.index import ARCHIVE_LOG
+from memgit.merge import MergeConflict, merge_journal
 
 if TYPE_CHECKING:
     from memgit.repo import Repo
@@ -36,6 +37,13 @@ def _ensure_branch(repo: Repo, month: str, head: str, paths: list[str], when: tu
         return ref
     # keep what the branch archived before, add this month's journals from head: a merge keeps both histories
     kept = {p: repo.read(tip_tree, p) for p, _ in repo.files(tip_tree, "memory/") if repo.blob_id(head_tree, p) is None}
+    for p in paths:  # a day archived before and started again on main (log --at): keep the archived lines too
+        old, new = repo.read(tip_tree, p), repo.read(head_tree, p)
+        if old is not None and new is not None and old != new:
+            try:  # main's journal first: verify wants the branch copy to extend what left main
+                kept[p] = merge_journal(b"", new, old)
+            except MergeConflict:
+                pass
     tree = repo.build_tree(head_tree, kept)
     message = f"archive({month}): keep {len(paths)} journals\n\nMemgit-Op: archive-branch\n"
     commit = repo.create_commit(None, tree, [current, head], message, author, when)

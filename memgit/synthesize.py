@@ -95,14 +95,11 @@ def synthesize(vault: Vault, since: str = "7d", cmd: str | None = None, entities
         fm = frontmatter.split(old) if old else None
         meta = dict(fm.meta or {}) if fm else {}
         name = str(meta.get("name") or folder.split("/")[-1])
-        notes_m = _NOTES.search(fm.body if fm else "")
-        notes = notes_m.group(1).strip() if notes_m else ""
         if cmd:
             prompt = PROMPT + json.dumps({"entity": folder, "name": name, "facts": active, "current_summary": fm.body if fm else ""}, ensure_ascii=False, indent=2)
             body = ask(cmd, prompt, folder)
         else:
             body = deterministic(name, active)
-        body += f"\n## Notes\n\n{notes}\n" if notes else "\n## Notes\n\n"
         meta.update({"name": name, "updated": vault.today()})
         meta.setdefault("kind", folder.split("/")[0])
         bodies[folder] = (meta, body)
@@ -111,6 +108,10 @@ def synthesize(vault: Vault, since: str = "7d", cmd: str | None = None, entities
         for folder, (meta, body) in bodies.items():
             path = f"{folder}/summary.md"
             old = tx.read(path)
+            # Notes from the summary as it is now: a human may have committed one while the model was answering
+            notes_m = _NOTES.search(frontmatter.split(old.decode()).body if old else "")
+            notes = notes_m.group(1).strip() if notes_m else ""
+            body += f"\n## Notes\n\n{notes}\n" if notes else "\n## Notes\n\n"
             text = frontmatter.update(old.decode(), {"updated": meta["updated"]}) if old else frontmatter.render(meta, "")
             head = text[: len(text) - len(frontmatter.split(text).body)]
             tx.write(path, (head + body).encode())

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from memgit.commands import _common
@@ -15,7 +16,7 @@ def run(args: argparse.Namespace) -> int:
     from memgit.brief import brief
 
     result = brief(_common.vault(args), args.budget)
-    text = result["text"].rstrip("\n")
-    if result["omitted"]:
-        text += f"\n\n(omitted for the budget: {', '.join(result['omitted'])})"
-    return _common.emit(args, result, text)
+    if result["omitted"] and not args.json:
+        # on stderr: stdout is the brief itself and stays within the budget
+        print(f"memgit: omitted for the budget: {', '.join(result['omitted'])}", file=sys.stderr)
+    return _common.emit(args, result, result["text"].rstrip("\n"))

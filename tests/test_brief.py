@@ -1,0 +1,104 @@
+"""memgit brief: the session-start handoff, within its token budget (ceil(characters / 4))."""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import git, head, memgit, memgit_json, status
+
+T = {"MEMGIT_NOW": "2026-01-10T10:00:00"}
+NOW_TEXT = "Shipping the billing migration; blocked on DB credentials from ops"
+
+
+def brief(vault: Path, budget: int) -> dict[str, Any]:
+    data = memgit_json("brief", "--budget", str(budget), cwd=vault, env=T)
+    assert data["budget"] == budget
+    return data
+
+
+def assert_within(data: dict[str, Any], budget: int) -> None:
+    assert data["tokens"] == math.ceil(len(data["text"]) / 4)
+    assert data["tokens"] <= budget
+    for section in data["sections"]:  # the sections are what the text is made of
+        assert section["text"] in data["text"] and section["tokens"] <= budget
+
+
+def fill(vault: Path) -> None:
+    """NOW.md, a long MEMORY.md (by hand, as a human would) and a few journal entries: more than 400 tokens."""
+    memgit_json("now", "set", NOW_TEXT, cwd=vault, env=T)
+    lines = "".join(f"- Lesson {n}: keep deploy scripts idempotent and log every migration step {n}\n" for n in range(40))
+    (vault / "MEMORY.md").write_text(f"# Memory\n\n{lines}")
+    git(vault, "commit", "-q", "-am", "memory: what I learned")
+    for n in range(3):
+        memgit_json("log", f"Migrated billing table {n}", cwd=vault, env=T)
+
+
+_FILLED: dict[str, Path] = {}
+
+
+@pytest.fixture
+def filled(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One filled vault (built once, in the first test's hermetic environment); brief only reads it."""
+    if "v" not in _FILLED:
+        path = tmp_path_factory.mktemp("brief") / "vault"
+        r = memgit("init", str(path))
+        assert r.returncode == 0, r.stdout + r.stderr
+        fill(path)
+        _FILLED["v"] = path
+    return _FILLED["v"]
+
+
+def test_brief_holds_now_and_stays_within_budget(filled: Path) -> None:
+    vault = filled
+    before = head(vault)
+    data = brief(vault, 400)
+    assert_within(data, 400)
+    assert NOW_TEXT in data["text"]
+    assert "## Now (NOW.md)" in data["text"]
+    assert data["text"].index(NOW_TEXT) < data["text"].index("Lesson 0")  # NOW before MEMORY.md
+    # the vault holds more than 400 tokens: the budget really cut something
+    assert data["omitted"] or any(s["truncated"] for s in data["sections"])
+    assert "Lesson 39" not in data["text"]
+    full = brief(vault, 20000)
+    assert_within(full, 20000)
+    assert "Lesson 39" in full["text"] and "Migrated billing table 2" in full["text"] and not full["omitted"]
+    assert full["tokens"] > 400
+    assert head(vault) == before and status(vault) == ""  # brief only reads
+
+
+def test_tiny_budgets_stay_within_budget(filled: Path) -> None:
+    before = head(filled)
+    for budget in (20, 21, 40, 57, 100, 250):
+        data = brief(filled, budget)
+        assert_within(data, budget)
+        assert data["text"].strip(), budget
+    assert head(filled) == before and status(filled) == ""
+
+
+def test_budget_below_minimum_is_a_usage_error(vault: Path) -> None:
+    r = memgit("brief", "--budget", "10", cwd=vault, env=T)
+    assert r.returncode == 2
+    assert "hint: " in r.stderr
+
+
+def test_active_context_appears_in_brief(vault: Path) -> None:
+    memgit_json("now", "set", NOW_TEXT, cwd=vault, env=T)
+    assert "Active context: work" not in brief(vault, 400)["text"]
+    memgit_json("context", "switch", "work", cwd=vault, env=T)
+    memgit_json("context", "save", "--state", "Halfway through the invoice parser", cwd=vault, env=T)
+    data = brief(vault, 400)
+    assert_within(data, 400)
+    titles = [s["title"] for s in data["sections"]]
+    assert "Active context: work (contexts/work.md)" in titles
+    [ctx] = [s for s in data["sections"] if s["title"].startswith("Active context")]
+    assert "Halfway through the invoice parser" in ctx["text"]
+    assert NOW_TEXT in data["text"]
+    plain = memgit("brief", "--budget", "400", cwd=vault, env=T)
+    assert plain.returncode == 0 and "Halfway through the invoice parser" in plain.stdout
+    # switching away: the other context is the active one now
+    memgit_json("context", "switch", "home", cwd=vault, env=T)
+    text = brief(vault, 400)["text"]
+    assert "Active context: home" in text and "Halfway through the invoice parser" not in text

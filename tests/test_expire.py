@@ -1,0 +1,107 @@
+"""memgit expire and validity windows: facts past valid_until leave recall, INDEX.md says what expires soon."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import git, head, memgit, memgit_json, status
+
+T = {"MEMGIT_NOW": "2026-01-10T10:00:00"}  # also the newest date in the vault (the facts' timestamps)
+
+
+def add(vault: Path, entity: str, text: str, *extra: str) -> str:
+    return memgit_json("fact", "add", entity, text, "--category", "status", *extra, cwd=vault, env=T)["id"]  # type: ignore[no-any-return]
+
+
+def items(vault: Path, entity: str, rev: str = "HEAD") -> dict[str, dict[str, Any]]:
+    return {i["id"]: i for i in json.loads(git(vault, "show", f"{rev}:{entity}/items.json").stdout)}
+
+
+def section(vault: Path, title: str) -> list[str]:
+    lines = (vault / "INDEX.md").read_text().splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln.startswith(f"## {title} ("))
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+    return [ln for ln in lines[start:end] if ln.startswith("- ")]
+
+
+def recall(vault: Path, *args: str) -> tuple[int, dict[str, Any]]:
+    r = memgit("recall", *args, "--json", cwd=vault, env=T)
+    assert r.returncode in (0, 1), r.stdout + r.stderr
+    return r.returncode, json.loads(r.stdout)
+
+
+def test_expire_retires_facts_past_valid_until_in_one_commit(vault: Path) -> None:
+    launch = add(vault, "projects/apollo", "Launch window is open", "--valid-from", "2026-01-01", "--valid-until", "2026-01-05")
+    budget = add(vault, "companies/acme", "Budget frozen until the audit", "--valid-until", "2026-01-08")
+    lease = add(vault, "projects/apollo", "Office lease runs through January", "--valid-until", "2026-01-24")  # ref + 14
+    renewal = add(vault, "projects/apollo", "Contract renewal pending", "--valid-until", "2026-01-25")  # ref + 15
+    team = add(vault, "projects/apollo", "Team is five people")
+    index = (vault / "INDEX.md").read_text()
+    assert "Newest date in the vault: 2026-01-10." in index
+
+    # INDEX.md before: two stale, one expiring within 14 days of the newest date, none expired
+    expiring = section(vault, "Expiring soon")
+    assert [r for r in expiring if lease in r] == [f"- {lease}: Office lease runs through January: valid until 2026-01-24"]
+    assert not any(renewal in r or team in r or launch in r for r in expiring)
+    stale = "\n".join(section(vault, "Stale"))
+    assert launch in stale and budget in stale and lease not in stale
+    assert section(vault, "Expired") == []
+
+    # recall before: still active, but flagged not valid
+    rc, data = recall(vault, "launch window")
+    [hit] = [h for h in data["hits"] if h.get("id") == launch]
+    assert hit["status"] == "active" and hit["valid"] is False and hit["valid_until"] == "2026-01-05"
+
+    before = head(vault)
+    r = memgit_json("expire", cwd=vault, env=T)
+    assert sorted(r["ids"]) == sorted([launch, budget])
+    assert r["commit"] == head(vault)
+    assert git(vault, "rev-list", "--count", f"{before}..HEAD").stdout.strip() == "1"
+    changed = set(git(vault, "diff", "--name-only", before, "HEAD").stdout.split())
+    assert {"projects/apollo/items.json", "companies/acme/items.json"} <= changed
+    assert status(vault) == ""
+
+    apollo, acme = items(vault, "projects/apollo"), items(vault, "companies/acme")
+    assert apollo[launch]["status"] == "expired" and acme[budget]["status"] == "expired"
+    assert apollo[launch]["valid_until"] == "2026-01-05" and acme[budget]["valid_until"] == "2026-01-08"
+    assert {apollo[i]["status"] for i in (lease, renewal, team)} == {"active"}
+    assert memgit("verify", cwd=vault).returncode == 0
+
+    # INDEX.md after: under Expired, no longer stale
+    expired = section(vault, "Expired")
+    assert sorted(expired) == sorted([f"- {launch}: Launch window is open", f"- {budget}: Budget frozen until the audit"])
+    assert section(vault, "Stale") == []
+    assert any(lease in r for r in section(vault, "Expiring soon"))
+
+    # recall hides expired facts, --history shows them
+    rc, data = recall(vault, "launch window")
+    assert rc == 1 and data["hits"] == []
+    rc, data = recall(vault, "budget frozen audit")
+    assert budget not in [h.get("id") for h in data["hits"]]
+    rc, data = recall(vault, "launch window", "--history")
+    [hit] = [h for h in data["hits"] if h.get("id") == launch]
+    assert hit["status"] == "expired" and hit["valid"] is False
+    rc, data = recall(vault, "apollo")
+    assert {h.get("id") for h in data["hits"] if h["kind"] == "entity-items"} == {lease, renewal, team}
+
+    # nothing left to expire: exit 1, no commit
+    again = memgit("expire", cwd=vault, env=T)
+    assert again.returncode == 1, again.stdout + again.stderr
+    assert head(vault) == r["commit"]
+
+
+def test_expire_one_fact_by_id(vault: Path) -> None:
+    keep = add(vault, "people/sam", "Sam is on call")
+    gone = add(vault, "people/sam", "Sam leads the audit")
+    r = memgit_json("expire", gone, "--until", "2026-01-09", cwd=vault, env=T)
+    assert r["id"] == gone and r["commit"] == head(vault)
+    facts = items(vault, "people/sam")
+    assert facts[gone]["status"] == "expired" and facts[gone]["valid_until"] == "2026-01-09"
+    assert facts[keep]["status"] == "active"
+    assert section(vault, "Expired") == [f"- {gone}: Sam leads the audit"]
+    # already expired, or a date in the future: refused, nothing written
+    for args in ((gone,), (keep, "--until", "2026-02-01")):
+        bad = memgit("expire", *args, cwd=vault, env=T)
+        assert bad.returncode == 2, bad.stdout + bad.stderr
+        assert head(vault) == r["commit"]

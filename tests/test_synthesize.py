@@ -1,0 +1,161 @@
+"""memgit synthesize: summary.md rewritten from active facts, hand-written Notes kept, --cmd answers validated."""
+from __future__ import annotations
+
+import json
+import shlex
+import shutil
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from tests.conftest import git, head, memgit, memgit_json, status
+
+T = {"MEMGIT_NOW": "2026-01-10T10:00:00"}
+SUMMARY = "people/x/summary.md"
+NOTE = "Met at the 2025 conference; prefers email over calls."
+
+
+_TEMPLATE: dict[str, SimpleNamespace] = {}
+
+
+def _build(vault: Path) -> SimpleNamespace:
+    """people/x with a superseded fact, two active ones, and a Notes line a human committed with plain git."""
+    r = memgit("init", str(vault), env={"MEMGIT_NOW": "2026-01-01T09:00:00"})
+    assert r.returncode == 0, r.stdout + r.stderr
+    old = memgit_json("fact", "add", "people/x", "Lives in Berlin", "--category", "status", cwd=vault, env=T)["id"]
+    new = memgit_json("supersede", old, "Lives in Lisbon", cwd=vault, env={"MEMGIT_NOW": "2026-01-10T11:00:00"})["id"]
+    cello = memgit_json("fact", "add", "people/x", "Plays the cello", "--category", "preference", cwd=vault,
+                        env={"MEMGIT_NOW": "2026-01-10T12:00:00"})["id"]  # fmt: skip
+    path = vault / SUMMARY
+    text = path.read_text()
+    assert text.rstrip().endswith("## Notes")
+    path.write_text(text.rstrip("\n") + f"\n\n{NOTE}\n")
+    r = git(vault, "commit", "-am", "people/x: notes from the conference", check=False,
+            env={"GIT_AUTHOR_DATE": "2026-01-10T12:30:00", "GIT_COMMITTER_DATE": "2026-01-10T12:30:00"})  # fmt: skip
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert status(vault) == ""
+    return SimpleNamespace(path=vault, old=old, new=new, cello=cello)
+
+
+@pytest.fixture
+def ent(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
+    """A copy of one vault built once (git repositories copy whole: objects, refs, index, hooks)."""
+    if "t" not in _TEMPLATE:
+        _TEMPLATE["t"] = _build(tmp_path_factory.mktemp("synth") / "vault")
+    t = _TEMPLATE["t"]
+    path = tmp_path / "vault"
+    shutil.copytree(t.path, path, symlinks=True)
+    assert status(path) == ""
+    return SimpleNamespace(**{**vars(t), "path": path})
+
+
+def body(vault: Path) -> str:
+    text = (vault / SUMMARY).read_text()
+    assert text.startswith("---\n")
+    return text.split("\n---\n", 1)[1]
+
+
+def test_synthesize_rewrites_summary_from_active_facts_and_keeps_notes(ent: SimpleNamespace) -> None:
+    v = ent.path
+    before = head(v)
+    r = memgit_json("synthesize", cwd=v, env=T)
+    assert r["entities"] == ["people/x"] and r["commit"] == head(v)
+    assert git(v, "rev-list", "--count", f"{before}..HEAD").stdout.strip() == "1"
+    assert SUMMARY in git(v, "diff", "--name-only", before, "HEAD").stdout.split()
+    msg = git(v, "log", "-1", "--format=%B").stdout
+    assert "Memgit-Op: synthesize" in msg and "Memgit-Synthesizer: deterministic" in msg
+
+    text = body(v)
+    assert "Lives in Lisbon" in text and "Plays the cello" in text
+    assert ent.new in text and ent.cello in text
+    assert "Berlin" not in text and ent.old not in text
+    assert text.count("## Notes") == 1
+    assert text.rstrip().endswith(f"## Notes\n\n{NOTE}")
+    assert "\nupdated: '2026-01-10'\n" in (v / SUMMARY).read_text()
+    assert status(v) == ""
+    assert memgit("verify", cwd=v).returncode == 0
+
+
+def test_synthesize_with_a_model_command(ent: SimpleNamespace, tmp_path: Path) -> None:
+    v = ent.path
+    prompt = tmp_path / "prompt.txt"
+    model = tmp_path / "model.py"
+    model.write_text(
+        "import sys, pathlib\n"
+        "pathlib.Path(sys.argv[1]).write_text(sys.stdin.read())\n"
+        "print('# x\\n\\nA cellist who moved to Lisbon.\\n')\n"
+    )
+    cmd = f"{shlex.quote(sys.executable)} {shlex.quote(str(model))} {shlex.quote(str(prompt))}"
+    before = head(v)
+    r = memgit_json("synthesize", "--cmd", cmd, cwd=v, env=T)
+    assert r["commit"] == head(v)
+    assert git(v, "rev-list", "--count", f"{before}..HEAD").stdout.strip() == "1"
+    assert "Memgit-Synthesizer: cmd" in git(v, "log", "-1", "--format=%B").stdout
+    text = body(v)
+    assert text.startswith("# x\n\nA cellist who moved to Lisbon.\n")
+    assert text.count("## Notes") == 1 and NOTE in text
+    assert "Berlin" not in text
+    # the model was asked about the active facts only
+    asked = prompt.read_text()
+    facts = json.loads(asked[asked.index("{"):])
+    assert {f["id"] for f in facts["facts"]} == {ent.new, ent.cello}
+    assert "Lives in Berlin" not in json.dumps(facts["facts"])
+    assert status(v) == ""
+
+
+BROKEN = {
+    "exit1": ("import sys\nsys.stdin.read()\nsys.stderr.write('model overloaded\\n')\nsys.exit(1)\n", ["exited 1", "model overloaded"]),
+    "frontmatter": ("import sys\nsys.stdin.read()\nprint('---\\nname: x\\n---\\n# x\\n\\nhi')\n", ["frontmatter"]),
+    "notes": ("import sys\nsys.stdin.read()\nprint('# x\\n\\nhi\\n\\n## Notes\\n\\nmine now')\n", ["Notes"]),
+    "empty": ("import sys\nsys.stdin.read()\n", ["empty"]),
+    "no-title": ("import sys\nsys.stdin.read()\nprint('just a paragraph')\n", ["# <name>"]),
+}
+
+
+def test_broken_model_command_changes_nothing(ent: SimpleNamespace, tmp_path: Path) -> None:
+    v = ent.path
+    before, summary = head(v), (v / SUMMARY).read_bytes()
+    for name, (script, says) in BROKEN.items():
+        model = tmp_path / f"{name}.py"
+        model.write_text(script)
+        r = memgit("synthesize", "--cmd", f"{shlex.quote(sys.executable)} {shlex.quote(str(model))}", cwd=v, env=T)
+        assert r.returncode != 0, (name, r.stdout, r.stderr)
+        assert r.stderr.startswith("memgit: people/x: --cmd"), (name, r.stderr)
+        for word in says:
+            assert word in r.stderr, (name, r.stderr)
+        assert "nothing was written" in r.stderr
+        assert head(v) == before and (v / SUMMARY).read_bytes() == summary and status(v) == "", name
+    missing = memgit("synthesize", "--cmd", str(tmp_path / "no-such-model"), cwd=v, env=T)
+    assert missing.returncode != 0 and "failed to run" in missing.stderr
+    assert head(v) == before
+
+
+def test_nothing_changed_recently_is_not_found(ent: SimpleNamespace) -> None:
+    r = memgit("synthesize", "--since", "7d", cwd=ent.path, env={"MEMGIT_NOW": "2026-02-01T10:00:00"})
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "no entity changed" in r.stderr
+
+
+def test_notes_committed_while_the_model_answers_are_kept(ent: SimpleNamespace, tmp_path: Path) -> None:
+    """The model call runs outside the vault lock: a human's Notes commit made meanwhile must survive."""
+    v = ent.path
+    model = tmp_path / "slow_model.py"
+    model.write_text(
+        "import pathlib, subprocess, sys\n"
+        "sys.stdin.read()\n"
+        f"p = pathlib.Path({str(v / SUMMARY)!r})\n"
+        "p.write_text(p.read_text().rstrip('\\n') + '\\nAdded while the model was thinking.\\n')\n"
+        f"subprocess.run(['git', '-C', {str(v)!r}, 'commit', '-qam', 'people/x: one more note'], check=True)\n"
+        "print('# x\\n\\nA cellist who moved to Lisbon.\\n')\n"
+    )
+    before = head(v)
+    r = memgit_json("synthesize", "--cmd", f"{shlex.quote(sys.executable)} {shlex.quote(str(model))}", cwd=v, env=T)
+    assert git(v, "log", "--format=%s", f"{before}..HEAD").stdout.splitlines()[-1] == "people/x: one more note"
+    assert r["commit"] == head(v)
+    text = body(v)
+    assert text.startswith("# x\n\nA cellist who moved to Lisbon.\n")
+    assert NOTE in text and "Added while the model was thinking." in text
+    assert text.count("## Notes") == 1
+    assert status(v) == ""

@@ -1,0 +1,75 @@
+"""Builders shared by the end-to-end vault tests (init, hooks, verify, index): files, raw commits, journals."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+from typing import NamedTuple
+
+from tests.conftest import git, memgit_json
+
+DAY = "2026-01-05"
+JOURNAL = f"memory/{DAY}.md"
+REFRESH = "index: refresh for "
+
+
+def write(repo: Path, rel: str, data: str | bytes) -> Path:
+    target = repo / rel
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    target.write_bytes(data)
+    return target
+
+
+class Result(NamedTuple):
+    returncode: int
+    out: str  # stdout and stderr: pre-commit reports on stdout, git on stderr
+
+
+def commit(repo: Path, message: str, *args: str, env: dict[str, str] | None = None) -> Result:
+    """A raw `git commit` through the installed hooks."""
+    r = git(repo, "commit", "-m", message, *args, check=False, env=env)
+    return Result(r.returncode, r.stdout + r.stderr)
+
+
+def add_commit(repo: Path, message: str, *paths: str, env: dict[str, str] | None = None) -> Result:
+    git(repo, "add", "--", *(paths or (".",)))
+    return commit(repo, message, env=env)
+
+
+def journal(repo: Path, *entries: str, day: str = DAY) -> str:
+    """Commit entries (memgit log, one commit each) to day's journal; returns its path."""
+    for n, text in enumerate(entries):
+        memgit_json("log", text, "--at", f"{day}T09:{n:02d}:00", cwd=repo)
+    return f"memory/{day}.md"
+
+
+def decision(title: str = "Use Postgres", date: str = "2026-01-10", status: str = "active", tags: str = "[db, infra]") -> str:
+    return (
+        f"---\ndate: {date}\ntype: architecture\nstatus: {status}\ntags: {tags}\n---\n"
+        f"# {title}\n\n## Context\n\nWe need a database.\n\n## Decision\n\n{title}.\n"
+    )
+
+
+def subjects(repo: Path, rev_range: str = "HEAD") -> list[str]:
+    """Commit subjects, newest first."""
+    return git(repo, "log", "--format=%s", rev_range).stdout.splitlines()
+
+
+def show(repo: Path, rev_path: str) -> bytes:
+    return subprocess.run(["git", "-C", str(repo), "show", rev_path], capture_output=True, check=True).stdout
+
+
+def built_once(base: Path, dest: Path, build: Callable[[Path], None]) -> Path:
+    """A copy at dest of a vault that build() makes once under base (pass the session's basetemp).
+
+    The copy is a real vault (hooks, config, index cache) with the same commit ids; building a
+    history once keeps tests that only read or extend it fast.
+    """
+    built = base / f"built-{build.__module__.rsplit('.', 1)[-1]}-{build.__name__}"
+    if not built.exists():
+        build(built)
+    shutil.copytree(built, dest, symlinks=True)
+    return dest

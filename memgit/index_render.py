@@ -201,7 +201,7 @@ def render_main(config: Config, summaries: dict[str, dict[str, Any]], archives: 
         section(ekind)
     for name in ("decisions", "lessons", "preferences", "contexts", "journals"):
         section(name)
-    arch = [f"- {b}{rest}" for b, rest in sorted(_archive_lines(archives).items(), reverse=True)]
+    arch = [f"- {b}{rest}" for b, rest in sorted(_archive_lines(archives), reverse=True)]
     lines.extend([f"## Archive branches ({len(arch)})", ""])
     lines.extend(arch[:cap] or ["_none yet_ (`memgit archive` moves old journals there; `memgit recall --archive` searches them)"])
     lines.append("")
@@ -232,6 +232,6 @@ def render_main(config: Config, summaries: dict[str, dict[str, Any]], archives: 
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-def _archive_lines(text: str) -> dict[str, str]:
-    """archive branch -> its latest line in memory/ARCHIVE.md."""
-    return {m.group(1): m.group(2).rstrip() for m in _ARCHIVE_RE.finditer(text)}
+def _archive_lines(text: str) -> set[tuple[str, str]]:
+    """(archive branch, what the line says) for each archive run recorded in memory/ARCHIVE.md."""
+    return {(m.group(1), m.group(2).rstrip()) for m in _ARCHIVE_RE.finditer(text)}

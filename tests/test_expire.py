@@ -94,10 +94,10 @@ def test_expire_retires_facts_past_valid_until_in_one_commit(vault: Path) -> Non
 def test_expire_one_fact_by_id(vault: Path) -> None:
     keep = add(vault, "people/sam", "Sam is on call")
     gone = add(vault, "people/sam", "Sam leads the audit")
-    r = memgit_json("expire", gone, "--until", "2026-01-09", cwd=vault, env=T)
+    r = memgit_json("expire", gone, "--until", "2026-01-10", cwd=vault, env=T)
     assert r["id"] == gone and r["commit"] == head(vault)
     facts = items(vault, "people/sam")
-    assert facts[gone]["status"] == "expired" and facts[gone]["valid_until"] == "2026-01-09"
+    assert facts[gone]["status"] == "expired" and facts[gone]["valid_until"] == "2026-01-10"
     assert facts[keep]["status"] == "active"
     assert section(vault, "Expired") == [f"- {gone}: Sam leads the audit"]
     # already expired, or a date in the future: refused, nothing written

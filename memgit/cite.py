@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 
 _FACT_ID = re.compile(r"^[a-z0-9][a-z0-9-]*-[a-z0-9]{6}$")
 _PATH_LINE = re.compile(r"^(?P<path>[^#]+?)(?::|#L)(?P<line>\d+)$")
+_DATED = re.compile(r"\s*\(\d{4}-\d{2}-\d{2}\)$")
 
 
 def _commit_record(vault: Vault, rev: str, path: str, line: int) -> dict[str, Any]:
@@ -79,11 +80,15 @@ def cite_heading(vault: Vault, path: str, heading: str) -> dict[str, Any]:
     want = heading.strip().lower()
     from memgit.ops.records import slugify
 
-    for n, ln in enumerate(data.splitlines(), 1):
-        if ln.startswith("#"):
-            title = ln.lstrip("#").strip()
-            if title.lower() == want or slugify(title) == want or title.lower().startswith(want):
-                return {**cite_line(vault, path, n), "ref": f"{path}#{heading}", "heading": title}
+    headings = [(n, ln.lstrip("#").strip()) for n, ln in enumerate(data.splitlines(), 1) if ln.startswith("#")]
+    exact = [(n, t) for n, t in headings
+             # lessons are "## Title (YYYY-MM-DD)": their ids use the slug of the title without the date
+             if want in (t.lower(), slugify(t), _DATED.sub("", t).lower(), slugify(_DATED.sub("", t)))]  # fmt: skip
+    # an exact match anywhere wins over an earlier heading that merely starts with the text
+    found = exact or [(n, t) for n, t in headings if want and t.lower().startswith(want)]
+    if found:
+        n, title = found[0]
+        return {**cite_line(vault, path, n), "ref": f"{path}#{heading}", "heading": title}
     raise NotFound(f"{path}: no heading {heading!r}", "cite path#heading with a heading's text or slug")
 
 

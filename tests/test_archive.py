@@ -215,9 +215,6 @@ def test_backfilled_entry_for_an_archived_day_does_not_replace_the_archived_jour
         assert memgit_json("cite", hit["cite"], cwd=dated)["asserted"]["commit"] == entry["commit"]
 
 
-@pytest.mark.xfail(strict=True, reason="known bug, not in archive.py: `log --at` re-creates an archived day on main, and verify "
-                   "then rejects the first archive commit (the branch copy no longer starts with what it deleted); "
-                   "see the report's proposed patch for memgit/ops/journal.py")  # fmt: skip
 def test_verify_accepts_history_after_backfilling_an_archived_day(dated: Path) -> None:
     log(dated, "Original zebra sighting", "2026-01-02T09:00:00")
     memgit_json("archive", "--older-than", "14d", cwd=dated, env=at("2026-01-20T10:00:00"))

@@ -140,13 +140,14 @@ def supersede(vault: Vault, fact_id: str, text: str, reason: str | None, source:
     def build(tx: Transaction) -> dict[str, Any]:
         path, items, old = locate(vault, fact_id, tx.tree)
         if old["status"] != "active":
-            succ = old.get("supersededBy")
-            while succ:
-                nxt = next((i for i in items if i["id"] == succ), None)
-                if nxt is None or nxt["status"] == "active":
-                    break
-                succ = nxt.get("supersededBy")
-            hint = f"supersede the active successor {succ} instead" if succ else "add a new fact instead"
+            known = facts.by_id(items)
+            succ, seen = old.get("supersededBy"), {fact_id}
+            # follow the chain to the fact still active; a hand-made cycle must not hang us under the lock
+            while succ in known and succ not in seen and known[succ].get("status") != "active":
+                seen.add(succ)
+                succ = known[succ].get("supersededBy")
+            active = succ in known and known[succ].get("status") == "active"
+            hint = f"supersede the active successor {succ} instead" if active else "add a new fact instead"
             raise UsageError(f"fact {fact_id} is already {old['status']}", hint)
         slug = path.split("/")[1]
         new = _new_fact(vault, slug, text, old["category"], source or old.get("source"), None, None,
@@ -182,6 +183,8 @@ def expire(vault: Vault, fact_id: str | None, until: str | None) -> dict[str, An
             path, items, item = locate(vault, fact_id, tx.tree)
             if item["status"] != "active":
                 raise UsageError(f"fact {fact_id} is already {item['status']}", "nothing to expire")
+            if until and item.get("valid_from") and until < str(item["valid_from"]):
+                raise UsageError(f"--until {until} is before the fact's valid_from {item['valid_from']}", "a fact cannot stop being true before it became true")
             item["status"] = "expired"
             item["valid_until"] = until or (item["valid_until"] if item["valid_until"] and item["valid_until"] <= today else today)
             tx.write(path, facts.canonical(items))
@@ -203,7 +206,7 @@ def expire(vault: Vault, fact_id: str | None, until: str | None) -> dict[str, An
                 raise NotFound("no active fact is past its valid_until", "nothing to expire")
             scope = "facts"
         tx.describe("expire", scope, ", ".join(expired[:5]) + (f" and {len(expired) - 5} more" if len(expired) > 5 else ""),
-                    ("Memgit-Op", "expire"), *[("Memgit-Expired", e) for e in expired[:1]])
+                    ("Memgit-Op", "expire"), ("Memgit-Expired", ", ".join(expired)))  # one key: trailers are a dict
         return {"ids": expired, "id": expired[0] if len(expired) == 1 else None}
 
     result, commit = vault.transact(build)

@@ -35,7 +35,8 @@ def log(vault: Vault, text: str, kind: str | None, source: str | None, at: str |
     if kind is not None and kind not in LOG_KINDS:
         raise UsageError(f"unknown entry kind {kind!r}", f"use one of {', '.join(LOG_KINDS)}")
     if source is not None:
-        source = require_text(vault.config, source, "source")
+        # the source ends the entry's first line: a line break would cut the entry in two
+        source = " ".join(require_text(vault.config, source, "source").split())
     if kind == "instruction" and not source:
         raise UsageError("an instruction needs its verbatim source", 'add --source "the words as given"')
     moment = parse_time(at, vault.tz) if at else vault.now()
@@ -44,6 +45,12 @@ def log(vault: Vault, text: str, kind: str | None, source: str | None, at: str |
 
     def build(tx: Transaction) -> dict[str, Any]:
         old = tx.read(path)
+        if old is None:
+            # a day already archived keeps its lines there: re-creating it on main would reuse its cite handles
+            for tip in vault.repo.refs(f"refs/heads/archive/{day[:7]}").values():
+                if vault.repo.read(vault.repo.commit_tree(tip), path) is not None:
+                    raise UsageError(f"{path} was archived to archive/{day[:7]}; its lines stay there",
+                                     "log it today (without --at) and say which day it is about")
         base = old if old is not None else f"# {day}\n\n".encode()
         if base and not base.endswith(b"\n"):
             base += b"\n"

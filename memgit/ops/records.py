@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from memgit.vault import Vault
 
 _SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
+_LESSON_HEADING = re.compile(r"^## (.+?)(?: \(\d{4}-\d{2}-\d{2}\))?\s*$", re.M)
 
 
 def slugify(text: str, limit: int = 60) -> str:
@@ -112,10 +113,13 @@ def lesson(vault: Vault, topic: str, title: str, body: str) -> dict[str, Any]:
         if not text.endswith("\n"):
             text += "\n"
         heading_line = text.count("\n") + 2
+        # a title used before gets the dated anchor, so each lesson's id cites that lesson
+        taken = {slugify(t) for t in _LESSON_HEADING.findall(text)}
+        anchor = slugify(f"{title} ({date})") if slugify(title) in taken else slugify(title)
         text += f"\n## {title} ({date})\n\n{body}\n"
         tx.write(path, text.encode())
         tx.describe("lesson", f"lessons/{slug}", title, ("Memgit-Op", "lesson"))
-        return {"id": f"{path}#{slugify(title)}", "path": path, "line": heading_line, "new_topic": old is None}
+        return {"id": f"{path}#{anchor}", "path": path, "line": heading_line, "new_topic": old is None}
 
     result, commit = vault.transact(build)
     return {**result, "commit": commit}

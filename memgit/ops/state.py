@@ -109,13 +109,18 @@ def context_save(vault: Vault, name: str | None, state_text: str | None) -> dict
             now = frontmatter.split((tx.read("NOW.md") or b"").decode()).body.strip()
             state = now or "(NOW.md is empty)"
         text = frontmatter.update(old.decode(), {"updated": vault.today()})
-        text = _replace_section(text, "Last state", f"{vault.today()}:\n\n{state}\n")
+        text = _replace_section(text, "Last state", f"{vault.today()}:\n\n{_nested(state)}\n")
         tx.write(path, text.encode())
         tx.describe("context", path, "save last state", ("Memgit-Op", "context-save"))
         return {"id": path, "path": path}
 
     result, commit = vault.transact(build)
     return {**result, "commit": commit}
+
+
+def _nested(text: str) -> str:
+    """Headings demoted two levels: a saved NOW.md's `## Doing` must not end `## Last state` and pile up."""
+    return re.sub(r"^(#{1,6})(?=[ \t])", lambda m: "#" * min(len(m.group(1)) + 2, 6), text, flags=re.M)
 
 
 def _replace_section(text: str, title: str, content: str) -> str:

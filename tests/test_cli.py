@@ -1,0 +1,114 @@
+"""The CLI surface: every command documents itself, takes --json, and exits as documented."""
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import memgit
+from memgit.main import build_parser
+from tests.conftest import memgit as run_memgit
+from tests.conftest import memgit_json
+
+# plumbing (DESIGN.md §5): called by git, pre-commit or an MCP client, not read by an agent as output
+PLUMBING = {("hook",), ("merge-driver",), ("mcp",)}
+# what DESIGN.md promises (other commands may be added; none of these may go missing)
+PROMISED = {
+    ("init",), ("install",), ("log",), ("decide",), ("lesson",), ("prefer",), ("fact", "add"), ("fact", "list"),
+    ("fact", "show"), ("supersede",), ("expire",), ("now", "set"), ("now", "show"), ("context", "switch"),
+    ("context", "save"), ("context", "list"), ("fmt",), ("cite",), ("verify",), ("hook",), ("merge-driver",),
+}  # fmt: skip
+
+
+def _subcommands(parser: argparse.ArgumentParser, prefix: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], argparse.ArgumentParser]]:
+    out = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                path = (*prefix, name)
+                out.append((path, sub))
+                out.extend(_subcommands(sub, path))
+    return out
+
+
+ALL = _subcommands(build_parser())
+LEAVES = [(path, p) for path, p in ALL if not _subcommands(p)]
+
+
+def test_every_promised_command_exists() -> None:
+    found = {path for path, _ in LEAVES}
+    assert PROMISED - found == set()
+
+
+@pytest.mark.parametrize("path", [path for path, _ in ALL], ids=[" ".join(p) for p, _ in ALL])
+def test_help(path: tuple[str, ...]) -> None:
+    r = run_memgit(*path, "--help")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith(f"usage: memgit {' '.join(path)}"), r.stdout
+    # a description beyond the usage line
+    lines = [ln for ln in r.stdout.splitlines() if ln.strip() and not ln.startswith(("usage:", " "))]
+    assert len(lines) >= 2, r.stdout
+    if path in {p for p, s in LEAVES} and path not in PLUMBING:
+        assert "--json" in r.stdout, f"memgit {' '.join(path)} has no --json"
+
+
+def test_every_agent_facing_command_accepts_json() -> None:
+    missing = [" ".join(path) for path, p in LEAVES if path not in PLUMBING and "--json" not in p._option_string_actions]
+    assert missing == []
+
+
+def test_top_level_help_lists_every_command() -> None:
+    r = run_memgit("--help")
+    assert r.returncode == 0
+    for path, _ in ALL:
+        if len(path) == 1:
+            assert path[0] in r.stdout
+
+
+def test_no_arguments_exits_2() -> None:
+    r = run_memgit()
+    assert r.returncode == 2
+    assert "usage: memgit" in r.stdout + r.stderr
+
+
+def test_unknown_command_and_missing_subcommand_exit_2() -> None:
+    assert run_memgit("no-such-command").returncode == 2
+    r = run_memgit("fact")
+    assert r.returncode == 2 and "usage: memgit fact" in r.stderr
+
+
+def test_python_m_memgit_version() -> None:
+    r = subprocess.run([sys.executable, "-m", "memgit", "--version"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == f"memgit {memgit.__version__}"
+
+
+def test_read_commands_print_json(vault: Path) -> None:
+    env = {"MEMGIT_NOW": "2026-01-15T10:04:00"}
+    fid = memgit_json("fact", "add", "people/sarah", "Works at Acme", "--category", "status", cwd=vault, env=env)["id"]
+    assert memgit_json("fact", "list", "people/sarah", "--all", cwd=vault)["facts"][0]["id"] == fid
+    assert memgit_json("fact", "show", fid, cwd=vault)["fact"] == "Works at Acme"
+    assert memgit_json("now", "show", cwd=vault)["path"] == "NOW.md"
+    assert {c["name"] for c in memgit_json("context", "list", cwd=vault)["contexts"]} >= {"default"}
+    assert memgit_json("cite", fid, cwd=vault)["asserted"]["trailers"]["Memgit-Fact"] == fid
+    assert memgit_json("verify", cwd=vault) == {"ok": True, "problems": []}
+    assert memgit_json("fmt", "--check", cwd=vault) == {"changed": [], "check": True}
+    # -C runs as if started in the vault
+    assert memgit_json("-C", str(vault), "fact", "show", fid)["id"] == fid
+
+
+def test_errors_with_json_are_json(vault: Path) -> None:
+    r = run_memgit("fact", "show", "sarah-zzzzzz", "--json", cwd=vault)
+    assert r.returncode == 1
+    data = json.loads(r.stdout)
+    assert set(data) >= {"error", "hint", "exit"} and data["exit"] == 1
+
+
+def test_outside_a_vault_exits_2(tmp_path: Path) -> None:
+    r = run_memgit("log", "hello", cwd=tmp_path)
+    assert r.returncode == 2
+    assert "not inside a git repository" in r.stderr and "hint:" in r.stderr

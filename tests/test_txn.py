@@ -1,0 +1,233 @@
+"""The write transaction: the user's work is never swept up, the lock, crashes, concurrent writers."""
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import random
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+from tests.conftest import BIN, git, head, memgit, memgit_json, status
+
+NOW = {"MEMGIT_NOW": "2026-01-15T10:04:00"}
+JOURNAL = "memory/2026-01-15.md"
+
+
+def journal_entries(vault: Path, rev: str = "HEAD") -> list[str]:
+    r = git(vault, "show", f"{rev}:{JOURNAL}", check=False)
+    return [ln for ln in r.stdout.splitlines() if ln.startswith("- ")]
+
+
+def fsck_clean(vault: Path) -> None:
+    r = git(vault, "fsck", "--full", "--strict", check=False)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "error" not in r.stderr.lower() and "missing" not in r.stdout.lower(), r.stdout + r.stderr
+
+
+def test_user_staged_and_unstaged_work_survives_a_write(vault: Path) -> None:
+    memory = vault / "MEMORY.md"
+    memory.write_text(memory.read_text() + "\n- staged by the user\n")
+    git(vault, "add", "MEMORY.md")
+    staged_blob = git(vault, "rev-parse", ":MEMORY.md").stdout.strip()
+    now = vault / "NOW.md"
+    now_text = now.read_text() + "\nunstaged by the user\n"
+    now.write_text(now_text)
+    (vault / "scratch.txt").write_text("untracked\n")
+    before = head(vault)
+
+    r = memgit_json("log", "An entry", cwd=vault, env=NOW)
+    assert git(vault, "rev-parse", "HEAD^").stdout.strip() == before
+    assert sorted(git(vault, "show", "--name-only", "--format=", "HEAD").stdout.split()) == ["INDEX.md", r["path"]]
+    # the user's changes are exactly as they were: staged stays staged, unstaged stays unstaged
+    assert status(vault).splitlines() == ["M  MEMORY.md", " M NOW.md", "?? scratch.txt"]
+    assert git(vault, "rev-parse", ":MEMORY.md").stdout.strip() == staged_blob
+    assert now.read_text() == now_text
+    assert "staged by the user" not in git(vault, "show", "HEAD:MEMORY.md").stdout
+    assert "unstaged by the user" not in git(vault, "show", "HEAD:NOW.md").stdout
+    # and the entry is in HEAD, the index and the work tree alike
+    assert journal_entries(vault) == ["- 10:04 An entry"]
+    assert git(vault, "diff", "--quiet", "HEAD", "--", JOURNAL, "INDEX.md", check=False).returncode == 0
+    # the user's next commit holds only the user's staged change
+    git(vault, "commit", "-q", "--no-verify", "-m", "user: memory note")
+    assert git(vault, "show", "--name-only", "--format=", "HEAD").stdout.split() == ["MEMORY.md"]
+
+
+def test_write_refuses_when_its_path_has_uncommitted_edits(vault: Path) -> None:
+    memgit_json("log", "First", cwd=vault, env=NOW)
+    path = vault / JOURNAL
+    edited = path.read_text() + "- 10:05 typed by hand\n"
+    path.write_text(edited)
+    before = head(vault)
+    r = memgit("log", "Second", cwd=vault, env=NOW)
+    assert r.returncode == 3, r.stderr
+    assert JOURNAL in r.stderr and "uncommitted" in r.stderr
+    assert head(vault) == before
+    assert path.read_text() == edited
+    assert status(vault) == f" M {JOURNAL}\n"
+    # staged edits to the same path are refused too
+    git(vault, "add", JOURNAL)
+    r = memgit("log", "Third", cwd=vault, env=NOW)
+    assert r.returncode == 3 and "staged" in r.stderr
+    assert head(vault) == before and status(vault) == f"M  {JOURNAL}\n"
+
+
+def test_lock_timeout_exits_3(vault: Path) -> None:
+    before = head(vault)
+    fd = os.open(vault / ".git" / "memgit.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        started = time.monotonic()
+        r = memgit("log", "blocked", cwd=vault, env={**NOW, "MEMGIT_LOCK_TIMEOUT": "0.5"})
+        waited = time.monotonic() - started
+        assert r.returncode == 3, r.stderr
+        assert "lock" in r.stderr
+        assert waited >= 0.5
+        assert head(vault) == before and status(vault) == ""
+    finally:
+        os.close(fd)
+    memgit_json("log", "unblocked", cwd=vault, env={**NOW, "MEMGIT_LOCK_TIMEOUT": "0.5"})
+    assert journal_entries(vault) == ["- 10:04 unblocked"]
+
+
+def test_git_lock_files_exit_3_and_write_nothing(vault: Path) -> None:
+    before = head(vault)
+    for name in ("index.lock", "refs/heads/main.lock"):
+        lock = vault / ".git" / name
+        lock.write_text("")
+        try:
+            r = memgit("log", "while git holds a lock", cwd=vault, env=NOW)
+            assert r.returncode == 3, r.stderr
+            assert str(lock) in r.stderr and "Traceback" not in r.stderr
+            assert head(vault) == before
+            assert not (vault / JOURNAL).exists()
+        finally:
+            lock.unlink()
+        assert status(vault) == ""
+    lock = vault / ".git" / "index.lock"
+    # a lock git lets go of within the wait is waited out
+    lock.write_text("")
+    timer = threading.Timer(0.3, lock.unlink)
+    timer.start()
+    try:
+        r = memgit("log", "after git is done", cwd=vault, env=NOW)
+    finally:
+        timer.join()
+    assert r.returncode == 0, r.stderr
+    assert journal_entries(vault) == ["- 10:04 after git is done"]
+    assert status(vault) == ""
+
+
+def _kill_during_log(vault: Path, text: str, delay: float, gate: bool) -> tuple[float, bool, int]:
+    """Start `memgit log`, SIGKILL it after delay. With gate, the test holds the vault lock until the
+    writer is waiting on it, so the kill lands inside the write rather than in Python's start-up."""
+    env = {**os.environ, **NOW}
+    fd = os.open(vault / ".git" / "memgit.lock", os.O_RDWR | os.O_CREAT, 0o644) if gate else -1
+    try:
+        if gate:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        proc = subprocess.Popen([str(BIN / "memgit"), "log", text], cwd=vault, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if gate:
+            time.sleep(0.5)  # long enough for the writer to start and wait on the lock
+    finally:
+        if gate:
+            os.close(fd)
+    time.sleep(delay)
+    proc.send_signal(signal.SIGKILL)
+    return round(delay, 3), gate, proc.wait()
+
+
+def test_killed_writers_leave_a_consistent_vault(vault: Path) -> None:
+    # the user's own staged change must survive every crash and recovery
+    memory = vault / "MEMORY.md"
+    memory.write_text(memory.read_text() + "\n- staged by the user\n")
+    git(vault, "add", "MEMORY.md")
+    user_state = status(vault)
+    rng = random.Random(20260115)
+    outcomes = []
+    for i in range(4):
+        outcomes.append(_kill_during_log(vault, f"crash entry {i}", rng.uniform(0, 0.3), gate=False))
+    for i in range(4, 14):
+        # the writer polls the lock every <=50 ms and then needs a few ms to write and commit
+        outcomes.append(_kill_during_log(vault, f"crash entry {i}", rng.uniform(0, 0.09), gate=True))
+    # a kill inside libgit2's own write of the index or the branch leaves git's lock file behind, as a
+    # killed git does: memgit must name it (exit 3, nothing written) and the user removes it, as git says
+    stale = [p for p in (vault / ".git").rglob("*.lock") if p.name != "memgit.lock"]
+    if stale:
+        before = head(vault)
+        r = memgit("log", "while a stale lock is left", cwd=vault, env=NOW)
+        assert r.returncode == 3 and any(str(p) in r.stderr for p in stale), (outcomes, r.stderr)
+        assert head(vault) == before
+        for p in stale:
+            p.unlink()
+    after = memgit("log", "after the crashes", cwd=vault, env=NOW)
+    assert after.returncode == 0, (outcomes, after.stderr)
+    entries = journal_entries(vault)
+    assert entries[-1] == "- 10:04 after the crashes", outcomes
+    crashed = [e for e in entries if "crash entry" in e]
+    assert len(crashed) == len(set(crashed)), entries  # no write landed twice
+    assert status(vault) == user_state, outcomes
+    assert (vault / JOURNAL).read_text() == git(vault, "show", f"HEAD:{JOURNAL}").stdout
+    assert git(vault, "diff", "--quiet", "--cached", "HEAD", "--", JOURNAL, "INDEX.md", check=False).returncode == 0
+    assert not (vault / ".git" / "memgit" / "pending.json").exists()
+    assert not any(p.name.endswith(".memgit-tmp") for p in vault.rglob("*") if ".git" not in p.parts)
+    r = memgit("verify", cwd=vault)
+    assert r.returncode == 0, r.stdout + r.stderr
+    fsck_clean(vault)
+
+
+def test_recovery_finishes_a_write_that_moved_the_branch(vault: Path) -> None:
+    """A writer killed between moving the branch and syncing: the next writer finishes it."""
+    memgit_json("log", "First", cwd=vault, env=NOW)
+    synced = (vault / JOURNAL).read_text()
+    # rewind index and work tree to the parent, as a writer dead before sync_paths leaves them
+    parent_text = git(vault, "show", f"HEAD^:{JOURNAL}", check=False)
+    assert parent_text.returncode != 0  # the journal is new in HEAD
+    index_before = git(vault, "rev-parse", "HEAD^:INDEX.md").stdout.strip()
+    git(vault, "rm", "-q", "--cached", JOURNAL)
+    (vault / JOURNAL).unlink()
+    git(vault, "update-index", "--cacheinfo", f"100644,{index_before},INDEX.md")
+    git(vault, "checkout", "--", "INDEX.md")
+    pending = vault / ".git" / "memgit" / "pending.json"
+    pending.write_text(json.dumps({"new": head(vault), "paths": [JOURNAL, "INDEX.md"], "expected": {JOURNAL: None, "INDEX.md": index_before}}))
+    assert status(vault) != ""
+    memgit_json("log", "Second", cwd=vault, env=NOW)
+    assert not pending.exists()
+    assert status(vault) == ""
+    assert (vault / JOURNAL).read_text().startswith(synced)
+    assert journal_entries(vault) == ["- 10:04 First", "- 10:04 Second"]
+
+
+def test_concurrent_writers_all_land(vault: Path) -> None:
+    before = head(vault)
+    exe = str(BIN / "memgit")
+    env = {**os.environ, **NOW}
+    failures: list[str] = []
+
+    def worker(w: int) -> None:
+        for n in range(10):
+            r = subprocess.run([exe, "log", f"writer {w} entry {n}"], cwd=vault, env=env, capture_output=True, text=True)
+            if r.returncode != 0:
+                failures.append(f"{w}/{n}: {r.returncode} {r.stderr}")
+
+    threads = [threading.Thread(target=worker, args=(w,)) for w in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failures == []
+    assert int(git(vault, "rev-list", "--count", f"{before}..HEAD").stdout) == 40
+    entries = journal_entries(vault)
+    assert len(entries) == 40
+    assert sorted(entries) == sorted(f"- 10:04 writer {w} entry {n}" for w in range(4) for n in range(10))
+    # each writer's own entries are in its order
+    for w in range(4):
+        mine = [e for e in entries if f"writer {w} " in e]
+        assert mine == [f"- 10:04 writer {w} entry {n}" for n in range(10)]
+    # history is linear: every commit has one parent
+    assert git(vault, "rev-list", "--min-parents=2", f"{before}..HEAD").stdout == ""
+    assert status(vault) == ""
+    assert memgit("verify", f"{before}..HEAD", cwd=vault).returncode == 0

@@ -103,7 +103,7 @@ def page_of(config: Config, kind: str, path: str) -> str | None:
 
 
 @contextmanager
-def _cache_lock(folder: Path) -> Iterator[None]:
+def cache_lock(folder: Path) -> Iterator[None]:
     folder.mkdir(parents=True, exist_ok=True)
     fd = os.open(folder / "lock", os.O_RDWR | os.O_CREAT, 0o644)
     try:
@@ -285,7 +285,7 @@ def index_writes(repo: Repo, config: Config, tree: str, config_blob: str | None 
     """The index files to write into `tree` (INDEX.md, per-folder tables of contents and pages)."""
     folder = repo.gitdir / "memgit" / "index"
     try:
-        with _cache_lock(folder):
+        with cache_lock(folder):
             return _builder(repo, config, tree, config_blob, True).writes(tree)
     except OSError:
         return _builder(repo, config, tree, config_blob, False).writes(tree)
@@ -297,7 +297,7 @@ def generate(repo: Repo, config: Config, tree: str, config_blob: str | None = No
     if not save:
         return _builder(repo, config, tree, config_blob, False).render()
     try:
-        with _cache_lock(folder):
+        with cache_lock(folder):
             return _builder(repo, config, tree, config_blob, True).render()
     except OSError:
         return _builder(repo, config, tree, config_blob, False).render()

@@ -11,8 +11,9 @@ from memgit.errors import MemgitError
 
 # command -> module in memgit.commands; each has register(subparsers) and run(args) -> int
 COMMANDS = (
-    "init", "install", "log", "decide", "lesson", "prefer", "fact", "supersede", "expire", "now",
-    "context", "fmt", "cite", "recall", "brief", "archive", "synthesize", "sync", "review", "verify", "session", "extract", "mcp", "hook", "merge_driver",
+    "init", "install", "log", "decide", "lesson", "prefer", "fact", "supersede", "expire", "now", "context",
+    "fmt", "recall", "cite", "brief", "stats", "archive", "synthesize", "session", "extract", "sync", "review",
+    "verify", "mcp", "hook", "merge_driver",
 )  # fmt: skip
 
 

@@ -1,6 +1,7 @@
 """Merging memory: the functions git's merge drivers and memgit's own merges both call."""
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from memgit import facts
@@ -20,22 +21,78 @@ def _common_lines(a: bytes, b: bytes) -> int:
     return n
 
 
-def merge_journal(base: bytes, ours: bytes, theirs: bytes) -> bytes:
-    """Both sides may only append to base; the result is what they share, our additions, then theirs.
+def _extends(longer: bytes, shorter: bytes) -> bool:
+    """longer holds all of shorter's lines: shorter is a prefix ending at a line boundary (or all of longer)."""
+    return longer.startswith(shorter) and (not shorter or shorter.endswith(b"\n") or longer == shorter)
 
-    Two sides that each created the same day's journal share its header line: it is kept once.
+
+def _entries(data: bytes) -> list[bytes]:
+    """A journal's entries: a line that starts at column 0 and is not blank begins one; blank and indented
+    lines (an entry's continuation, the blank line under the header) belong to the entry before them."""
+    out: list[bytes] = []
+    for line in data.splitlines(keepends=True):
+        if out and (not line.strip() or line[:1] in (b" ", b"\t")):
+            out[-1] += line
+        else:
+            out.append(line)
+    return out
+
+
+def _key(entry: bytes) -> bytes:
+    """What makes two entries the same: their text, without the blank lines that trail it."""
+    lines = entry.split(b"\n")
+    while lines and not lines[-1].strip():
+        lines.pop()
+    return b"\n".join(lines)
+
+
+def _keys(entries: list[bytes]) -> Counter[bytes]:
+    return Counter(_key(e) for e in entries)
+
+
+def _minus(entries: list[bytes], taken: Counter[bytes]) -> list[bytes]:
+    """entries in order, less one occurrence of each entry counted in taken."""
+    left = Counter(taken)
+    out = []
+    for entry in entries:
+        if left[_key(entry)] > 0:
+            left[_key(entry)] -= 1
+        else:
+            out.append(entry)
+    return out
+
+
+def _append(head: bytes, extra: list[bytes]) -> bytes:
+    if not extra:
+        return head
+    if head and not head.endswith(b"\n"):
+        head += b"\n"
+    return head + b"".join(e if e.endswith(b"\n") else e + b"\n" for e in extra[:-1]) + extra[-1]
+
+
+def merge_journal(base: bytes, ours: bytes, theirs: bytes) -> bytes:
+    """Both sides may only append to base; the result is ours, then the entries of theirs that ours lacks.
+
+    Two sides that each created the same day's journal share its header line: it is kept once. A side
+    that holds an earlier merge of the other does not start with base (the other side's lines sit
+    between base's): it must still hold every entry of base, and it is merged entry by entry.
     """
+    base_keys = _keys(_entries(base))
     for side, data in (("ours", ours), ("theirs", theirs)):
-        if not data.startswith(base):
+        if not data.startswith(base) and base_keys - _keys(_entries(data)):
             raise MergeConflict(f"{side} edited lines of the journal that were already committed (journals are append-only)")
+    if not (ours.startswith(base) and theirs.startswith(base)):
+        ours_added = _keys(_minus(_entries(ours), base_keys))
+        return _append(ours, _minus(_minus(_entries(theirs), base_keys), ours_added))
     common = max(len(base), _common_lines(ours, theirs))
     mine, other = ours[common:], theirs[common:]
-    if other.startswith(mine):
+    if base and not base.endswith(b"\n") and common == len(base) and mine and other and mine != other:
+        raise MergeConflict("both sides continued the journal's unterminated last line differently")
+    if _extends(other, mine):
         return ours[:common] + other
-    if mine.startswith(other):
+    if _extends(mine, other):
         return ours
-    head = ours if ours.endswith(b"\n") or not ours else ours + b"\n"
-    return head + other
+    return _append(ours, _minus(_entries(other), _keys(_entries(mine))))
 
 
 def _retire(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:

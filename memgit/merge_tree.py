@@ -24,13 +24,19 @@ def merge_trees(repo: Repo, config: Config, base: str | None, ours: str, theirs:
         kind = config.kind_of(path)
         if kind == "index":
             continue
+        driver = _DRIVER.get(kind)
         if path not in ours_changes:
-            writes[path] = repo.blob(their_blob)
-            continue
-        our_blob = ours_changes[path]
+            their_data, our_data = repo.blob(their_blob), repo.read(ours_tree, path)
+            # a journal theirs holds in another order (an earlier merge put our lines after theirs) is merged,
+            # not taken whole: the merge must stay append-only for our side
+            if driver != "journal" or their_data is None or our_data is None or their_data.startswith(our_data):
+                writes[path] = their_data
+                continue
+            our_blob = repo.blob_id(ours_tree, path)
+        else:
+            our_blob = ours_changes[path]
         if our_blob == their_blob:
             continue
-        driver = _DRIVER.get(kind)
         if driver is None or our_blob is None or their_blob is None:
             conflicts.append(f"{path}: changed on both sides")
             continue

@@ -128,6 +128,13 @@ class Recall:
         self.vault = vault
         self.query = query
         self.terms = sorted(set(tokens(query)))
+        # query expansion from the config's synonym groups: a related word counts half
+        self.weights = {t: 1.0 for t in self.terms}
+        for group in vault.config.get("synonyms", []):
+            words = {w for word in group for w in tokens(str(word))}
+            if words & set(self.terms):
+                for w in words - set(self.terms):
+                    self.weights.setdefault(w, 0.5)
         if not query.strip():
             raise UsageError("empty query", "say what to recall, e.g. memgit recall 'sarah employer'")
         if not self.terms:
@@ -175,7 +182,7 @@ class Recall:
     # ---- candidates ----------------------------------------------------------------------------
 
     def pattern(self) -> str:
-        return r"\b(?:" + "|".join(re.escape(t) for t in self.terms) + ")"
+        return r"\b(?:" + "|".join(re.escape(t) for t in sorted(self.weights)) + ")"
 
     def candidates(self) -> list[Doc]:
         from memgit.index import ARCHIVE_LOG
@@ -248,15 +255,15 @@ class Recall:
         bags = [tokens(f"{d.text} {d.extra}") for d in docs]
         n = len(docs)
         avgdl = (sum(len(b) for b in bags) / n) if n else 1.0
-        df = {t: sum(1 for b in bags if t in b) for t in self.terms}
+        df = {t: sum(1 for b in bags if t in b) for t in self.weights}
         named = set(self.terms)
         for d, bag in zip(docs, bags):
             score = 0.0
-            for t in self.terms:
+            for t, w in self.weights.items():
                 tf = bag.count(t)
                 if tf:
                     idf = math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5))
-                    score += idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * len(bag) / max(avgdl, 1e-9)))
+                    score += w * idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * len(bag) / max(avgdl, 1e-9)))
             rank = cfg.authority_rank(d.authority)
             # authority must outweigh BM25's length normalisation between hits that match the same words
             weight = 1.0 + 0.25 * (4 - min(rank, 7))

@@ -41,7 +41,8 @@ def review(vault: Vault, rev_range: str) -> dict[str, Any]:
                 if prev is None and item.get("status") == "active":
                     entry = {"id": item["id"], "path": d.path, "fact": item["fact"], "category": item.get("category"),
                              "source": item.get("source"), "supersedes": item.get("supersedes")}  # fmt: skip
-                    if not item.get("supersedes"):
+                    # a successor is listed under facts_superseded only when its predecessor was active before the range
+                    if (before.get(str(item.get("supersedes"))) or {}).get("status") != "active":
                         out["facts_added"].append(entry)
                 elif prev is not None and prev.get("status") == "active" and item.get("status") == "superseded":
                     succ = by_id.get(str(item.get("supersededBy")), {})
@@ -85,9 +86,9 @@ def markdown(r: dict[str, Any]) -> str:
     if r["policy"]:
         lines += ["### :warning: Policy files touched (humans only)", ""] + [f"- {p['path']} ({p['change']})" for p in r["policy"]] + [""]
 
-    def block(title: str, rows: list[str]) -> None:
+    def block(title: str, rows: list[str], count: int | None = None) -> None:
         if rows:
-            lines.extend([f"### {title} ({len(rows)})", "", *rows, ""])
+            lines.extend([f"### {title} ({len(rows) if count is None else count})", "", *rows, ""])
 
     block("Facts added", [f"- `{f['id']}` {f['fact']} ({f['category']})" + (f", source {f['source']}" if f.get("source") else "") for f in r["facts_added"]])
     block("Facts superseded", [f"- `{f['id']}` ~~{f['old']}~~ → `{f['new_id']}` {f['new']}" for f in r["facts_superseded"]])
@@ -100,7 +101,7 @@ def markdown(r: dict[str, Any]) -> str:
         else:
             journal.append(f"- {path}: {len(j['lines'])} lines appended" + (" — **old lines rewritten**" if j.get("rewritten") else ""))
             journal.extend(f"  - {ln.lstrip('- ')}" for ln in j["lines"][:20])
-    block("Journal", journal)
+    block("Journal", journal, len(r["journal"]))
     block("Lessons", [f"- {x['path']} ({x['change']})" for x in r["lessons"]])
     block("Preferences", [f"- {x['path']} ({x['change']})" for x in r["preferences"]])
     block("Other files", [f"- {x['path']} ({x['change']})" for x in r["other"]])

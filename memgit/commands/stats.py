@@ -1,0 +1,26 @@
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from memgit.commands import _common
+
+
+def register(sub: Any) -> None:
+    _common.add(sub, "stats", "counts of what the vault holds: entities, facts, decisions, journals, archives", run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from memgit.stats import stats
+
+    s = stats(_common.vault(args))
+    ents = ", ".join(f"{n} {k}" for k, n in sorted(s["entities"].items())) or "none"
+    decisions = ", ".join(f"{n} {k}" for k, n in sorted(s["decisions"].items())) or "none"
+    text = "\n".join([
+        f"entities:    {ents}",
+        f"facts:       {s['facts']['active']} active, {s['facts']['retired']} superseded or expired",
+        f"decisions:   {decisions}",
+        f"lessons:     {s['lessons']}    preferences: {s['preferences']}    contexts: {s['contexts']}",
+        f"journals:    {s['journals']} on main, {s['journal_entries']} entries; archive branches: {len(s['archive_branches'])}",
+    ])  # fmt: skip
+    return _common.emit(args, s, text)

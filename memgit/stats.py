@@ -1,0 +1,45 @@
+"""memgit stats: what the vault holds, from the index cache (rebuilt from the tree when missing)."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from memgit.vault import Vault
+
+
+def stats(vault: Vault) -> dict[str, Any]:
+    from memgit.index import IndexBuilder, cache_lock
+
+    repo = vault.repo
+    head = repo.head_id()
+    out: dict[str, Any] = {"head": head, "entities": {}, "facts": {"active": 0, "retired": 0}, "decisions": {}, "lessons": 0,
+                           "preferences": 0, "contexts": 0, "journals": 0, "journal_entries": 0,
+                           "archive_branches": sorted(r.removeprefix("refs/heads/") for r in repo.refs("refs/heads/archive/"))}  # fmt: skip
+    if head is None:
+        return out
+    tree = repo.commit_tree(head)
+    with cache_lock(repo.gitdir / "memgit" / "index"):
+        builder = IndexBuilder(repo, vault.config, repo.blob_id(tree, ".memgit.yaml"))
+        builder.load()
+        builder.update(tree)
+        builder.save()
+        pages = {page: builder.entries(page) for page in builder.summaries}
+    for page, entries in pages.items():
+        section = page.split("~", 1)[0]
+        for path, (_, kind, e) in entries.items():
+            if kind == "entity-items" and not e.get("broken"):
+                out["entities"][section] = out["entities"].get(section, 0) + 1
+                out["facts"]["active"] += e["n_active"]
+                out["facts"]["retired"] += e["n_total"] - e["n_active"]
+            elif kind == "decision":
+                out["decisions"][e["status"]] = out["decisions"].get(e["status"], 0) + 1
+            elif kind == "lesson":
+                out["lessons"] += e["n"]
+            elif kind == "preference":
+                out["preferences"] += e["n"]
+            elif kind == "context":
+                out["contexts"] += 1
+            elif kind == "journal":
+                out["journals"] += 1
+                out["journal_entries"] += e["entries"]
+    return out

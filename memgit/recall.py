@@ -154,6 +154,7 @@ class Recall:
             self.kind_filter = kind
         self.tree: str | None = None
         self.commit: str | None = None
+        self.entity_words: set[str] = set()  # query words that name an entity (filled while gathering)
         self.moment = vault.now()
         if as_of:
             self.commit, self.moment = self._resolve_as_of(as_of)
@@ -229,6 +230,7 @@ class Recall:
                 words = set(tokens(slug.replace("-", " ")))
                 if not words & set(self.terms):
                     continue
+                self.entity_words |= words & set(self.terms)
                 path = f"{ekind}/{slug}/items.json"
                 data = repo.read(tree, path) if tree is not None else _read_work(self.vault, path)
                 if not data:
@@ -258,17 +260,29 @@ class Recall:
         df = {t: sum(1 for b in bags if t in b) for t in self.weights}
         named = set(self.terms)
         for d, bag in zip(docs, bags):
-            score = 0.0
+            # an entity's own memory is about it: its name says which entity, the other words say what
+            if d.kind in ("entity-items", "entity-summary"):
+                own = set(tokens(d.extra)) & named
+            elif d.authority == "instruction":  # a direct instruction that names the entity is about it too
+                own = set(bag) & self.entity_words
+            else:
+                own = set()
+            name = what = 0.0
             for t, w in self.weights.items():
                 tf = bag.count(t)
                 if tf:
                     idf = math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5))
-                    score += w * idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * len(bag) / max(avgdl, 1e-9)))
+                    part = w * idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * len(bag) / max(avgdl, 1e-9)))
+                    if t in own:
+                        name += part
+                    else:
+                        what += part
             rank = cfg.authority_rank(d.authority)
-            # authority must outweigh BM25's length normalisation between hits that match the same words
+            # authority must outweigh BM25's length normalisation between hits that match the same words;
+            # it weighs what a hit says, not that it names the entity (a Friday rule is no answer to "city")
             weight = 1.0 + 0.25 * (4 - min(rank, 7))
-            about = 2.0 if d.kind in ("entity-items", "entity-summary") and set(tokens(d.extra)) & named else 1.0
-            d.score = score * weight * about * (0.5 if d.status != "active" else 1.0)
+            about = 2.0 if own else 1.0
+            d.score = (name + what * weight) * about * (0.5 if d.status != "active" else 1.0)
         self._decay(sorted(docs, key=lambda d: -d.score))
         return docs
 

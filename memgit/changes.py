@@ -46,6 +46,8 @@ class Context:
     archived: Callable[[Change], bool] = field(default=_never)
     # the generated content INDEX.md-kind files must have after the change (None: not checked)
     expected_index: Callable[[str], bytes | None] | None = None
+    # a merge commit: its journals may hold the first parent's entries in another order
+    merge: bool = False
 
 
 def from_trees(repo: Repo, config: Config, old_tree: str | None, new_tree: str | None) -> list[Change]:

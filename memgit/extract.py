@@ -50,7 +50,8 @@ def new_entries(vault: Vault, since: str | None) -> list[dict[str, str]]:
         old = repo.blob(d.old) or b""
         new = repo.blob(d.new) or b""
         start = old.count(b"\n") if new.startswith(old) else 0
-        for n, line in enumerate(new.decode("utf-8", errors="replace").splitlines()[start:], start + 1):
+        for n, line in enumerate(new.decode("utf-8", errors="replace").split("\n")[start:], start + 1):  # numbered as git does
+            line = line.removesuffix("\r")
             if (kind == "journal" and line.startswith("- ")) or (kind == "session" and line.strip()):
                 out.append({"source": f"{d.path}#L{n}", "text": line[:2000]})
     return out
@@ -93,7 +94,7 @@ def extract(vault: Vault, cmd: str, since: str | None = None) -> dict[str, Any]:
             raise MemgitError(f"{where}: {exc.message}", "nothing was written") from None
         if f.get("category") not in vault.config.categories:
             raise MemgitError(f"{where}: unknown category {f.get('category')!r}", "nothing was written")
-        if f.get("source") not in sources:
+        if not isinstance(f.get("source"), str) or f["source"] not in sources:
             raise MemgitError(f"{where}: source {f.get('source')!r} is not one of the entries sent", "nothing was written")
         sup = f.get("supersedes")
         if sup is not None:

@@ -62,6 +62,11 @@ def _minus(entries: list[bytes], taken: Counter[bytes]) -> list[bytes]:
     return out
 
 
+def holds_entries(old: bytes, new: bytes) -> bool:
+    """new holds every entry of old (in any order): what a merged journal must keep."""
+    return not (_keys(_entries(old)) - _keys(_entries(new)))
+
+
 def _append(head: bytes, extra: list[bytes]) -> bytes:
     if not extra:
         return head

@@ -23,6 +23,20 @@ def session_path(vault: Vault, session_id: str, tree: str | None) -> str:
     return f"sessions/{vault.today()}/{session_id}.jsonl"
 
 
+def _no_constant(name: str) -> None:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _dump(record: dict[str, Any]) -> str:
+    """One compact line that every reader sees as one line (str.splitlines too) and that encodes as UTF-8."""
+    text = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: keep it escaped
+        text = json.dumps(record, separators=(",", ":"))
+    return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029").replace("\x85", "\\u0085")
+
+
 def parse_records(data: bytes) -> list[str]:
     """Each non-empty line a JSON object, re-serialised compactly (one record, one line)."""
     try:
@@ -30,18 +44,18 @@ def parse_records(data: bytes) -> list[str]:
     except UnicodeDecodeError as exc:
         raise UsageError(f"session input is not valid UTF-8 (byte {exc.start})", "send UTF-8 JSON lines") from None
     out = []
-    for n, line in enumerate(text.splitlines(), 1):
+    for n, line in enumerate(text.split("\n"), 1):  # not splitlines(): U+2028, U+0085 ... are valid inside JSON strings
         if not line.strip():
             continue
         if len(line) > MAX_RECORD:
             raise UsageError(f"stdin line {n}: record over {MAX_RECORD} bytes", "split the message")
         try:
-            record = json.loads(line)
+            record = json.loads(line, parse_constant=_no_constant)
         except (ValueError, RecursionError) as exc:
             raise UsageError(f"stdin line {n}: not JSON ({exc})", "one JSON object per line") from None
         if not isinstance(record, dict):
             raise UsageError(f"stdin line {n}: a record must be a JSON object", 'e.g. {"role": "user", "content": "..."}')
-        out.append(json.dumps(record, ensure_ascii=False, separators=(",", ":")))
+        out.append(_dump(record))
     if not out:
         raise UsageError("no records on stdin", "send one JSON object per line")
     return out

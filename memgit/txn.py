@@ -51,11 +51,24 @@ class Transaction:
         return f"{self.verb}({self.scope}): {summary}\n\n{body}\n"
 
 
+def _no_symlink(vault: Vault, path: str) -> None:
+    """A path we write is reached through real folders and is no link: never read or write through a symlink."""
+    root = vault.repo.workdir
+    if root is None:
+        return
+    node = root
+    for part in path.split("/"):
+        node = node / part
+        if node.is_symlink():
+            raise UsageError(f"{path}: {node.relative_to(root).as_posix()} is a symlink", "memory files are regular files inside the vault; remove the link")
+
+
 def _check_clean(vault: Vault, tx: Transaction) -> dict[str, str | None]:
     """Each path we write must be unchanged in index and work tree: we never overwrite a user's work."""
     repo = vault.repo
     expected: dict[str, str | None] = {}
     for path in tx.writes:
+        _no_symlink(vault, path)
         at_head = repo.blob_id(tx.tree, path)
         in_index = repo.index_blob(path)
         if in_index != at_head:
@@ -118,11 +131,14 @@ def run(vault: Vault, build: Callable[[Transaction], T]) -> tuple[T, str]:
                 ctx = dataclasses.replace(ctx, archived=archived_check(vault.repo, dict(tx.trailers)))
             found = rules.run(changes.from_writes(vault.config, base, tx.writes), ctx,
                               only=[r for r in rules.RULES if r != "index-generated"])
+            # trailers carry the caller's words (--reason, --source): a credential must not reach history that way either
+            found += rules.get("no-secrets")(changes.Change("(commit message)", "other", None, tx.message().encode()), ctx)
             if found:
                 raise RuleViolation(found, "nothing was written")
             draft = repo.build_tree(tree, tx.writes)
             index_writes = index_files(repo, vault.config, draft, repo.blob_id(draft, ".memgit.yaml"))
             for path in index_writes:
+                _no_symlink(vault, path)
                 expected.setdefault(path, repo.index_blob(path))
             final = repo.build_tree(draft, index_writes) if index_writes else draft
             if writer.is_agent:

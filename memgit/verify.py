@@ -104,7 +104,8 @@ def verify(vault: Vault, rev_range: str | None = None) -> list[tuple[str, Proble
         def expected(path: str, tree: str = info.tree, config: Config = config) -> bytes | None:
             return indexes.expected(config, tree, path)
 
-        ctx = Context(config, today, writer.is_agent, writer.label, archived_check(repo, info.trailers), expected)
+        ctx = Context(config, today, writer.is_agent, writer.label, archived_check(repo, info.trailers), expected,
+                      merge=len(info.parents) > 1)
         # a merge brings in commits that are verified on their own: who wrote them is judged there
         only = MERGE_RULES if len(info.parents) > 1 else None
         for problem in rules.run(changes.from_commit(repo, config, commit), ctx, only):

@@ -135,6 +135,8 @@ def supersede(vault: Vault, fact_id: str, text: str, reason: str | None, source:
     text = " ".join(require_text(vault.config, text).split())
     if reason is not None:
         reason = require_text(vault.config, reason, "reason")
+    if source is not None:
+        source = require_text(vault.config, source, "source")
     fact_id = fact_id.strip()
 
     def build(tx: Transaction) -> dict[str, Any]:

@@ -20,8 +20,9 @@ def fmt(vault: Vault, check: bool) -> list[str]:
             continue
         for path in sorted(folder.glob("*/items.json")):
             rel = path.relative_to(root).as_posix()
-            if path.is_symlink():
-                raise UsageError(f"{rel}: is a symlink", "memory files are regular files inside the vault")
+            link = next((p for p in (folder, path.parent, path) if p.is_symlink()), None)
+            if link is not None:
+                raise UsageError(f"{rel}: {link.relative_to(root).as_posix()} is a symlink", "memory files are regular files inside the vault")
             data = path.read_bytes()
             try:
                 canon = facts.canonical(facts.parse(data))

@@ -21,6 +21,9 @@ def slugify(text: str, limit: int = 60) -> str:
 
 def topic_slug(topic: str) -> str:
     slug = topic.strip()
+    # the topic itself is written into the file (frontmatter, heading): text rules apply to it too
+    if any(ord(c) < 32 or ord(c) == 127 or 0xD800 <= ord(c) <= 0xDFFF for c in slug):
+        raise UsageError(f"bad topic {topic!r}: control characters or bytes that are not UTF-8", "a topic is one word such as git or code-review")
     if "/" in slug or "\\" in slug or slug.startswith(".") or not slug:
         raise UsageError(f"bad topic {topic!r}", "a topic is one word such as git or code-review")
     slug = slugify(slug)
@@ -55,6 +58,7 @@ def decide(vault: Vault, title: str, context: str, decision: str, alternatives: 
     decision = require_text(cfg, decision, "decision")
     alternatives = [require_text(cfg, a, "alternative") for a in alternatives]
     tags = [slugify(t, 40) for t in tags]
+    source = require_text(cfg, source, "source") if source is not None else None
     date = vault.today()
 
     def build(tx: Transaction) -> dict[str, Any]:

@@ -29,5 +29,10 @@ def check(change: Change, ctx: Context) -> list[Problem]:
         return [Problem(change.path, 0, RULE, f"deleted; {noun} are append-only", "restore it (git checkout HEAD -- <path>); old journals leave main only through `memgit archive`")]
     if change.new.startswith(change.old):
         return []
+    if ctx.merge:
+        from memgit.merge import holds_entries
+
+        if holds_entries(change.old, change.new):
+            return []
     line, what = first_changed_line(change.old, change.new)
     return [Problem(change.path, line, RULE, f"line {line} {what}; {noun} are append-only", "restore the old lines and append a correction entry instead")]

@@ -6,7 +6,7 @@ Makes (or reuses) bench/out/simlife-<seed>/ with bench/simlife.py, runs every qu
 `Vault(path).recall(query, k=10, as_of=...)` in process, and through two baselines over the SAME
 work tree in the same run:
   bm25  exact BM25 (k1 1.2, b 0.75) where every non-empty line of every file `rg --files` lists is a
-        document, tokenized with memgit.recall.tokens (same stop words and stemmer as memgit);
+        document, tokenized with memgit.tokens.tokens (same stop words and stemmer as memgit);
         no authority, no decay, no status, no entity structure.
   bm25c the same BM25 over "content lines" only: no INDEX.md, no frontmatter, and in items.json only the
         `"fact":` lines, no headings in entity summary.md (a stronger baseline: it drops the id/status/name
@@ -35,7 +35,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from memgit import Vault, facts  # noqa: E402
-from memgit.recall import STOP, tokens  # noqa: E402
+from memgit.tokens import STOP, tokens  # noqa: E402
 from memgit.search import rg_path  # noqa: E402
 
 K = 10

@@ -128,6 +128,9 @@ class IndexBuilder:
         self.config_blob = config_blob
         self.persist = persist
         self.folder = repo.gitdir / "memgit" / "index"
+        self._reset()
+
+    def _reset(self) -> None:
         self.tree: str | None = None
         self.summaries: dict[str, dict[str, Any]] = {}  # page -> summary (see index_render.summarize)
         self.archives = ""
@@ -196,7 +199,7 @@ class IndexBuilder:
         try:
             self._update(tree)
         except _StaleCache:
-            self.__init__(self.repo, self.config, self.config_blob, self.persist)  # type: ignore[misc]
+            self._reset()
             self._update(tree)
 
     def _update(self, tree: str) -> None:

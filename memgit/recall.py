@@ -2,124 +2,21 @@
 from __future__ import annotations
 
 import datetime as dt
-import json
 import math
 import re
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from memgit.errors import UsageError
+from memgit.recall_docs import DATED_HEADING, Doc, read_work, scan_tree, subfolders, to_doc
+from memgit.tokens import tokens
 
 if TYPE_CHECKING:
-    from memgit.search import Match
     from memgit.vault import Vault
 
-STOP = frozenset("a an and are as at be by did do does for from has have he her his how i in is it its me my "
-                 "of on or our she that the their them they this to was we were what when where which who "
-                 "whom why will with you your".split())  # fmt: skip
 LAYERS = {"fact": "entity-items", "facts": "entity-items", "entity": "entity-items", "summary": "entity-summary",
           "journal": "journal", "session": "session", "now": "now", "memory": "memory", "decision": "decision",
           "lesson": "lesson", "preference": "preference", "context": "context", "policy": "policy"}  # fmt: skip
 K1, B = 1.2, 0.75
-_TOKEN = re.compile(r"[a-z0-9]+")
-_PREF = re.compile(r"\(confirmed (\d{4}-\d{2}-\d{2})\)\s*$")
-_DATED_HEADING = re.compile(r"^#{1,6} .*\((\d{4}-\d{2}-\d{2})\)\s*$")
-_META_LINE = re.compile(r"^[A-Za-z_][\w-]*:(\s|$)")
-_FIELD = re.compile(r'^\s*"(\w+)": (.*?),?$')
-
-
-def stem(word: str) -> str:
-    """A light suffix stemmer: 'works'/'working'/'worked' -> 'work'; 'es' only after s, x, z, ch, sh."""
-    if word.endswith("ss") or len(word) < 5:
-        return word
-    for suffix in ("ing", "ed"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)]
-    if word.endswith(("ses", "xes", "zes", "ches", "shes")):
-        return word[:-2]
-    if word.endswith("s"):
-        return word[:-1]
-    return word
-
-
-def tokens(text: str) -> list[str]:
-    return [stem(t) for t in _TOKEN.findall(text.lower()) if t not in STOP and len(t) > 1]
-
-
-@dataclass
-class Doc:
-    path: str
-    line: int
-    text: str
-    kind: str
-    tier: str
-    authority: str = "memory"
-    status: str = "active"
-    valid_from: str | None = None
-    valid_until: str | None = None
-    date: str | None = None  # for decay; None: ask git when it was last touched
-    cite: str = ""
-    fact_id: str | None = None
-    successor: str | None = None
-    extra: str = ""  # words that belong to the doc without being on its line (entity slug, title)
-    flags: dict[str, Any] = field(default_factory=dict)
-    score: float = 0.0
-
-
-def _fact_from_context(m: Match) -> dict[str, Any] | None:
-    """A fact's fields from its canonical lines around the "fact" line (no file read needed)."""
-    item: dict[str, Any] = {}
-    for raw in (*m.before[-1:], m.text, *m.after):
-        fm = _FIELD.match(raw)
-        if not fm:
-            break
-        try:
-            item[fm.group(1)] = json.loads(fm.group(2))
-        except ValueError:
-            return None
-        if fm.group(1) == "supersededBy":
-            break
-    return item if {"id", "fact", "status"} <= item.keys() else None
-
-
-def to_doc(vault: Vault, m: Match, kind: str, tier: str) -> Doc | None:
-    cfg = vault.config
-    if kind == "entity-items":
-        if not m.text.lstrip().startswith('"fact":'):
-            return None
-        item = _fact_from_context(m)
-        if item is None:
-            return None
-        slug = m.path.split("/")[1] if "/" in m.path else ""
-        return Doc(m.path, m.line, str(item["fact"]), kind, tier, str(item.get("authority", "memory")), str(item["status"]),
-                   item.get("valid_from"), item.get("valid_until"), str(item.get("timestamp", ""))[:10] or None,
-                   str(item["id"]), str(item["id"]), item.get("supersededBy"), slug.replace("-", " "))  # fmt: skip
-    text = m.text.strip()
-    if not text or text in ("---", "...") or kind in ("index", "other") and m.path.endswith(".gitkeep"):
-        return None
-    cite = f"{m.path}:{m.line}"
-    if kind not in ("journal", "session") and (_META_LINE.match(text) or (text.startswith("#") and kind in ("entity-summary", "context"))):
-        return None  # frontmatter keys and bare titles: the body lines carry the memory
-    if kind in ("journal", "session"):
-        if text.startswith("# "):
-            return None
-        authority = "instruction" if "[instruction]" in text else "memory"
-        date = m.path.split("/")[-1][:10] if kind == "journal" else m.path.split("/")[1]
-        return Doc(m.path, m.line, text, kind, tier, authority, date=date, cite=cite)
-    authority = {"policy": "policy", "decision": "decision", "entity-summary": "summary", "context": "summary",
-                 "other": cfg.authority[-1]}.get(kind, "memory")  # fmt: skip
-    doc = Doc(m.path, m.line, text, kind, tier, authority, cite=cite)
-    if kind in ("preference", "lesson"):
-        if text.startswith("# "):
-            return None
-        doc.extra = m.path.split("/")[-1][:-3].replace("-", " ")
-    if kind == "preference":
-        pm = _PREF.search(text)
-        if pm:
-            doc.date = pm.group(1)
-    if kind in ("entity-summary", "context"):
-        doc.extra = m.path.split("/")[-2] if kind == "entity-summary" else m.path.split("/")[-1][:-3]
-    return doc
 
 
 class Recall:
@@ -209,13 +106,13 @@ class Recall:
             yield from (("index", m) for m in self._entity_matches(None))
         else:
             tree = self.tree or self.vault.head_tree()
-            yield from (("grep", m) for m in _scan_tree(self.vault, tree, rx, None))
+            yield from (("grep", m) for m in scan_tree(self.vault, tree, rx, None))
             yield from (("index", m) for m in self._entity_matches(tree))
         if self.archive:
             main = self.tree or self.vault.head_tree()
             for _ref, tip in sorted(self.vault.repo.refs("refs/heads/archive/").items()):
                 tree = self.vault.repo.commit_tree(tip)
-                for m in _scan_tree(self.vault, tree, rx, "memory/"):
+                for m in scan_tree(self.vault, tree, rx, "memory/"):
                     if self.vault.repo.blob_id(main, m.path) is None:
                         yield "archive", m
 
@@ -226,13 +123,13 @@ class Recall:
 
         repo = self.vault.repo
         for ekind in self.vault.config.entity_kinds:
-            for slug in _subfolders(self.vault, tree, ekind):
+            for slug in subfolders(self.vault, tree, ekind):
                 words = set(tokens(slug.replace("-", " ")))
                 if not words & set(self.terms):
                     continue
                 self.entity_words |= words & set(self.terms)
                 path = f"{ekind}/{slug}/items.json"
-                data = repo.read(tree, path) if tree is not None else _read_work(self.vault, path)
+                data = repo.read(tree, path) if tree is not None else read_work(self.vault, path)
                 if not data:
                     continue
                 lines = data.decode("utf-8", errors="replace").splitlines()
@@ -319,7 +216,7 @@ class Recall:
             by_path.setdefault(d.path, []).append(d)
         ask_git = []
         for path, group in by_path.items():
-            data = (self.vault.repo.read(self.tree, path) if self.tree else _read_work(self.vault, path)) or b""
+            data = (self.vault.repo.read(self.tree, path) if self.tree else read_work(self.vault, path)) or b""
             text = data.decode("utf-8", errors="replace")
             try:
                 meta = frontmatter.split(text).meta or {}
@@ -328,7 +225,7 @@ class Recall:
             stamp = next((str(meta[k]) for k in ("updated", "confirmed", "date") if meta.get(k)), None)
             lines = text.split("\n")
             for d in group:
-                heading = next((m.group(1) for ln in reversed(lines[: d.line]) for m in [_DATED_HEADING.match(ln)] if m), None)
+                heading = next((m.group(1) for ln in reversed(lines[: d.line]) for m in [DATED_HEADING.match(ln)] if m), None)
                 d.date = heading or stamp
             if any(d.date is None for d in group):
                 ask_git.append(path)
@@ -380,7 +277,7 @@ class Recall:
             if d.kind != "decision":
                 continue
             if d.path not in seen:
-                data = (self.vault.repo.read(self.tree, d.path) if self.tree else _read_work(self.vault, d.path)) or b""
+                data = (self.vault.repo.read(self.tree, d.path) if self.tree else read_work(self.vault, d.path)) or b""
                 try:
                     meta = frontmatter.split(data.decode("utf-8", errors="replace")).meta or {}
                 except frontmatter.YamlError:
@@ -405,42 +302,6 @@ class Recall:
             stale = not d.date or (self.moment.date() - dt.date.fromisoformat(d.date)).days > confirm
             hit["confirm_before_use"] = stale
         return hit
-
-
-def _subfolders(vault: Vault, tree: str | None, folder: str) -> list[str]:
-    """Entity slugs of one kind: from the work tree (tree None) or a tree."""
-    if tree is not None:
-        return vault.repo.folders(tree, folder)
-    try:
-        return [e.name for e in (vault.root / folder).iterdir() if e.is_dir() and not e.is_symlink()]
-    except OSError:
-        return []
-
-
-def _read_work(vault: Vault, path: str) -> bytes | None:
-    target = vault.root / path
-    if target.is_symlink() or not target.is_file():
-        return None
-    return target.read_bytes()
-
-
-def _scan_tree(vault: Vault, tree: str | None, rx: re.Pattern[str], prefix: str | None) -> Any:
-    """rg's job for a tree read with pygit2 (as-of and archive branches): no checkout."""
-    from memgit.search import Match
-
-    repo = vault.repo
-    words = [t.encode() for t in rx.pattern[len(r"\b(?:") : -1].split("|")]  # the terms of pattern()
-    for path, blob in repo.files(tree, prefix or ""):
-        if path.endswith("INDEX.md"):
-            continue
-        data = repo.blob(blob) or b""
-        low = data.lower()
-        if not any(re.sub(rb"\\(.)", rb"\1", w) in low for w in words):
-            continue
-        lines = data.decode("utf-8", errors="replace").splitlines()
-        for i, line in enumerate(lines):
-            if rx.search(line):
-                yield Match(path, i + 1, line, tuple(lines[max(0, i - 1) : i]), tuple(lines[i + 1 : i + 10]))
 
 
 def recall(vault: Vault, query: str, **kw: Any) -> dict[str, Any]:

@@ -48,6 +48,11 @@ class Repo:
         else:
             self.workdir = Path(self.git.workdir)
         self.gitdir = Path(self.git.path)
+        # in a pre-receive hook git keeps the pushed objects in a quarantine directory until the hook
+        # accepts them; git's own commands see it through the environment, libgit2 does not
+        quarantine = os.environ.get("GIT_QUARANTINE_PATH")
+        if quarantine and os.path.isdir(quarantine):
+            self.git.odb.add_disk_alternate(os.path.abspath(quarantine))
 
     # ---- reading -------------------------------------------------------------------------------
 

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import os
 from typing import TYPE_CHECKING, Callable
 
 from memgit import changes, rules
@@ -70,20 +69,11 @@ class _Indexes:
         return self.builder.expected(path)
 
 
-def _see_quarantine(repo: Repo) -> None:
-    """In a pre-receive hook git holds the pushed objects in a quarantine directory until the hook
-    accepts them; git's own commands see it through the environment, libgit2 does not."""
-    quarantine = os.environ.get("GIT_QUARANTINE_PATH")
-    if quarantine and os.path.isdir(quarantine):
-        repo.git.odb.add_disk_alternate(os.path.abspath(quarantine))
-
-
 def verify(vault: Vault, rev_range: str | None = None) -> list[tuple[str, Problem]]:
     from memgit import identity
     from memgit.clock import zone
 
     repo = vault.repo
-    _see_quarantine(repo)
     indexes = _Indexes(repo)
     configs: dict[str | None, Config] = {}
     out: list[tuple[str, Problem]] = []

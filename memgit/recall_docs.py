@@ -1,0 +1,129 @@
+"""Recall's candidates: a matched line turned into a Doc (a fact, a journal entry, a file line)."""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+
+if TYPE_CHECKING:
+    from memgit.search import Match
+    from memgit.vault import Vault
+
+_PREF = re.compile(r"\(confirmed (\d{4}-\d{2}-\d{2})\)\s*$")
+DATED_HEADING = re.compile(r"^#{1,6} .*\((\d{4}-\d{2}-\d{2})\)\s*$")
+_META_LINE = re.compile(r"^[A-Za-z_][\w-]*:(\s|$)")
+_FIELD = re.compile(r'^\s*"(\w+)": (.*?),?$')
+
+
+@dataclass
+class Doc:
+    path: str
+    line: int
+    text: str
+    kind: str
+    tier: str
+    authority: str = "memory"
+    status: str = "active"
+    valid_from: str | None = None
+    valid_until: str | None = None
+    date: str | None = None  # for decay; None: ask git when it was last touched
+    cite: str = ""
+    fact_id: str | None = None
+    successor: str | None = None
+    extra: str = ""  # words that belong to the doc without being on its line (entity slug, title)
+    flags: dict[str, Any] = field(default_factory=dict)
+    score: float = 0.0
+
+
+def _fact_from_context(m: Match) -> dict[str, Any] | None:
+    """A fact's fields from its canonical lines around the "fact" line (no file read needed)."""
+    item: dict[str, Any] = {}
+    for raw in (*m.before[-1:], m.text, *m.after):
+        fm = _FIELD.match(raw)
+        if not fm:
+            break
+        try:
+            item[fm.group(1)] = json.loads(fm.group(2))
+        except ValueError:
+            return None
+        if fm.group(1) == "supersededBy":
+            break
+    return item if {"id", "fact", "status"} <= item.keys() else None
+
+
+def to_doc(vault: Vault, m: Match, kind: str, tier: str) -> Doc | None:
+    cfg = vault.config
+    if kind == "entity-items":
+        if not m.text.lstrip().startswith('"fact":'):
+            return None
+        item = _fact_from_context(m)
+        if item is None:
+            return None
+        slug = m.path.split("/")[1] if "/" in m.path else ""
+        return Doc(m.path, m.line, str(item["fact"]), kind, tier, str(item.get("authority", "memory")), str(item["status"]),
+                   item.get("valid_from"), item.get("valid_until"), str(item.get("timestamp", ""))[:10] or None,
+                   str(item["id"]), str(item["id"]), item.get("supersededBy"), slug.replace("-", " "))  # fmt: skip
+    text = m.text.strip()
+    if not text or text in ("---", "...") or kind in ("index", "other") and m.path.endswith(".gitkeep"):
+        return None
+    cite = f"{m.path}:{m.line}"
+    if kind not in ("journal", "session") and (_META_LINE.match(text) or (text.startswith("#") and kind in ("entity-summary", "context"))):
+        return None  # frontmatter keys and bare titles: the body lines carry the memory
+    if kind in ("journal", "session"):
+        if text.startswith("# "):
+            return None
+        authority = "instruction" if "[instruction]" in text else "memory"
+        date = m.path.split("/")[-1][:10] if kind == "journal" else m.path.split("/")[1]
+        return Doc(m.path, m.line, text, kind, tier, authority, date=date, cite=cite)
+    authority = {"policy": "policy", "decision": "decision", "entity-summary": "summary", "context": "summary",
+                 "other": cfg.authority[-1]}.get(kind, "memory")  # fmt: skip
+    doc = Doc(m.path, m.line, text, kind, tier, authority, cite=cite)
+    if kind in ("preference", "lesson"):
+        if text.startswith("# "):
+            return None
+        doc.extra = m.path.split("/")[-1][:-3].replace("-", " ")
+    if kind == "preference":
+        pm = _PREF.search(text)
+        if pm:
+            doc.date = pm.group(1)
+    if kind in ("entity-summary", "context"):
+        doc.extra = m.path.split("/")[-2] if kind == "entity-summary" else m.path.split("/")[-1][:-3]
+    return doc
+
+
+def subfolders(vault: Vault, tree: str | None, folder: str) -> list[str]:
+    """Entity slugs of one kind: from the work tree (tree None) or a tree."""
+    if tree is not None:
+        return vault.repo.folders(tree, folder)
+    try:
+        return [e.name for e in (vault.root / folder).iterdir() if e.is_dir() and not e.is_symlink()]
+    except OSError:
+        return []
+
+
+def read_work(vault: Vault, path: str) -> bytes | None:
+    target = vault.root / path
+    if target.is_symlink() or not target.is_file():
+        return None
+    return target.read_bytes()
+
+
+def scan_tree(vault: Vault, tree: str | None, rx: re.Pattern[str], prefix: str | None) -> Any:
+    """rg's job for a tree read with pygit2 (as-of and archive branches): no checkout."""
+    from memgit.search import Match
+
+    repo = vault.repo
+    words = [t.encode() for t in rx.pattern[len(r"\b(?:") : -1].split("|")]  # the terms of pattern()
+    for path, blob in repo.files(tree, prefix or ""):
+        if path.endswith("INDEX.md"):
+            continue
+        data = repo.blob(blob) or b""
+        low = data.lower()
+        if not any(re.sub(rb"\\(.)", rb"\1", w) in low for w in words):
+            continue
+        lines = data.decode("utf-8", errors="replace").splitlines()
+        for i, line in enumerate(lines):
+            if rx.search(line):
+                yield Match(path, i + 1, line, tuple(lines[max(0, i - 1) : i]), tuple(lines[i + 1 : i + 10]))

@@ -97,7 +97,7 @@ def init(path: Path) -> dict[str, Any]:
     problems = _adopt_report(path, [r for r in existing if r != INDEX_PATH])
     bad = {p["path"] for p in problems}
     # the first commit holds the template and every adopted file that conforms
-    files = {rel: (path / rel).read_bytes() for rel in created + existing if rel not in bad and rel != INDEX_PATH}
+    files: dict[str, bytes | None] = {rel: (path / rel).read_bytes() for rel in created + existing if rel not in bad and rel != INDEX_PATH}
     tree = repo.build_tree(None, files)
     from memgit.config import Config
 

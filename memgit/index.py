@@ -73,7 +73,8 @@ def entry_for(kind: str, path: str, data: bytes) -> dict[str, Any] | None:
         return {"name": str(meta.get("name") or Path(path).parent.name), "line": _first_line(body)}
     if kind == "decision":
         title = meta.get("title") or next((ln[2:].strip() for ln in body.splitlines() if ln.startswith("# ")), Path(path).stem)
-        tags = meta.get("tags") if isinstance(meta.get("tags"), list) else []
+        raw_tags = meta.get("tags")
+        tags = raw_tags if isinstance(raw_tags, list) else []
         return {"title": str(title), "date": str(meta.get("date", "")), "status": str(meta.get("status", "?")), "tags": [str(t) for t in tags]}
     if kind == "lesson":
         dates = [d for _, d in LESSON_RE.findall(body)]

@@ -19,6 +19,15 @@ _SECTIONS = {"decisions": ("Decisions", "decisions", True), "lessons": ("Lessons
              "preferences": ("Preferences", "preferences", False), "contexts": ("Contexts", "contexts", False),
              "journals": ("Recent journals", None, True)}  # fmt: skip
 PageText = Callable[[str], str]
+Producer = Callable[[PageText], bytes]
+
+
+def _fixed(data: bytes) -> Producer:
+    return lambda _text_of: data
+
+
+def _page(config: Config, section: str, shard: str) -> Producer:
+    return lambda text_of: _page_file(config, section, shard, text_of(f"{section}~{shard}"))
 
 
 def blob_id(data: bytes) -> str:
@@ -33,8 +42,8 @@ def _days(a: str, b: str) -> int:
         return 0
 
 
-def _clip(text: Any, n: int = 100) -> str:
-    text = " ".join(str(text).split())
+def _clip(value: Any, n: int = 100) -> str:
+    text = " ".join(str(value).split())
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
@@ -141,10 +150,10 @@ def _paged(config: Config, section: str, pages: list[dict[str, Any]]) -> bool:
     return _section_info(config, section)[1] is not None and sum(p["count"] for p in pages) > _cap(config)
 
 
-def expected_files(config: Config, summaries: dict[str, dict[str, Any]], archives: str) -> dict[str, tuple[str, Callable[[PageText], bytes]]]:
+def expected_files(config: Config, summaries: dict[str, dict[str, Any]], archives: str) -> dict[str, tuple[str, Producer]]:
     """path -> (blob id, a function producing the bytes) for every generated index file."""
     main = render_main(config, summaries, archives).encode()
-    out: dict[str, tuple[str, Callable[[PageText], bytes]]] = {"INDEX.md": (blob_id(main), lambda _t, main=main: main)}
+    out: dict[str, tuple[str, Producer]] = {"INDEX.md": (blob_id(main), _fixed(main))}
     for section, pages in _by_section(summaries).items():
         if not _paged(config, section, pages):
             continue
@@ -153,10 +162,9 @@ def expected_files(config: Config, summaries: dict[str, dict[str, Any]], archive
         for p in pages:
             name = f"INDEX-{p['shard']}.md"
             toc_lines.append(f"- [{p['shard']}]({name}): {p['count']}")
-            key = f"{section}~{p['shard']}"
-            out[f"{folder}/{name}"] = (p["blob"], lambda text_of, key=key, s=section, sh=p["shard"]: _page_file(config, s, sh, text_of(key)))
+            out[f"{folder}/{name}"] = (p["blob"], _page(config, section, p["shard"]))
         toc = ("\n".join(toc_lines) + "\n").encode()
-        out[f"{folder}/INDEX.md"] = (blob_id(toc), lambda _t, toc=toc: toc)
+        out[f"{folder}/INDEX.md"] = (blob_id(toc), _fixed(toc))
     return out
 
 
@@ -205,7 +213,10 @@ def render_main(config: Config, summaries: dict[str, dict[str, Any]], archives: 
     lines.extend([f"## Archive branches ({len(arch)})", ""])
     lines.extend(arch[:cap] or ["_none yet_ (`memgit archive` moves old journals there; `memgit recall --archive` searches them)"])
     lines.append("")
-    expiring, stale, expired, n_expired = [], [], [], 0
+    expiring: list[tuple[str, str]] = []
+    stale: list[tuple[str, str]] = []
+    expired: list[str] = []
+    n_expired = 0
     window = int(config.get("expiring_within_days", 14))
     confirm = int(config.get("confirm_after_days", 90))
     for ekind in config.entity_kinds:

@@ -72,10 +72,10 @@ class Recall:
             commit = repo.resolve(when)
             info = repo.commit_info(commit)
             return commit, dt.datetime.fromtimestamp(info.time, self.vault.tz)
-        commit = repo.commit_before(head, int(moment.timestamp()))
-        if commit is None:
+        before = repo.commit_before(head, int(moment.timestamp()))
+        if before is None:
             raise UsageError(f"the vault did not exist yet at {when}", "pick a later time")
-        return commit, moment
+        return before, moment
 
     # ---- candidates ----------------------------------------------------------------------------
 

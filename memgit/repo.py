@@ -105,49 +105,44 @@ class Repo:
     def read(self, tree: str | None, path: str) -> bytes | None:
         return self.blob(self.blob_id(tree, path))
 
+    def _subtree(self, tree: str, prefix: str) -> pygit2.Tree | None:
+        root = self.git[tree].peel(pygit2.Tree)
+        if not prefix.strip("/"):
+            return root
+        try:
+            obj = self.git[root[prefix.strip("/")].id]
+        except KeyError:
+            return None
+        return obj if isinstance(obj, pygit2.Tree) else None
+
     def files(self, tree: str | None, prefix: str = "") -> Iterator[tuple[str, str]]:
         """(path, blob id) for every blob under prefix."""
-        if tree is None:
+        root = self._subtree(tree, prefix) if tree is not None else None
+        if root is None:
             return
-        root = self.git[tree].peel(pygit2.Tree)
-        if prefix:
-            try:
-                root = root[prefix.rstrip("/")]
-            except KeyError:
-                return
-            if root.type_str != "tree":
-                return
-            root = self.git[root.id]
-        stack: list[tuple[str, pygit2.Tree]] = [(prefix.rstrip("/") + "/" if prefix else "", root)]
+        stack: list[tuple[str, pygit2.Tree]] = [(prefix.strip("/") + "/" if prefix.strip("/") else "", root)]
         while stack:
             base, t = stack.pop()
             for e in t:
+                name = str(e.name)
                 if e.type_str == "tree":
-                    stack.append((base + e.name + "/", self.git[e.id]))
+                    sub = self.git[e.id]
+                    assert isinstance(sub, pygit2.Tree)
+                    stack.append((base + name + "/", sub))
                 elif e.type_str == "blob":
-                    yield base + e.name, str(e.id)
+                    yield base + name, str(e.id)
 
     def folders(self, tree: str, prefix: str = "") -> list[str]:
         """Names of the folders directly inside prefix ('' = the top) of a tree."""
-        root = self.git[tree].peel(pygit2.Tree)
-        if prefix:
-            try:
-                root = self.git[root[prefix.rstrip("/")].id]
-            except KeyError:
-                return []
-            if not isinstance(root, pygit2.Tree):
-                return []
-        return [e.name for e in root if e.type_str == "tree"]
+        root = self._subtree(tree, prefix)
+        return [] if root is None else [str(e.name) for e in root if e.type_str == "tree"]
 
     def names(self, tree: str, folder: str, prefix: str) -> list[tuple[str, str]]:
         """(name, blob id) of the blobs directly inside folder whose names start with prefix."""
-        try:
-            sub = self.git[self.git[tree].peel(pygit2.Tree)[folder].id]
-        except KeyError:
+        root = self._subtree(tree, folder)
+        if root is None:
             return []
-        if not isinstance(sub, pygit2.Tree):
-            return []
-        return [(e.name, str(e.id)) for e in sub if e.type_str == "blob" and e.name.startswith(prefix)]
+        return [(str(e.name), str(e.id)) for e in root if e.type_str == "blob" and str(e.name).startswith(prefix)]
 
     def diff_trees(self, old: str | None, new: str | None) -> list[Delta]:
         a = self.git[old].peel(pygit2.Tree) if old else None
@@ -249,7 +244,7 @@ class Repo:
             existing = tree[name] if tree is not None and name in tree else None
             if isinstance(value, dict):
                 sub = self.git[existing.id] if existing is not None and existing.type_str == "tree" else None
-                oid = self._build(sub, value)
+                oid = self._build(sub if isinstance(sub, pygit2.Tree) else None, value)
                 if existing is not None:
                     tb.remove(name)
                 if oid is not None:

@@ -54,9 +54,9 @@ def review(vault: Vault, rev_range: str) -> dict[str, Any]:
             if new is None:
                 out["journal"][d.path] = {"archived_or_deleted": True, "lines": []}
                 continue
-            start = old if old and new.startswith(old) else b""
+            start = old if old is not None and new.startswith(old) else b""
             added = new[len(start) :].decode("utf-8", errors="replace").splitlines()
-            out["journal"][d.path] = {"lines": [ln for ln in added if ln.strip()], "rewritten": bool(old) and not new.startswith(old)}
+            out["journal"][d.path] = {"lines": [ln for ln in added if ln.strip()], "rewritten": old is not None and not new.startswith(old)}
         elif kind == "decision":
             meta_old = meta_new = {}
             try:

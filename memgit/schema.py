@@ -20,7 +20,7 @@ def _validator(name: str) -> Any:
     # jsonschema's format module imports rfc3987_syntax when present, which compiles ~40 lark grammars
     # at import (~1 s measured here). memgit's schemas use only the date and date-time formats.
     sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
-    import jsonschema
+    import jsonschema  # type: ignore[import-untyped]
 
     schema = json.loads((data_dir("schemas") / f"{name}.schema.json").read_text())
     cls = jsonschema.validators.validator_for(schema)

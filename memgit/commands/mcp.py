@@ -13,9 +13,10 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from memgit.mcp_server import serve
     from memgit.vault import Vault
 
-    root = Vault(args.vault_dir).root  # fail fast, with a clear error, outside a vault
+    root = Vault(args.vault_dir).root  # fail fast, with a clear error, before loading the MCP SDK (~1 s)
+    from memgit.mcp_server import serve
+
     serve(Path(root), args.agent)
     return 0

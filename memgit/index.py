@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from memgit.config import Config
     from memgit.repo import Repo
 
-CACHE_VERSION = 5
+CACHE_VERSION = 6
 ARCHIVE_LOG = "memory/ARCHIVE.md"
 INDEX_PATH = "INDEX.md"
 _INDEXED = ("entity-items", "entity-summary", "decision", "lesson", "preference", "context", "journal")

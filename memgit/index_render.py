@@ -60,6 +60,10 @@ def _cap(config: Config) -> int:
 # ---- one page ----------------------------------------------------------------------------------
 
 
+def _expired_row(fid: str, fact: str) -> str:
+    return f"- {fid}: {_clip(fact, 70)}"
+
+
 def _entity_rows(entries: dict[str, list[Any]]) -> tuple[list[tuple[list[str], str]], list[list[Any]], list[list[Any]], str]:
     folders: dict[str, dict[str, dict[str, Any]]] = {}
     for path, (_, kind, entry) in entries.items():
@@ -95,7 +99,9 @@ def summarize(config: Config, page: str, entries: dict[str, list[Any]]) -> tuple
     if section in config.entity_kinds:
         rows, until, expired, newest = _entity_rows(entries)
         summary["until"] = until
-        summary["expired"] = expired[-_cap(config) :]
+        # rendered and sorted before the cut: INDEX.md shows the first `cap` of every page's rows in this
+        # order, whatever order the page's entries were added in (incremental and full builds agree)
+        summary["expired"] = sorted(_expired_row(fid, fact) for fid, fact in expired)[: _cap(config)]
         summary["n_expired"] = len(expired)
     else:
         rows = []
@@ -226,7 +232,7 @@ def render_main(config: Config, summaries: dict[str, dict[str, Any]], archives: 
                     stale.append((until, f"- {fid}: {_clip(fact, 70)}: valid until {until}, still active (`memgit expire`)"))
                 elif until and ref and _days(ref, until) <= window:
                     expiring.append((until, f"- {fid}: {_clip(fact, 70)}: valid until {until}"))
-            expired.extend(f"- {fid}: {_clip(fact, 70)}" for fid, fact in p.get("expired", []))
+            expired.extend(p.get("expired", []))
             n_expired += p.get("n_expired", 0)
     for p in sections.get("preferences", []):
         for topic, path, confirmed in p.get("prefs", []):

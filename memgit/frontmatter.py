@@ -56,12 +56,18 @@ def load_yaml(text: str) -> Any:
     if len(text.encode()) > 1024 * 1024:
         raise YamlError("YAML document over 1 MiB")
     try:
-        data = _safe_yaml().load(text)
+        # anchors are refused from the event stream (linear) before loading: a merge-key chain
+        # (`m1: &m1 {<<: [*m0, *m0]}`) doubles per level inside the loader itself
+        anchored = next((e for e in _safe_yaml().parse(text) if getattr(e, "anchor", None) is not None), None)
+        data = None if anchored is not None else _safe_yaml().load(text)
     except Exception as exc:  # ruamel raises many unrelated classes; all mean "bad YAML"
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else 0
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise YamlError(f"invalid YAML: {problem}", line) from None
+    if anchored is not None:
+        mark = getattr(anchored, "start_mark", None)
+        raise YamlError("YAML anchors and aliases are not allowed in memory files", mark.line + 1 if mark is not None else 0)
     return _plain(data, set())
 
 

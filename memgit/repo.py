@@ -332,6 +332,9 @@ class Repo:
         target = self.workdir / path
         if target.is_symlink() or (target.exists() and not target.is_file()):
             return False
+        # a symlinked folder on the way would make a write land outside the vault
+        if any(p.is_symlink() for p in target.parents if p != self.workdir and p.is_relative_to(self.workdir)):
+            return False
         if not target.exists():
             return blob is None
         if blob is None:

@@ -146,8 +146,8 @@ BOMB = "---\n" + "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + "".jo
 @pytest.mark.parametrize(
     "text,line,fragment",
     [
-        pytest.param(BOMB, 1, "anchors and aliases", id="billion-laughs"),
-        pytest.param("---\ntopic: &t [x]\ntags: *t\n---\n", 1, "anchors and aliases", id="alias"),
+        pytest.param(BOMB, 2, "anchors and aliases", id="billion-laughs"),
+        pytest.param("---\ntopic: &t [x]\ntags: *t\n---\n", 2, "anchors and aliases", id="alias"),
         pytest.param("---\ntopic: a\ntags: []\ntopic: b\n---\n", 4, "duplicate key", id="duplicate-key"),
         pytest.param("---\ntopic: a\n", 1, "never closed", id="unclosed"),
         pytest.param("---\n- a\n- b\n---\n", 2, "must be a mapping", id="list"),

@@ -62,7 +62,7 @@ def test_dates_and_datetimes_load_as_iso_strings() -> None:
         ("---\na: 1\nb: 2\na: 3\n---\n", 4, "duplicate key"),
         ("---\na: [\n---\n", 3, "invalid YAML"),
         ("---\na: " + "b" * 20_000 + "\n---\n", 1, "over 16384 bytes"),
-        ("---\na: &x {k: v}\nb: *x\n---\n", 1, "anchors and aliases"),
+        ("---\na: &x {k: v}\nb: *x\n---\n", 2, "anchors and aliases"),
     ],
 )
 def test_split_errors_name_the_file_line(text: str, line: int, fragment: str) -> None:

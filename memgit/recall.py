@@ -17,6 +17,7 @@ LAYERS = {"fact": "entity-items", "facts": "entity-items", "entity": "entity-ite
           "journal": "journal", "session": "session", "now": "now", "memory": "memory", "decision": "decision",
           "lesson": "lesson", "preference": "preference", "context": "context", "policy": "policy"}  # fmt: skip
 K1, B = 1.2, 0.75
+ENTITY_WORDS = {"people": "person", "companies": "company", "projects": "project"}
 
 
 class Recall:
@@ -152,6 +153,7 @@ class Recall:
         """
         cfg = self.vault.config
         bags = [tokens(f"{d.text} {d.extra}") for d in docs]
+        self._link(docs, bags)
         n = len(docs)
         avgdl = (sum(len(b) for b in bags) / n) if n else 1.0
         df = {t: sum(1 for b in bags if t in b) for t in self.weights}
@@ -169,11 +171,10 @@ class Recall:
                 tf = bag.count(t)
                 if tf:
                     idf = math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5))
-                    part = w * idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * len(bag) / max(avgdl, 1e-9)))
-                    if t in own:
-                        name += part
+                    if t in own:  # the same for all of the entity's memory: no length normalisation
+                        name += w * idf
                     else:
-                        what += part
+                        what += w * idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * len(bag) / max(avgdl, 1e-9)))
             rank = cfg.authority_rank(d.authority)
             # authority must outweigh BM25's length normalisation between hits that match the same words;
             # it weighs what a hit says, not that it names the entity (a Friday rule is no answer to "city")
@@ -182,6 +183,24 @@ class Recall:
             d.score = (name + what * weight) * about * (0.5 if d.status != "active" else 1.0)
         self._decay(sorted(docs, key=lambda d: -d.score))
         return docs
+
+    def _link(self, docs: list[Doc], bags: list[list[str]]) -> None:
+        """Entity linking: a hit that names another entity of the vault gets that entity's kind as a
+        word ("company", "person", "project"), so "where does sarah work" meets "now at Pied Piper"."""
+        wanted = {kind: word for kind, word in ((k, ENTITY_WORDS.get(k, k.rstrip("s"))) for k in self.vault.config.entity_kinds)
+                  if word in self.weights}  # fmt: skip
+        if not wanted:
+            return
+        names: dict[tuple[str, ...], str] = {}
+        for kind, word in wanted.items():
+            for slug in subfolders(self.vault, self.tree, kind):
+                names[tuple(tokens(slug.replace("-", " ")))] = word
+        longest = max((len(k) for k in names), default=0)
+        for d, bag in zip(docs, bags):
+            own = tuple(tokens(d.extra))
+            found = {names[g] for size in range(1, longest + 1) for i in range(len(bag) - size + 1)
+                     for g in [tuple(bag[i : i + size])] if g in names and g != own}  # fmt: skip
+            bag.extend(sorted(found))
 
     def _decay(self, docs: list[Doc]) -> None:
         cfg = self.vault.config

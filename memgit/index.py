@@ -259,12 +259,13 @@ class IndexBuilder:
         from memgit.index_render import expected_files
 
         expected = expected_files(self.config, self.summaries, self.archives)  # path -> (blob id, producer)
+        present = _index_blobs(self.repo, tree)  # one listing per folder, not a path walk per file
         out: dict[str, bytes | None] = {}
         for path, (blob, produce) in expected.items():
-            if self.repo.blob_id(tree, path) != blob:
+            if present.get(path) != blob:
                 out[path] = produce(self.page_text)
-        for path in existing_index_files(self.repo, self.config, tree):
-            if path not in expected:
+        for path in present:
+            if path not in expected and self.config.kind_of(path) == "index":
                 out[path] = None
         return out
 
@@ -307,17 +308,16 @@ def generate(repo: Repo, config: Config, tree: str, config_blob: str | None = No
         return _builder(repo, config, tree, config_blob, False).render()
 
 
+def _index_blobs(repo: Repo, tree: str) -> dict[str, str]:
+    """INDEX.md and every <folder>/INDEX*.md in the tree: path -> blob."""
+    out = {name: blob for name, blob in repo.names(tree, "", "INDEX") if name == INDEX_PATH}
+    for folder in repo.folders(tree):
+        out.update((f"{folder}/{name}", blob) for name, blob in repo.names(tree, folder, "INDEX"))
+    return out
+
+
 def existing_index_files(repo: Repo, config: Config, tree: str | None) -> dict[str, str]:
     """Index-kind files present in the tree (INDEX.md, */INDEX.md, */INDEX-*.md): path -> blob."""
-    out: dict[str, str] = {}
     if tree is None:
-        return out
-    blob = repo.blob_id(tree, INDEX_PATH)
-    if blob is not None:
-        out[INDEX_PATH] = blob
-    for folder in repo.folders(tree):
-        for name, blob in repo.names(tree, folder, "INDEX"):
-            path = f"{folder}/{name}"
-            if config.kind_of(path) == "index":
-                out[path] = blob
-    return out
+        return {}
+    return {p: b for p, b in _index_blobs(repo, tree).items() if config.kind_of(p) == "index"}

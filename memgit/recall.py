@@ -102,7 +102,7 @@ class Recall:
 
         rx = re.compile(self.pattern(), re.I)
         if self.tree is None and self.vault.repo.workdir is not None:
-            for m in grep(self.vault.root, self.pattern(), globs=["!INDEX.md", "!*/INDEX.md"], before=1, after=9):
+            for m in grep(self.vault.root, self.pattern(), globs=["!INDEX.md", "!*/INDEX.md", "!*/INDEX-*.md"], before=1, after=9):
                 yield "grep", m
             yield from (("index", m) for m in self._entity_matches(None))
         else:

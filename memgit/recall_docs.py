@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -98,7 +99,8 @@ def subfolders(vault: Vault, tree: str | None, folder: str) -> list[str]:
     if tree is not None:
         return vault.repo.folders(tree, folder)
     try:
-        return [e.name for e in (vault.root / folder).iterdir() if e.is_dir() and not e.is_symlink()]
+        with os.scandir(vault.root / folder) as entries:  # d_type: no stat per entity
+            return [e.name for e in entries if e.is_dir(follow_symlinks=False)]
     except OSError:
         return []
 

@@ -39,17 +39,23 @@ def _index_writes(vault: Vault, draft: str) -> dict[str, bytes | None]:
     return index_writes(vault.repo, vault.config, draft, vault.repo.blob_id(draft, ".memgit.yaml"))
 
 
-def _merge_into(vault: Vault, ref: str, theirs: str, label: str, check_worktree: bool) -> str | None:
-    """Merge commit theirs into ref. Returns the new tip if ref moved."""
+def _merge_into(vault: Vault, ref: str, theirs: str, label: str, check_worktree: bool, replace: str | None = None) -> str | None:
+    """Merge commit theirs into ref. Returns the new tip if ref moved.
+
+    replace: our own merge from a push that lost a race; if ref still points at it, the new merge is
+    built from its first parent instead of stacking a merge on a merge nobody has seen.
+    """
     from memgit.merge_tree import merge_trees
 
     repo = vault.repo
-    ours = repo.refs(ref).get(ref)
-    if ours is None:
+    tip = repo.refs(ref).get(ref)
+    if tip is None:
         repo.set_ref(ref, theirs, None)
         return theirs
-    if ours == theirs or repo.merge_base(ours, theirs) == theirs:
+    if tip == theirs or repo.merge_base(tip, theirs) == theirs:
         return None
+    ours = repo.commit_info(tip).parents[0] if replace is not None and tip == replace else tip
+    tip_tree = repo.commit_tree(tip)
     ours_tree = repo.commit_tree(ours)
     base = repo.merge_base(ours, theirs)
     if base == ours:
@@ -69,20 +75,26 @@ def _merge_into(vault: Vault, ref: str, theirs: str, label: str, check_worktree:
             raise Conflict(f"the merge of {label} breaks the rules: " + "; ".join(p.render() for p in found), "nothing was changed")
         tree = draft
         target = ""
-    paths = [d.path for d in repo.diff_trees(ours_tree, tree)]
+    paths = [d.path for d in repo.diff_trees(tip_tree, tree)]
     expected: dict[str, str | None] = {}
     if check_worktree:
+        staged = repo.index_blobs(paths)
         for path in paths:
-            at_head = repo.blob_id(ours_tree, path)
-            if repo.index_blob(path) != at_head or not repo.worktree_matches(path, at_head):
+            at_head = repo.blob_id(tip_tree, path)
+            if staged[path] != at_head or not repo.worktree_matches(path, at_head):
                 raise Conflict(f"{path}: has uncommitted changes that the merge of {label} would touch", "commit or stash them, then sync again")
             expected[path] = at_head
     if not target:
         writer = vault.writer()
         message = f"sync: merge {label}\n\nMemgit-Op: sync\n" + (f"Memgit-Agent: {writer.agent}\n" if writer.is_agent else "")
-        target = repo.create_commit(ref, tree, [ours, theirs], message, (writer.name, writer.email), vault.commit_time())
+        args = (tree, [ours, theirs], message, (writer.name, writer.email), vault.commit_time())
+        if ours == tip:
+            target = repo.create_commit(ref, *args)  # compare-and-swap on the tip
+        else:
+            target = repo.create_commit(None, *args)
+            repo.set_ref(ref, target, tip)
     else:
-        repo.set_ref(ref, target, ours)
+        repo.set_ref(ref, target, tip)
     if check_worktree:
         repo.sync_paths(tree, paths, expected)
     return target
@@ -108,14 +120,18 @@ def sync(vault: Vault, remote: str = "origin", propose: bool = False) -> dict[st
     ref = repo.branch_ref()
     branch = ref.removeprefix("refs/heads/")
     merges: list[str] = []
+    unpushed: str | None = None  # our merge from the attempt whose push lost the race
     for attempt in range(ATTEMPTS):
         _fetch(vault, remote)
         with vault_lock(repo.gitdir):
             theirs = repo.refs(f"refs/remotes/{remote}/{branch}").get(f"refs/remotes/{remote}/{branch}")
             if theirs is not None:
-                moved = _merge_into(vault, ref, theirs, f"{remote}/{branch}", check_worktree=True)
+                moved = _merge_into(vault, ref, theirs, f"{remote}/{branch}", check_worktree=True, replace=unpushed)
                 if moved and moved != theirs:
+                    if unpushed in merges:
+                        merges.remove(unpushed)
                     merges.append(moved)
+                    unpushed = moved
             for rref, tip in repo.refs(f"refs/remotes/{remote}/archive/").items():
                 local = "refs/heads/archive/" + rref.split("/archive/", 1)[1]
                 _merge_into(vault, local, tip, rref.removeprefix("refs/remotes/"), check_worktree=False)

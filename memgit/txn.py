@@ -67,10 +67,11 @@ def _check_clean(vault: Vault, tx: Transaction) -> dict[str, str | None]:
     """Each path we write must be unchanged in index and work tree: we never overwrite a user's work."""
     repo = vault.repo
     expected: dict[str, str | None] = {}
+    staged = repo.index_blobs(tx.writes)
     for path in tx.writes:
         _no_symlink(vault, path)
         at_head = repo.blob_id(tx.tree, path)
-        in_index = repo.index_blob(path)
+        in_index = staged[path]
         if in_index != at_head:
             raise Conflict(f"{path}: has staged changes", f"commit or unstage them first (git restore --staged {path})")
         if repo.workdir is not None and not repo.worktree_matches(path, at_head):
@@ -137,9 +138,10 @@ def run(vault: Vault, build: Callable[[Transaction], T]) -> tuple[T, str]:
                 raise RuleViolation(found, "nothing was written")
             draft = repo.build_tree(tree, tx.writes)
             index_writes = index_files(repo, vault.config, draft, repo.blob_id(draft, ".memgit.yaml"))
+            staged_index = repo.index_blobs(p for p in index_writes if p not in expected)
             for path in index_writes:
                 _no_symlink(vault, path)
-                expected.setdefault(path, repo.index_blob(path))
+                expected.setdefault(path, staged_index.get(path))
             final = repo.build_tree(draft, index_writes) if index_writes else draft
             if writer.is_agent:
                 tx.trailers.append(("Memgit-Agent", writer.agent))

@@ -2,8 +2,6 @@
 from __future__ import annotations
 
 import json
-import shlex
-import subprocess
 from typing import TYPE_CHECKING, Any
 
 from memgit import facts
@@ -58,14 +56,11 @@ def new_entries(vault: Vault, since: str | None) -> list[dict[str, str]]:
 
 
 def _ask(cmd: str, prompt: str) -> Any:
+    from memgit.model import run_model
+
+    out = run_model(cmd, prompt)
     try:
-        proc = subprocess.run(shlex.split(cmd), input=prompt.encode(), capture_output=True, timeout=600)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise MemgitError(f"--cmd failed to run: {exc}", "nothing was written") from None
-    if proc.returncode != 0:
-        raise MemgitError(f"--cmd exited {proc.returncode}: {proc.stderr.decode(errors='replace').strip()[:300]}", "nothing was written")
-    try:
-        return json.loads(proc.stdout.decode("utf-8"))
+        return json.loads(out.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise MemgitError(f"--cmd answer is not JSON: {exc}", "answer {\"facts\": [...]}; nothing was written") from None
 

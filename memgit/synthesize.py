@@ -4,8 +4,6 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-import shlex
-import subprocess
 from typing import TYPE_CHECKING, Any
 
 from memgit import facts
@@ -58,14 +56,11 @@ def deterministic(name: str, active: list[dict[str, Any]]) -> str:
 
 
 def ask(cmd: str, prompt: str, entity: str) -> str:
+    from memgit.model import run_model
+
+    out = run_model(cmd, prompt, entity, timeout=300)
     try:
-        proc = subprocess.run(shlex.split(cmd), input=prompt.encode(), capture_output=True, timeout=300)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise MemgitError(f"{entity}: --cmd failed to run: {exc}", "check the command; nothing was written") from None
-    if proc.returncode != 0:
-        raise MemgitError(f"{entity}: --cmd exited {proc.returncode}: {proc.stderr.decode(errors='replace').strip()[:200]}", "nothing was written")
-    try:
-        answer = proc.stdout.decode("utf-8").strip()
+        answer = out.decode("utf-8").strip()
     except UnicodeDecodeError:
         raise MemgitError(f"{entity}: --cmd answered with invalid UTF-8", "nothing was written") from None
     if not answer or len(answer.encode()) > MAX_ANSWER or "\x00" in answer:

@@ -53,6 +53,7 @@ class Recall:
         self.tree: str | None = None
         self.commit: str | None = None
         self.entity_words: set[str] = set()  # query words that name an entity (filled while gathering)
+        self._slug_cache: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
         self.moment = vault.now()
         if as_of:
             self.commit, self.moment = self._resolve_as_of(as_of)
@@ -123,25 +124,33 @@ class Recall:
         from memgit.search import Match
 
         repo = self.vault.repo
+        terms = set(self.terms)
         for ekind in self.vault.config.entity_kinds:
-            for slug in subfolders(self.vault, tree, ekind):
-                words = set(tokens(slug.replace("-", " ")))
-                if not words & set(self.terms):
+            for slug, words in self._slugs(ekind, tree):
+                if not set(words) & terms:
                     continue
-                self.entity_words |= words & set(self.terms)
+                self.entity_words |= set(words) & terms
                 path = f"{ekind}/{slug}/items.json"
                 data = repo.read(tree, path) if tree is not None else read_work(self.vault, path)
                 if not data:
                     continue
-                lines = data.decode("utf-8", errors="replace").splitlines()
+                lines = data.decode("utf-8", errors="replace").split("\n")  # as git and line_index count
                 try:
                     items = facts.parse(data)
                 except facts.ItemsError:
                     continue
+                where = facts.line_index(data)
                 for item in items:
-                    n = facts.line_of(data, str(item.get("id")), "fact")
+                    n = where.get((str(item.get("id")), "fact"), 0)
                     if n:
                         yield Match(path, n, lines[n - 1], tuple(lines[max(0, n - 2) : n - 1]), tuple(lines[n : n + 9]))
+
+    def _slugs(self, kind: str, tree: str | None) -> list[tuple[str, tuple[str, ...]]]:
+        """(slug, its words) for every entity of a kind, listed and tokenised once per query."""
+        key = f"{kind}@{tree}"
+        if key not in self._slug_cache:
+            self._slug_cache[key] = [(s, tuple(tokens(s.replace("-", " ")))) for s in subfolders(self.vault, tree, kind)]
+        return self._slug_cache[key]
 
     # ---- ranking -------------------------------------------------------------------------------
 
@@ -193,8 +202,8 @@ class Recall:
             return
         names: dict[tuple[str, ...], str] = {}
         for kind, word in wanted.items():
-            for slug in subfolders(self.vault, self.tree, kind):
-                names[tuple(tokens(slug.replace("-", " ")))] = word
+            for _slug, words in self._slugs(kind, self.tree):
+                names[words] = word
         longest = max((len(k) for k in names), default=0)
         for d, bag in zip(docs, bags):
             own = tuple(tokens(d.extra))

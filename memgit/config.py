@@ -84,19 +84,22 @@ class Config:
         return self.data.get(key, default)
 
     @cached_property
-    def _kind_patterns(self) -> list[tuple[str, re.Pattern[str]]]:
-        out = []
+    def _kind_regex(self) -> tuple[re.Pattern[str], list[str]]:
+        """One alternation of every kind glob, in config order: the first alternative that matches wins."""
+        parts, kinds = [], []
         for kind, globs in self.data["kinds"].items():
             for glob in globs:
                 for g in [glob.replace("{entity}", e) for e in self.entity_kinds] if "{entity}" in glob else [glob]:
-                    out.append((kind, re.compile(glob_regex(g) + r"\Z")))
-        return out
+                    parts.append(f"(?P<k{len(kinds)}>{glob_regex(g)}\\Z)")
+                    kinds.append(kind)
+        return re.compile("|".join(parts) if parts else r"(?!)"), kinds
 
     def kind_of(self, path: str) -> str:
-        for kind, rx in self._kind_patterns:
-            if rx.match(path):
-                return kind
-        return "other"
+        rx, kinds = self._kind_regex
+        m = rx.match(path)
+        if m is None or m.lastgroup is None:
+            return "other"
+        return kinds[int(m.lastgroup[1:])]
 
     @property
     def entity_kinds(self) -> list[str]:

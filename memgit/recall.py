@@ -17,6 +17,8 @@ LAYERS = {"fact": "entity-items", "facts": "entity-items", "entity": "entity-ite
           "journal": "journal", "session": "session", "now": "now", "memory": "memory", "decision": "decision",
           "lesson": "lesson", "preference": "preference", "context": "context", "policy": "policy"}  # fmt: skip
 K1, B = 1.2, 0.75
+_WORD = re.compile(r"[a-z0-9]+")
+CANDIDATES = 3000  # matching lines ranked in full; more are cut by how many query words they share
 ENTITY_WORDS = {"people": "person", "companies": "company", "projects": "project"}
 
 
@@ -53,7 +55,7 @@ class Recall:
         self.tree: str | None = None
         self.commit: str | None = None
         self.entity_words: set[str] = set()  # query words that name an entity (filled while gathering)
-        self._slug_cache: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
+        self._slug_cache: dict[str, list[str]] = {}
         self.moment = vault.now()
         if as_of:
             self.commit, self.moment = self._resolve_as_of(as_of)
@@ -99,12 +101,9 @@ class Recall:
         return list(docs.values())
 
     def _matches(self) -> Any:
-        from memgit.search import grep
-
         rx = re.compile(self.pattern(), re.I)
         if self.tree is None and self.vault.repo.workdir is not None:
-            for m in grep(self.vault.root, self.pattern(), globs=["!INDEX.md", "!*/INDEX.md", "!*/INDEX-*.md"], before=1, after=9):
-                yield "grep", m
+            yield from (("grep", m) for m in self._grep())
             yield from (("index", m) for m in self._entity_matches(None))
         else:
             tree = self.tree or self.vault.head_tree()
@@ -118,6 +117,30 @@ class Recall:
                     if self.vault.repo.blob_id(main, m.path) is None:
                         yield "archive", m
 
+    def _grep(self) -> Any:
+        """L2: rg over the work tree. Past CANDIDATES matching lines, the ones sharing the most query
+        words (then the shortest) go on to ranking; a fact's fields come from its file, read once."""
+        from memgit.search import Match, grep_lines
+
+        cfg = self.vault.config
+        lines = [(p, n, t) for p, n, t in grep_lines(self.vault.root, self.pattern(), ["!INDEX.md", "!*/INDEX.md", "!*/INDEX-*.md"])
+                 if cfg.kind_of(p) != "entity-items" or t.lstrip().startswith('"fact":')]  # fmt: skip
+        if len(lines) > CANDIDATES:
+            def quick(hit: tuple[str, int, str]) -> tuple[float, int, str, int]:
+                low = hit[2].lower()  # substring test: a prefilter, the full ranking comes after
+                return (-sum(w for t, w in self.weights.items() if t in low), len(hit[2]), hit[0], hit[1])
+
+            lines = sorted(lines, key=quick)[:CANDIDATES]
+        files: dict[str, list[str]] = {}
+        for path, n, text in lines:
+            if cfg.kind_of(path) != "entity-items":
+                yield Match(path, n, text, (), ())
+                continue
+            if path not in files:
+                files[path] = (read_work(self.vault, path) or b"").decode("utf-8", errors="replace").split("\n")
+            body = files[path]
+            yield Match(path, n, text, tuple(body[max(0, n - 2) : n - 1]), tuple(body[n : n + 9]))
+
     def _entity_matches(self, tree: str | None) -> Any:
         """L1: entities whose name matches a query word bring all their facts along."""
         from memgit import facts
@@ -126,7 +149,10 @@ class Recall:
         repo = self.vault.repo
         terms = set(self.terms)
         for ekind in self.vault.config.entity_kinds:
-            for slug, words in self._slugs(ekind, tree):
+            for slug in self._slugs(ekind, tree):
+                if not any(t in slug for t in terms):  # cheap test first: tokenising 10k slugs is not
+                    continue
+                words = tokens(slug.replace("-", " "))
                 if not set(words) & terms:
                     continue
                 self.entity_words |= set(words) & terms
@@ -145,11 +171,11 @@ class Recall:
                     if n:
                         yield Match(path, n, lines[n - 1], tuple(lines[max(0, n - 2) : n - 1]), tuple(lines[n : n + 9]))
 
-    def _slugs(self, kind: str, tree: str | None) -> list[tuple[str, tuple[str, ...]]]:
-        """(slug, its words) for every entity of a kind, listed and tokenised once per query."""
+    def _slugs(self, kind: str, tree: str | None) -> list[str]:
+        """Every entity slug of a kind, listed once per query."""
         key = f"{kind}@{tree}"
         if key not in self._slug_cache:
-            self._slug_cache[key] = [(s, tuple(tokens(s.replace("-", " ")))) for s in subfolders(self.vault, tree, kind)]
+            self._slug_cache[key] = subfolders(self.vault, tree, kind)
         return self._slug_cache[key]
 
     # ---- ranking -------------------------------------------------------------------------------
@@ -200,15 +226,13 @@ class Recall:
                   if word in self.weights}  # fmt: skip
         if not wanted:
             return
-        names: dict[tuple[str, ...], str] = {}
-        for kind, word in wanted.items():
-            for _slug, words in self._slugs(kind, self.tree):
-                names[words] = word
-        longest = max((len(k) for k in names), default=0)
+        names = {slug: word for kind, word in wanted.items() for slug in self._slugs(kind, self.tree)}
+        longest = max((slug.count("-") + 1 for slug in names), default=0)
         for d, bag in zip(docs, bags):
-            own = tuple(tokens(d.extra))
-            found = {names[g] for size in range(1, longest + 1) for i in range(len(bag) - size + 1)
-                     for g in [tuple(bag[i : i + size])] if g in names and g != own}  # fmt: skip
+            own = d.path.split("/")[1] if d.kind in ("entity-items", "entity-summary") else ""
+            words = _WORD.findall(d.text.lower())
+            found = {names[g] for size in range(1, longest + 1) for i in range(len(words) - size + 1)
+                     for g in ["-".join(words[i : i + size])] if g in names and g != own}  # fmt: skip
             bag.extend(sorted(found))
 
     def _decay(self, docs: list[Doc]) -> None:

@@ -86,7 +86,8 @@ class Config:
     @cached_property
     def _kind_regex(self) -> tuple[re.Pattern[str], list[str]]:
         """One alternation of every kind glob, in config order: the first alternative that matches wins."""
-        parts, kinds = [], []
+        parts: list[str] = []
+        kinds: list[str] = []
         for kind, globs in self.data["kinds"].items():
             for glob in globs:
                 for g in [glob.replace("{entity}", e) for e in self.entity_kinds] if "{entity}" in glob else [glob]:

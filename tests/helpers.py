@@ -73,3 +73,10 @@ def built_once(base: Path, dest: Path, build: Callable[[Path], None]) -> Path:
         build(built)
     shutil.copytree(built, dest, symlinks=True)
     return dest
+
+
+def fsck_clean(repo: Path) -> None:
+    """`git fsck --full --strict` finds nothing wrong."""
+    r = git(repo, "fsck", "--full", "--strict", check=False)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "error" not in r.stderr.lower() and "missing" not in r.stdout.lower(), r.stdout + r.stderr

@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import BIN, git, head, memgit, memgit_json, status
+from tests.helpers import fsck_clean
 
 MEMGIT = str(BIN / "memgit")
 DAY = "2026-01-15"
@@ -40,12 +41,6 @@ def report(name: str, **figures: Any) -> None:
 def entries(repo: Path, rev: str = "HEAD", path: str = JOURNAL) -> list[str]:
     r = git(repo, "show", f"{rev}:{path}", check=False)
     return [ln for ln in r.stdout.splitlines() if ln.startswith("- ")]
-
-
-def fsck_clean(repo: Path) -> None:
-    r = git(repo, "fsck", "--full", "--strict", check=False)
-    assert r.returncode == 0, r.stdout + r.stderr
-    assert "error" not in r.stderr.lower() and "missing" not in r.stdout.lower(), r.stdout + r.stderr
 
 
 def verify_ok(repo: Path) -> None:

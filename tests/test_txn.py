@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 from tests.conftest import BIN, git, head, memgit, memgit_json, status
+from tests.helpers import fsck_clean
 
 NOW = {"MEMGIT_NOW": "2026-01-15T10:04:00"}
 JOURNAL = "memory/2026-01-15.md"
@@ -20,12 +21,6 @@ JOURNAL = "memory/2026-01-15.md"
 def journal_entries(vault: Path, rev: str = "HEAD") -> list[str]:
     r = git(vault, "show", f"{rev}:{JOURNAL}", check=False)
     return [ln for ln in r.stdout.splitlines() if ln.startswith("- ")]
-
-
-def fsck_clean(vault: Path) -> None:
-    r = git(vault, "fsck", "--full", "--strict", check=False)
-    assert r.returncode == 0, r.stdout + r.stderr
-    assert "error" not in r.stderr.lower() and "missing" not in r.stdout.lower(), r.stdout + r.stderr
 
 
 def test_user_staged_and_unstaged_work_survives_a_write(vault: Path) -> None:

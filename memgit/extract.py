@@ -116,9 +116,9 @@ def extract(vault: Vault, cmd: str, since: str | None = None) -> dict[str, Any]:
             tx.write(path, facts.canonical(items))
             ids.append(item["id"])
         tx.describe("extract", "facts", f"{len(ids)} facts from {len(entries)} entries", ("Memgit-Op", "extract"), (TRAILER, str(head)))
+        # no facts is an answer too: the empty commit records how far extraction has read
+        tx.allow_empty = not ids
         return {"ids": ids, "entries": len(entries)}
 
-    if not planned:
-        return {"ids": [], "entries": len(entries), "commit": None}
     result, commit = vault.transact(build)
     return {**result, "commit": commit}

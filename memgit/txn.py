@@ -30,6 +30,8 @@ class Transaction:
     scope: str = ""
     summary: str = ""
     trailers: list[tuple[str, str]] = field(default_factory=list)
+    # a commit that changes no file but records something in its trailers (an extraction point)
+    allow_empty: bool = False
 
     def read(self, path: str) -> bytes | None:
         if path in self.writes:
@@ -122,7 +124,7 @@ def run(vault: Vault, build: Callable[[Transaction], T]) -> tuple[T, str]:
             tx = Transaction(vault, head, tree)
             result = build(tx)
             tx.writes = {p: d for p, d in tx.writes.items() if repo.read(tree, p) != d}
-            if not tx.writes:
+            if not tx.writes and not tx.allow_empty:
                 raise UsageError("nothing to change", "the vault already holds this")
             expected = _check_clean(vault, tx)
             writer = vault.writer()

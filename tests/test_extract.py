@@ -240,3 +240,16 @@ def test_sources_number_lines_as_git_does(vault: Path, model: Model) -> None:
     assert model.sources() == [f"{path}#L1", f"{path}#L2"]
     assert [e["text"] for e in model.calls()[0]["entries"]] == ['{"content":"para\u2028graph"}', '{"content":"Bob drinks tea"}']
     assert items(vault, "people/bob")[out["ids"][0]]["source"] == f"{path}#L2"
+
+
+def test_an_answer_with_no_facts_still_records_how_far_extraction_read(vault: Path, model: Model) -> None:
+    before = seed(vault)
+    r = memgit_json("extract", "--cmd", model.answer({"facts": []}), cwd=vault, env=T1)
+    assert r["ids"] == [] and r["commit"] == head(vault) != before
+    assert git(vault, "diff", "--stat", before, "HEAD").stdout == ""  # an empty commit: no file changed
+    t = trailers(vault)
+    assert t["Memgit-Op"] == "extract" and t["Memgit-Extracted-Through"] == before
+    again = memgit("extract", "--cmd", model.answer({"facts": []}), cwd=vault, env=T1)
+    assert again.returncode == 1 and "nothing to extract" in again.stdout + again.stderr
+    assert len(model.calls()) == 1  # the same entries are not sent twice
+    assert status(vault) == "" and memgit("verify", cwd=vault).returncode == 0

@@ -78,7 +78,10 @@ def init(path: Path) -> dict[str, Any]:
     repo = init_repo(path)
     if repo.head_id() is not None and (path / ".memgit.yaml").exists():
         raise UsageError(f"{path}: is already a memgit vault", "use `memgit install` in a clone of one")
-    today = __import__("datetime").date.today().isoformat()
+    from memgit.clock import now, zone
+    from memgit.config import Config
+
+    today = now(zone(Config.default().timezone)).date().isoformat()
     existing = sorted(
         p.relative_to(path).as_posix() for p in path.rglob("*")
         if p.is_file() and ".git" not in p.relative_to(path).parts

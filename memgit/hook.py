@@ -11,19 +11,20 @@ if TYPE_CHECKING:
 
 
 def check_staged(vault: Vault, only: list[str] | None = None) -> list[Problem]:
-    from memgit.index import generate
+    from memgit.index import IndexBuilder, built
 
     repo = vault.repo
     _, new_tree, staged = changes.staged(repo, vault.config)
     if not staged:
         return []
     writer = vault.writer()
-    generated: dict[str, dict[str, bytes]] = {}
+    builders: list[IndexBuilder] = []
 
     def expected(path: str) -> bytes | None:
-        if "all" not in generated:
-            generated["all"] = generate(repo, vault.config, new_tree, repo.blob_id(new_tree, ".memgit.yaml"))
-        return generated["all"].get(path)
+        # only when an index file is staged; reads the one page it needs, never writes the cache
+        if not builders:
+            builders.append(built(repo, vault.config, new_tree, repo.blob_id(new_tree, ".memgit.yaml"), persist=False))
+        return builders[0].expected(path)
 
     ctx = Context(vault.config, vault.today(), writer.is_agent, writer.label, expected_index=expected)
     return rules.run(staged, ctx, only)

@@ -274,38 +274,33 @@ class _StaleCache(Exception):
     """A page file the cache's meta names is missing or broken: rebuild from the tree."""
 
 
-def _builder(repo: Repo, config: Config, tree: str, config_blob: str | None, persist: bool) -> IndexBuilder:
-    builder = IndexBuilder(repo, config, config_blob, persist)
-    builder.load()
-    builder.update(tree)
-    if persist:
-        try:
-            builder.save()
-        except OSError:
-            pass  # the cache is an optimisation; a read-only .git must not fail a read
-    return builder
+def built(repo: Repo, config: Config, tree: str, config_blob: str | None = None, persist: bool = True) -> IndexBuilder:
+    """A builder brought to `tree` from the disk cache. With persist, under the cache lock and saved
+    afterwards; a read-only .git (or persist=False) reads the cache and writes nothing."""
+    def bring(save: bool) -> IndexBuilder:
+        builder = IndexBuilder(repo, config, config_blob, persist=save)
+        builder.load()
+        builder.update(tree)
+        builder.save()
+        return builder
+
+    if not persist:
+        return bring(False)
+    try:
+        with cache_lock(repo.gitdir / "memgit" / "index"):
+            return bring(True)
+    except OSError:  # the cache is an optimisation: a read-only .git must not fail a write or a read
+        return bring(False)
 
 
 def index_writes(repo: Repo, config: Config, tree: str, config_blob: str | None = None) -> dict[str, bytes | None]:
     """The index files to write into `tree` (INDEX.md, per-folder tables of contents and pages)."""
-    folder = repo.gitdir / "memgit" / "index"
-    try:
-        with cache_lock(folder):
-            return _builder(repo, config, tree, config_blob, True).writes(tree)
-    except OSError:
-        return _builder(repo, config, tree, config_blob, False).writes(tree)
+    return built(repo, config, tree, config_blob).writes(tree)
 
 
 def generate(repo: Repo, config: Config, tree: str, config_blob: str | None = None, save: bool = True) -> dict[str, bytes]:
-    """Every generated index file for this tree (reads every page: for checks and tests, not the write path)."""
-    folder = repo.gitdir / "memgit" / "index"
-    if not save:
-        return _builder(repo, config, tree, config_blob, False).render()
-    try:
-        with cache_lock(folder):
-            return _builder(repo, config, tree, config_blob, True).render()
-    except OSError:
-        return _builder(repo, config, tree, config_blob, False).render()
+    """Every generated index file for this tree (reads every page: for tests and tools, not the write path)."""
+    return built(repo, config, tree, config_blob, persist=save).render()
 
 
 def _index_blobs(repo: Repo, tree: str) -> dict[str, str]:
@@ -314,10 +309,3 @@ def _index_blobs(repo: Repo, tree: str) -> dict[str, str]:
     for folder in repo.folders(tree):
         out.update((f"{folder}/{name}", blob) for name, blob in repo.names(tree, folder, "INDEX"))
     return out
-
-
-def existing_index_files(repo: Repo, config: Config, tree: str | None) -> dict[str, str]:
-    """Index-kind files present in the tree (INDEX.md, */INDEX.md, */INDEX-*.md): path -> blob."""
-    if tree is None:
-        return {}
-    return {p: b for p, b in _index_blobs(repo, tree).items() if config.kind_of(p) == "index"}

@@ -235,9 +235,6 @@ class Repo:
 
     # ---- writing -------------------------------------------------------------------------------
 
-    def write_blob(self, data: bytes) -> str:
-        return str(self.git.create_blob(data))
-
     def build_tree(self, base: str | None, changes: dict[str, bytes | None]) -> str:
         """base's tree with only `changes` applied (None deletes); untouched subtrees are reused."""
         nested: dict[str, object] = {}

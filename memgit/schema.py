@@ -33,7 +33,3 @@ def problems(name: str, document: Any) -> list[SchemaProblem]:
         where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err.absolute_path)
         out.append(SchemaProblem(where.lstrip("."), err.message))
     return out
-
-
-def has_schema(name: str) -> bool:
-    return (data_dir("schemas") / f"{name}.schema.json").is_file()

@@ -1,8 +1,6 @@
 """ripgrep through subprocess: the only module that runs `rg`."""
 from __future__ import annotations
 
-import base64
-import json
 import os
 import shutil
 import subprocess
@@ -33,55 +31,6 @@ def rg_path() -> str:
     if found:
         return found
     raise MemgitError("ripgrep (rg) is not installed", "pip install 'ripgrep>=14.1,<15'")
-
-
-def _text(obj: dict[str, str]) -> str:
-    if "text" in obj:
-        return obj["text"]
-    return base64.b64decode(obj.get("bytes", "")).decode("utf-8", errors="replace")
-
-
-def grep(root: Path, pattern: str, globs: Iterable[str] = (), before: int = 0, after: int = 0,
-         max_columns: int = 4096) -> Iterator[Match]:  # fmt: skip
-    """Lines under root matching a (Rust regex) pattern, case-insensitively, with optional context."""
-    args = [rg_path(), "--json", "--ignore-case", "--no-config", "--hidden", "--max-columns", str(max_columns),
-            "--glob", "!.git", "-e", pattern]
-    if before:
-        args += ["-B", str(before)]
-    if after:
-        args += ["-A", str(after)]
-    for g in globs:
-        args += ["--glob", g]
-    args.append(".")
-    proc = subprocess.Popen(args, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    assert proc.stdout is not None
-    pending: list[tuple[int, str]] = []
-    path = ""
-
-    matches: list[dict[str, object]] = []
-    for raw in proc.stdout:
-        event = json.loads(raw)
-        kind, data = event["type"], event.get("data", {})
-        if kind == "begin":
-            path = _text(data["path"]).removeprefix("./")
-            pending, matches = [], []
-        elif kind in ("match", "context"):
-            n = data["line_number"]
-            text = _text(data["lines"]).rstrip("\r\n")
-            pending.append((n, text))
-            if kind == "match":
-                matches.append({"line": n, "text": text})
-        elif kind == "end":
-            ctx = dict(pending)
-            for m in matches:
-                n = int(m["line"])  # type: ignore[call-overload]
-                yield Match(path, n, str(m["text"]),
-                            tuple(ctx[i] for i in range(n - before, n) if i in ctx),
-                            tuple(ctx[i] for i in range(n + 1, n + after + 1) if i in ctx))  # fmt: skip
-    proc.wait()
-    if proc.returncode not in (0, 1):
-        err = proc.stderr.read().decode(errors="replace").strip() if proc.stderr else ""
-        raise MemgitError(f"rg failed: {err}", "check the query")
 
 
 def grep_lines(root: Path, pattern: str, globs: Iterable[str] = (), max_columns: int = 4096) -> Iterator[tuple[str, int, str]]:

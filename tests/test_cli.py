@@ -112,3 +112,47 @@ def test_outside_a_vault_exits_2(tmp_path: Path) -> None:
     r = run_memgit("log", "hello", cwd=tmp_path)
     assert r.returncode == 2
     assert "not inside a git repository" in r.stderr and "hint:" in r.stderr
+
+
+# A bug inside a command: the edge in main.py must turn it into exit 4 with one line, never exit 1 ("nothing found").
+_CRASH = (
+    "import sys, memgit.main, memgit.commands.stats as c\n"
+    "def boom(args):\n    raise KeyError('no such thing')\n"
+    "c.run = boom\n"
+    "sys.exit(memgit.main.main(sys.argv[1:]))\n"
+)
+
+
+def _crash(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    import os
+
+    return subprocess.run([sys.executable, "-c", _CRASH, *args], capture_output=True, text=True, env={**os.environ, **(env or {})})
+
+
+def test_unexpected_exception_is_exit_4_one_line_no_traceback(vault: Path) -> None:
+    r = _crash("-C", str(vault), "stats")
+    assert r.returncode == 4, r.stderr
+    assert r.stderr.strip().splitlines() == [
+        "memgit: internal error: KeyError: 'no such thing' (please report; MEMGIT_DEBUG=1 shows the traceback)"
+    ]
+    assert r.stdout == ""
+
+
+def test_unexpected_exception_under_json_is_a_json_object(vault: Path) -> None:
+    r = _crash("-C", str(vault), "stats", "--json")
+    assert r.returncode == 4
+    data = json.loads(r.stdout)
+    assert data["exit"] == 4 and data["internal"] == "KeyError" and "internal error" in data["error"]
+    assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_memgit_debug_shows_the_traceback(vault: Path) -> None:
+    r = _crash("-C", str(vault), "stats", env={"MEMGIT_DEBUG": "1"})
+    assert r.returncode == 4
+    assert "Traceback (most recent call last)" in r.stderr and "in boom" in r.stderr
+    assert r.stderr.strip().splitlines()[-1].startswith("memgit: internal error: KeyError")
+
+
+def test_help_epilog_documents_every_exit_code() -> None:
+    r = run_memgit("--help")
+    assert all(f"{code} " in r.stdout for code in ("0", "1", "2", "3", "4")) and "internal error" in r.stdout

@@ -60,6 +60,27 @@ def report_error(args: argparse.Namespace, exc: MemgitError) -> int:
     return exc.exit_code
 
 
+INTERNAL_EXIT = 4
+
+
+def report_internal(args: argparse.Namespace, exc: BaseException) -> int:
+    """An exception that is not a MemgitError is a bug: one line (a JSON object under --json), exit 4."""
+    import os
+
+    kind = type(exc).__name__
+    message = f"internal error: {kind}: {exc} (please report; MEMGIT_DEBUG=1 shows the traceback)"
+    if os.environ.get("MEMGIT_DEBUG") == "1":
+        import traceback
+
+        traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
+    if getattr(args, "json", False):
+        data = {"error": message, "hint": "please report it; rerun with MEMGIT_DEBUG=1 for the traceback",
+                "exit": INTERNAL_EXIT, "internal": kind}
+        print(json.dumps(data, ensure_ascii=False, indent=2))
+    print(f"memgit: {message}", file=sys.stderr)
+    return INTERNAL_EXIT
+
+
 def wrote(result: dict[str, Any]) -> str:
     ident = result.get("id") or ", ".join(result.get("ids") or [])
     return f"{ident} @ {str(result.get('commit', ''))[:12]}"

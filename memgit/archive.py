@@ -17,10 +17,13 @@ if TYPE_CHECKING:
 ARCHIVE_HEADER = "# Archived journals\n\nJournals that left main, and the branch that keeps each month (`memgit recall --archive` searches them).\n\n"
 
 
+MAX_DAYS = 36500  # a century: older than any git history, and small enough for date arithmetic
+
+
 def parse_days(text: str) -> int:
     m = re.fullmatch(r"\s*(\d+)\s*([dw]?)\s*", text or "")
-    if not m or int(m.group(1)) < 1:
-        raise UsageError(f"bad age {text!r}", "use a number of days such as 14d, or weeks such as 2w")
+    if not m or not 1 <= int(m.group(1)) * (7 if m.group(2) == "w" else 1) <= MAX_DAYS:
+        raise UsageError(f"bad age {text!r}", f"use a number of days from 1 to {MAX_DAYS} such as 14d, or weeks such as 2w")
     return int(m.group(1)) * (7 if m.group(2) == "w" else 1)
 
 

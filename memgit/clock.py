@@ -18,12 +18,22 @@ def zone(name: str) -> dt.tzinfo:
         raise UsageError(f".memgit.yaml: unknown timezone {name!r}", "use an IANA name such as Europe/Berlin") from None
 
 
+# git stores seconds since 1970; a margin of a day keeps every timezone shift inside datetime's range.
+_EARLIEST = dt.datetime(1970, 1, 2)
+_LATEST = dt.datetime(9999, 12, 30)
+
+
 def parse_time(text: str, tz: dt.tzinfo) -> dt.datetime:
     try:
         value = dt.datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
     except ValueError:
         raise UsageError(f"not a date-time: {text!r}", "use ISO 8601, e.g. 2026-01-15T10:04 or 2026-01-15") from None
-    return value.replace(tzinfo=tz) if value.tzinfo is None else value.astimezone(tz)
+    if not _EARLIEST <= value.replace(tzinfo=None) <= _LATEST:
+        raise UsageError(f"date-time out of range: {text!r}", "git records times from 1970 to 9999; use one in that range")
+    try:
+        return value.replace(tzinfo=tz) if value.tzinfo is None else value.astimezone(tz)
+    except OverflowError:
+        raise UsageError(f"date-time out of range: {text!r}", "git records times from 1970 to 9999; use one in that range") from None
 
 
 def parse_date(text: str) -> str:
@@ -36,7 +46,10 @@ def parse_date(text: str) -> str:
 def now(tz: dt.tzinfo) -> dt.datetime:
     pinned = os.environ.get("MEMGIT_NOW")
     if pinned:
-        return parse_time(pinned, tz)
+        try:
+            return parse_time(pinned, tz)
+        except UsageError as exc:
+            raise UsageError(f"MEMGIT_NOW: {exc.message}", exc.hint) from None
     return dt.datetime.now(tz).replace(microsecond=0)
 
 

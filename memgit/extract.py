@@ -105,7 +105,7 @@ def extract(vault: Vault, cmd: str, since: str | None = None) -> dict[str, Any]:
         ids = []
         for p in planned:
             path = f"{p['folder']}/items.json"
-            items = facts.parse(tx.read(path) or b"[]")
+            items = facts.parse_file(path, tx.read(path) or b"[]")
             item = _new_fact(vault, p["folder"].split("/")[1], p["text"], p["category"], p["source"], None, None, "memory", p["supersedes"])
             if p["supersedes"]:
                 old = next(i for i in items if i["id"] == p["supersedes"])

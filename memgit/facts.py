@@ -30,6 +30,17 @@ def mint_id(slug: str, fact: str, timestamp: str, writer: str) -> str:
     return f"{slug}-{''.join(chars)}"
 
 
+def parse_file(path: str, data: bytes) -> list[dict[str, Any]]:
+    """parse() for the write and read paths: a broken file is bad input naming the file and line."""
+    from memgit.errors import UsageError
+
+    try:
+        return parse(data)
+    except ItemsError as exc:
+        where = f"{path}: line {exc.line}: " if exc.line else f"{path}: "
+        raise UsageError(where + exc.message, f"fix {path} by hand (or `git checkout HEAD~1 -- {path}`), then `memgit fmt` and commit") from None
+
+
 def parse(data: bytes) -> list[dict[str, Any]]:
     """items.json bytes -> list of items; ItemsError names the line when it can."""
     try:

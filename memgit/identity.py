@@ -2,7 +2,10 @@
 from __future__ import annotations
 
 import os
+import re
 from typing import TYPE_CHECKING, NamedTuple
+
+from memgit.errors import UsageError
 
 if TYPE_CHECKING:
     from memgit.config import Config
@@ -20,14 +23,25 @@ class Writer(NamedTuple):
         return self.agent or f"{self.name} <{self.email}>"
 
 
+_UNSAFE = re.compile(r"[<>\x00-\x1f\x7f]")
+
+
+def _checked(value: str, where: str) -> str:
+    # git refuses (or fsck flags) an identity with angle brackets or control characters in it.
+    bad = _UNSAFE.search(value)
+    if bad:
+        raise UsageError(f"{where}: {value!r} contains {bad.group()!r}, which a git identity cannot hold", f"set {where} without <, > or control characters")
+    return value
+
+
 def current(repo: Repo, config: Config) -> Writer:
-    agent = os.environ.get("MEMGIT_AGENT", "").strip()
+    agent = _checked(os.environ.get("MEMGIT_AGENT", "").strip(), "MEMGIT_AGENT")
     if agent:
         name = agent.split("@", 1)[0] or agent
         email = agent if "@" in agent else f"{agent}@memgit.agent"
         return Writer(name, email, True, agent)
-    name = os.environ.get("GIT_AUTHOR_NAME") or repo.config_get("user.name") or "memgit"
-    email = os.environ.get("GIT_AUTHOR_EMAIL") or repo.config_get("user.email") or "memgit@localhost"
+    name = _checked(os.environ.get("GIT_AUTHOR_NAME") or repo.config_get("user.name") or "memgit", "the author name (GIT_AUTHOR_NAME or user.name)")
+    email = _checked(os.environ.get("GIT_AUTHOR_EMAIL") or repo.config_get("user.email") or "memgit@localhost", "the author email (GIT_AUTHOR_EMAIL or user.email)")
     if config.is_agent_identity(name, email):
         return Writer(name, email, True, email)
     return Writer(name, email, False, "")

@@ -8,15 +8,28 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from memgit.errors import Conflict
+from memgit.errors import Conflict, UsageError
 
 DEFAULT_TIMEOUT = 30.0
+
+
+def env_timeout() -> float:
+    text = os.environ.get("MEMGIT_LOCK_TIMEOUT", "")
+    if not text:
+        return DEFAULT_TIMEOUT
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= 3600:  # also refuses nan and inf
+        raise UsageError(f"MEMGIT_LOCK_TIMEOUT={text!r} is not a number of seconds", "set it to a number from 0 to 3600, e.g. 30")
+    return value
 
 
 @contextmanager
 def vault_lock(gitdir: Path, timeout: float | None = None) -> Iterator[None]:
     if timeout is None:
-        timeout = float(os.environ.get("MEMGIT_LOCK_TIMEOUT", DEFAULT_TIMEOUT))
+        timeout = env_timeout()
     path = gitdir / "memgit.lock"
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:

@@ -85,7 +85,7 @@ def synthesize(vault: Vault, since: str = "7d", cmd: str | None = None, entities
         data = vault.repo.read(tree, f"{folder}/items.json")
         if data is None:
             raise UsageError(f"{folder}: has no items.json", "synthesize works on entities with facts")
-        active = [i for i in facts.parse(data) if i.get("status") == "active"]
+        active = [i for i in facts.parse_file(f"{folder}/items.json", data) if i.get("status") == "active"]
         old = (vault.repo.read(tree, f"{folder}/summary.md") or b"").decode("utf-8", errors="replace")
         fm = frontmatter.split(old) if old else None
         meta = dict(fm.meta or {}) if fm else {}

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, TypeVar
 
 from memgit import changes, rules
-from memgit.errors import Conflict, MemgitError, RuleViolation, UsageError
+from memgit.errors import Conflict, RuleViolation, UsageError
 
 if TYPE_CHECKING:
     from memgit.vault import Vault
@@ -99,8 +99,14 @@ def recover(vault: Vault) -> None:
         data = json.loads(pending.read_text())
     except (OSError, ValueError):
         return
+    from memgit.repo import GitError
+
     if vault.repo.head_id() == data.get("new"):
-        vault.repo.sync_paths(vault.repo.commit_tree(data["new"]), data["paths"], data["expected"])
+        try:
+            vault.repo.sync_paths(vault.repo.commit_tree(data["new"]), data["paths"], data["expected"])
+        except (GitError, OSError) as exc:
+            raise Conflict(f"finishing an earlier write failed: index and work tree not updated ({exc})",
+                           "retry when no other git command is running") from None
     pending.unlink(missing_ok=True)
 
 
@@ -163,9 +169,11 @@ def run(vault: Vault, build: Callable[[Transaction], T]) -> tuple[T, str]:
             try:
                 repo.sync_paths(final, paths, expected)
             except (GitError, OSError) as exc:
-                # the commit is in history and pending.json stays: the next memgit write finishes the sync
-                raise MemgitError(f"{commit[:12]} committed, but index and work tree were not updated ({exc})",
-                                  "do not repeat the write; the next memgit command brings them in step") from None
+                # The commit landed: failing now would make the caller repeat a write that is in history.
+                # pending.json stays, so the next memgit write brings index and work tree in step.
+                vault.warnings.append(f"{commit[:12]} committed, but index and work tree were not updated ({exc}); "
+                                      "do not repeat the write: the next memgit write (or `git checkout -- .`) brings them in step")
+                return result, commit
             os.unlink(pending)
             return result, commit
     raise Conflict(f"{ref}: kept moving during {RETRIES} attempts", "retry the write")

@@ -25,6 +25,8 @@ class Vault:
 
         self.repo: Repo = Repo(path)
         self.root: Path = self.repo.workdir or self.repo.gitdir
+        # things that went wrong after a write landed (it is in history; the caller is told, not failed)
+        self.warnings: list[str] = []
 
     # ---- plumbing shared by the operations ----------------------------------------------------
 

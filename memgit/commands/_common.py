@@ -23,10 +23,18 @@ def add(sub: Any, name: str, help: str, run: Callable[[argparse.Namespace], int]
 def vault(args: argparse.Namespace) -> Vault:
     from memgit.vault import Vault
 
-    return Vault(args.vault_dir)
+    v = Vault(args.vault_dir)
+    args.opened_vault = v  # emit() reports the warnings of what it did
+    return v
 
 
 def emit(args: argparse.Namespace, data: Any, text: str) -> int:
+    opened = getattr(args, "opened_vault", None)
+    warnings = list(opened.warnings) if opened is not None else []
+    for warning in warnings:
+        print(f"memgit: warning: {warning}", file=sys.stderr)
+    if warnings and isinstance(data, dict):
+        data = {**data, "warnings": warnings}
     if getattr(args, "json", False):
         print(json.dumps(data, ensure_ascii=False, indent=2, default=str))
     elif text:

@@ -44,7 +44,7 @@ def locate(vault: Vault, fact_id: str, tree: str | None = None) -> tuple[str, li
         data = vault.repo.read(tree, path)
         if data is None:
             continue
-        items = facts.parse(data)
+        items = facts.parse_file(path, data)
         for item in items:
             if item.get("id") == fact_id.strip():
                 return path, items, item
@@ -94,7 +94,7 @@ def add(vault: Vault, entity: str, text: str, category: str, source: str | None,
 
     def build(tx: Transaction) -> dict[str, Any]:
         old = tx.read(path)
-        items = facts.parse(old) if old is not None else []
+        items = facts.parse_file(path, old) if old is not None else []
         item = _new_fact(vault, slug, text, category, source, valid_from, valid_until, authority)
         if any(i.get("id") == item["id"] for i in items):
             raise UsageError(f"fact {item['id']} already exists", "the same fact was added in the same second")
@@ -120,7 +120,7 @@ def list_facts(vault: Vault, entity: str, all: bool) -> list[dict[str, Any]]:
     data = vault.read(f"{folder}/items.json")
     if data is None:
         raise NotFound(f"{folder}: no facts yet", f'add one with `memgit fact add {folder} "..." --category status`')
-    items = facts.parse(data)
+    items = facts.parse_file(f"{folder}/items.json", data)
     return [i for i in items if all or i.get("status") == "active"]
 
 
@@ -197,7 +197,7 @@ def expire(vault: Vault, fact_id: str | None, until: str | None) -> dict[str, An
                 for path, blob in vault.repo.files(tx.tree, kind):
                     if not path.endswith("/items.json"):
                         continue
-                    items = facts.parse(vault.repo.blob(blob) or b"[]")
+                    items = facts.parse_file(path, vault.repo.blob(blob) or b"[]")
                     hit = [i for i in items if i.get("status") == "active" and i.get("valid_until") and str(i["valid_until"]) <= today]
                     for i in hit:
                         i["status"] = "expired"

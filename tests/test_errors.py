@@ -1,0 +1,56 @@
+"""Bad input from the environment and from broken files is exit 2 with the reason, never a traceback."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import git, head, memgit
+
+
+def _no_traceback(r: object) -> None:
+    out = getattr(r, "stdout", "") + getattr(r, "stderr", "")
+    assert "Traceback" not in out, out
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "says"),
+    [
+        (["log", "hi"], {"MEMGIT_NOW": "0001-01-01T00:00+05:00"}, "MEMGIT_NOW"),
+        (["log", "hi", "--at", "0001-01-01T00:00+05:00"], {}, "out of range"),
+        (["log", "hi", "--at", "9999-12-31T23:59-05:00"], {}, "out of range"),
+        (["recall", "hi", "--as-of", "0001-01-01T00:00+05:00"], {}, "out of range"),
+        (["archive", "--older-than", "99999999999d"], {}, "bad age"),
+        (["synthesize", "--since", "99999999999d"], {}, "bad age"),
+        (["log", "hi"], {"MEMGIT_LOCK_TIMEOUT": "abc"}, "MEMGIT_LOCK_TIMEOUT"),
+        (["log", "hi"], {"MEMGIT_LOCK_TIMEOUT": "nan"}, "MEMGIT_LOCK_TIMEOUT"),
+        (["log", "hi"], {"MEMGIT_AGENT": "bot<evil>"}, "MEMGIT_AGENT"),
+        (["log", "hi"], {"MEMGIT_AGENT": "bot\nx"}, "MEMGIT_AGENT"),
+        (["log", "hi"], {"GIT_AUTHOR_NAME": "Eve <eve@x>"}, "author name"),
+    ],
+)
+def test_bad_environment_and_arguments_exit_2_and_change_nothing(vault: Path, args: list[str], env: dict[str, str], says: str) -> None:
+    before = head(vault)
+    r = memgit(*args, cwd=vault, env=env)
+    _no_traceback(r)
+    assert r.returncode == 2, r.stderr + r.stdout
+    assert says in r.stderr
+    assert head(vault) == before
+    assert git(vault, "fsck", "--no-dangling").returncode == 0
+
+
+def test_broken_items_json_in_head_is_named_not_a_traceback(vault: Path) -> None:
+    assert memgit("fact", "add", "people/sarah", "Works at Acme", "--category", "relationship", cwd=vault).returncode == 0
+    (vault / "people/sarah/items.json").write_text("[{\n")
+    git(vault, "commit", "-qam", "broken", "--no-verify")
+    before = head(vault)
+    for args in (["fact", "add", "people/sarah", "Moved to Berlin", "--category", "status"], ["fact", "list", "people/sarah"],
+                 ["expire", "sarah-abcdef"], ["supersede", "sarah-abcdef", "x"], ["expire"]):
+        r = memgit(*args, cwd=vault)
+        _no_traceback(r)
+        assert r.returncode == 2, (args, r.stderr)
+        assert "people/sarah/items.json: line 2" in r.stderr, r.stderr
+    r = memgit("fact", "list", "people/sarah", "--json", cwd=vault)
+    assert r.returncode == 2 and "items.json" in json.loads(r.stdout)["error"]
+    assert head(vault) == before

@@ -59,10 +59,16 @@ def _no_symlink(vault: Vault, path: str) -> None:
     if root is None:
         return
     node = root
-    for part in path.split("/"):
+    parts = path.split("/")
+    for depth, part in enumerate(parts, 1):
         node = node / part
         if node.is_symlink():
             raise UsageError(f"{path}: {node.relative_to(root).as_posix()} is a symlink", "memory files are regular files inside the vault; remove the link")
+        # bad input, not a conflict: retrying cannot turn a folder into a file
+        if depth == len(parts) and node.is_dir():
+            raise UsageError(f"{path}: is a folder in the work tree, not a file", f"move the folder {path} away, then write again")
+        if depth < len(parts) and node.exists() and not node.is_dir():
+            raise UsageError(f"{path}: {node.relative_to(root).as_posix()} is a file, not a folder", f"move {node.relative_to(root).as_posix()} away, then write again")
 
 
 def _check_clean(vault: Vault, tx: Transaction) -> dict[str, str | None]:

@@ -54,3 +54,18 @@ def test_broken_items_json_in_head_is_named_not_a_traceback(vault: Path) -> None
     r = memgit("fact", "list", "people/sarah", "--json", cwd=vault)
     assert r.returncode == 2 and "items.json" in json.loads(r.stdout)["error"]
     assert head(vault) == before
+
+
+def test_a_journal_path_that_is_a_folder_is_bad_input_not_retry(vault: Path) -> None:
+    import datetime as dt
+
+    today = dt.date.today().isoformat()
+    folder = vault / "memory" / f"{today}.md"
+    folder.mkdir(parents=True)
+    (folder / "x").write_text("x")
+    before = head(vault)
+    r = memgit("log", "hello there", cwd=vault, env={"MEMGIT_NOW": f"{today}T12:00"})
+    _no_traceback(r)
+    assert r.returncode == 2, r.stderr
+    assert "is a folder" in r.stderr
+    assert head(vault) == before

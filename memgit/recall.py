@@ -344,7 +344,7 @@ class Recall:
         valid = d.status == "active" and not (d.valid_until and d.valid_until < today)
         hit = {"path": d.path, "line": d.line, "text": d.text, "kind": d.kind, "authority": d.authority,
                "status": d.status, "valid_from": d.valid_from, "valid_until": d.valid_until, "valid": valid,
-               "score": round(d.score, 4), "tier": d.tier, "cite": d.cite}  # fmt: skip
+               "score": round(d.score, 4), "tier": d.tier, "cite": d.cite, "source": d.source or f"{d.path}:{d.line}"}  # fmt: skip
         if d.fact_id:
             hit["id"] = d.fact_id
         if d.successor:

@@ -16,6 +16,7 @@ _PREF = re.compile(r"\(confirmed (\d{4}-\d{2}-\d{2})\)\s*$")
 DATED_HEADING = re.compile(r"^#{1,6} .*\((\d{4}-\d{2}-\d{2})\)\s*$")
 _META_LINE = re.compile(r"^[A-Za-z_][\w-]*:(\s|$)")
 _FIELD = re.compile(r'^\s*"(\w+)": (.*?),?$')
+_SOURCE = re.compile(r"\(source: ([^()]+)\)\s*$")
 
 
 @dataclass
@@ -36,6 +37,7 @@ class Doc:
     extra: str = ""  # words that belong to the doc without being on its line (entity slug, title)
     flags: dict[str, Any] = field(default_factory=dict)
     score: float = 0.0
+    source: str | None = None  # where the memory came from; None: the line is its own source
 
 
 def _fact_from_context(m: Match) -> dict[str, Any] | None:
@@ -65,7 +67,8 @@ def to_doc(vault: Vault, m: Match, kind: str, tier: str) -> Doc | None:
         slug = m.path.split("/")[1] if "/" in m.path else ""
         return Doc(m.path, m.line, str(item["fact"]), kind, tier, str(item.get("authority", "memory")), str(item["status"]),
                    item.get("valid_from"), item.get("valid_until"), str(item.get("timestamp", ""))[:10] or None,
-                   str(item["id"]), str(item["id"]), item.get("supersededBy"), slug.replace("-", " "))  # fmt: skip
+                   str(item["id"]), str(item["id"]), item.get("supersededBy"), slug.replace("-", " "),
+                   source=str(item["source"]) if item.get("source") else None)  # fmt: skip
     text = m.text.strip()
     if not text or text in ("---", "...") or kind in ("index", "other") and m.path.endswith(".gitkeep"):
         return None
@@ -77,7 +80,8 @@ def to_doc(vault: Vault, m: Match, kind: str, tier: str) -> Doc | None:
             return None
         authority = "instruction" if "[instruction]" in text else "memory"
         date = m.path.split("/")[-1][:10] if kind == "journal" else m.path.split("/")[1]
-        return Doc(m.path, m.line, text, kind, tier, authority, date=date, cite=cite)
+        sm = _SOURCE.search(text) if kind == "journal" else None
+        return Doc(m.path, m.line, text, kind, tier, authority, date=date, cite=cite, source=sm.group(1).strip() if sm else None)
     authority = {"policy": "policy", "decision": "decision", "entity-summary": "summary", "context": "summary",
                  "other": cfg.authority[-1]}.get(kind, "memory")  # fmt: skip
     doc = Doc(m.path, m.line, text, kind, tier, authority, cite=cite)

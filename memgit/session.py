@@ -27,24 +27,21 @@ def _no_constant(name: str) -> None:
     raise ValueError(f"{name} is not JSON")
 
 
-def _dump(record: dict[str, Any]) -> str:
-    """One compact line that every reader sees as one line (str.splitlines too) and that encodes as UTF-8."""
-    text = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate: keep it escaped
-        text = json.dumps(record, separators=(",", ":"))
-    return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029").replace("\x85", "\\u0085")
+# Characters that str.splitlines() and editors treat as line breaks. Raw, they can only sit inside a JSON
+# string (JSON forbids the control ones there, and only \r is whitespace), so escaping them keeps the record's
+# meaning while every reader still counts one record per line.
+_BREAKS = {"\u2028": "\\u2028", "\u2029": "\\u2029", "\x85": "\\u0085"}
 
 
 def parse_records(data: bytes) -> list[str]:
-    """Each non-empty line a JSON object, re-serialised compactly (one record, one line)."""
+    """Each non-empty line validated as one JSON object and kept byte for byte as received (numbers as written)."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise UsageError(f"session input is not valid UTF-8 (byte {exc.start})", "send UTF-8 JSON lines") from None
     out = []
     for n, line in enumerate(text.split("\n"), 1):  # not splitlines(): U+2028, U+0085 ... are valid inside JSON strings
+        line = line[:-1] if line.endswith("\r") else line  # CRLF input: the \r is the line end, not the record
         if not line.strip():
             continue
         if len(line) > MAX_RECORD:
@@ -55,7 +52,9 @@ def parse_records(data: bytes) -> list[str]:
             raise UsageError(f"stdin line {n}: not JSON ({exc})", "one JSON object per line") from None
         if not isinstance(record, dict):
             raise UsageError(f"stdin line {n}: a record must be a JSON object", 'e.g. {"role": "user", "content": "..."}')
-        out.append(_dump(record))
+        if "\r" in line:
+            raise UsageError(f"stdin line {n}: a carriage return inside the record", "send one JSON object per line, ended by \\n")
+        out.append("".join(_BREAKS.get(c, c) for c in line) if any(c in line for c in _BREAKS) else line)
     if not out:
         raise UsageError("no records on stdin", "send one JSON object per line")
     return out

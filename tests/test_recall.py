@@ -12,7 +12,7 @@ import pytest
 from tests.conftest import git, head, memgit, memgit_json
 
 NOW = "2026-01-10T10:00:00"
-HIT_KEYS = {"path", "line", "text", "kind", "authority", "status", "valid_from", "valid_until", "score", "tier", "cite"}
+HIT_KEYS = {"path", "line", "text", "kind", "authority", "status", "valid_from", "valid_until", "score", "tier", "cite", "source"}
 
 # One vault, built once (lazily, inside the first test's hermetic environment) and only read afterwards.
 # Commits are made in clock order so that "the vault at time T" is well defined.
@@ -82,6 +82,16 @@ def assert_line_holds(root: Path, hit: dict[str, Any]) -> None:
         assert json.loads(value.rstrip(",")) == hit["text"]
     else:
         assert line == hit["text"], (line, hit)
+
+
+def test_every_hit_names_its_source(mem: SimpleNamespace) -> None:
+    """A fact's recorded source, a journal entry's (source: ...), else the hit's own path:line."""
+    _, data = recall(mem, "Acme", "--history")
+    old = next(h for h in data["hits"] if h.get("id") == mem.old)
+    assert old["source"] == "hr email"
+    entry = next(h for h in data["hits"] if h["kind"] == "journal")
+    assert entry["source"] == f"{entry['path']}:{entry['line']}" == mem.log_ref
+    assert all(h["source"] for h in data["hits"])
 
 
 # ---- supersede: current, history, as-of --------------------------------------------------------

@@ -40,9 +40,9 @@ def test_append_writes_todays_file_in_one_commit(vault: Path) -> None:
     out = json.loads(r.stdout)
     assert out == {"id": f"{S1}:1", "path": S1, "lines": [1, 2], "commit": head(vault)}
     assert count(vault, f"{before}..HEAD") == 1
-    # one compact JSON object per line, the blank line dropped, non-ASCII kept as is
+    # each record byte for byte as received, the blank line dropped
     assert (vault / S1).read_bytes() == (
-        b'{"role":"user","content":"The zeppelin lands at noon"}\n{"role":"assistant","content":"Noted \xc3\xa9"}\n'
+        b'{"role": "user", "content": "The zeppelin lands at noon"}\n{"role":"assistant","content":"Noted \xc3\xa9"}\n'
     )
     assert git(vault, "show", "--name-only", "--format=", "HEAD").stdout.split() == [S1]
     body = git(vault, "log", "-1", "--format=%B").stdout
@@ -154,3 +154,22 @@ def test_records_stay_one_line_each(vault: Path) -> None:
     assert [json.loads(ln)["content"] for ln in text.splitlines()] == ["para\u2028graph", "next\u0085line", "half \ud800 pair", "crlf"]
     cited = memgit_json("cite", "sessions/2026-01-15/U1.jsonl:4", cwd=vault)
     assert json.loads(cited["text"]) == {"content": "crlf"}
+
+
+def test_records_are_stored_byte_for_byte(vault: Path) -> None:
+    """Numbers, spacing, key order and escapes stay as the caller wrote them: 1.0e2 is not rewritten as 100.0."""
+    lines = [b'{"score": 1.0e2, "pi": 3.14159265358979323846264338327950288, "big": 12345678901234567890123}',
+             b'{ "b":1,"a" : "\\u00e9 caf\xc3\xa9", "n": -0.0 }',
+             b'{"content":"tab\\there","x":1E-7}']  # fmt: skip
+    out = append_json_raw(vault, b"\n".join(lines) + b"\r\n")
+    assert out["lines"] == [1, 3]
+    assert (vault / "sessions/2026-01-15/U1.jsonl").read_bytes() == b"\n".join(lines) + b"\n"
+    cited = memgit_json("cite", "sessions/2026-01-15/U1.jsonl:1", cwd=vault)
+    assert "1.0e2" in cited["text"]
+
+
+def test_a_carriage_return_inside_a_record_is_refused(vault: Path) -> None:
+    before = head(vault)
+    r = append(vault, "U1", b'{"a": 1,\r"b": 2}\n', DAY1)
+    assert r.returncode == 2 and "carriage return" in r.stderr.decode()
+    assert head(vault) == before and status(vault) == ""

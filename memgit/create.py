@@ -14,6 +14,7 @@ MERGE_DRIVERS = {
     "memgit-journal": ("memgit journal merge (append-only union)", "memgit merge-driver journal %O %A %B %P"),
     "memgit-items": ("memgit items.json merge (union by fact id)", "memgit merge-driver items %O %A %B %P"),
     "memgit-index": ("memgit INDEX.md merge (regenerate)", "memgit merge-driver index %O %A %B %P"),
+    "memgit-now": ("memgit NOW.md merge (the newer state wins)", "memgit merge-driver now %O %A %B %P"),
 }
 _JOURNAL_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}\.md$")
 

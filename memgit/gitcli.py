@@ -23,6 +23,23 @@ def run(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProces
     return proc
 
 
+def merge_text(base: bytes, ours: bytes, theirs: bytes) -> bytes | None:
+    """git's own three-way text merge (`git merge-file`); None when the sides truly conflict."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="memgit-merge-") as tmp:
+        names = []
+        for name, data in (("ours", ours), ("base", base), ("theirs", theirs)):
+            (Path(tmp) / name).write_bytes(data)
+            names.append(str(Path(tmp) / name))
+        proc = subprocess.run(["git", "merge-file", "-p", "-q", *names], capture_output=True, env=no_git_env())
+    if proc.returncode == 0:
+        return proc.stdout
+    if proc.returncode > 0:
+        return None
+    raise MemgitError(f"git merge-file failed: {proc.stderr.decode(errors='replace').strip()}")
+
+
 class BlameLine(NamedTuple):
     commit: str
     author: str

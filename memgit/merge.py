@@ -127,7 +127,55 @@ def merge_items(base: bytes, ours: bytes, theirs: bytes) -> bytes:
     return facts.canonical(list(merged.values()))
 
 
+def merge_text(base: bytes, ours: bytes, theirs: bytes) -> bytes:
+    """A plain three-way text merge (MEMORY.md, files of no memgit kind): edits that do not overlap both stay."""
+    from memgit.gitcli import merge_text as git_merge_text
+
+    if ours == theirs or theirs == base:
+        return ours
+    if ours == base:
+        return theirs
+    merged = git_merge_text(base, ours, theirs)
+    if merged is None:
+        raise MergeConflict("both sides changed the same lines")
+    return merged
+
+
+def _updated(data: bytes) -> str:
+    """NOW.md's `updated:` value as text ('' when it has none): ISO dates and date-times order as strings."""
+    import re
+
+    m = re.match(rb"---\r?\n(?:.*\r?\n)*?updated:\s*['\"]?([0-9T:+.\- ]+?)['\"]?\s*\r?\n", data)
+    return m.group(1).decode() if m else ""
+
+
+def merge_now(base: bytes, ours: bytes, theirs: bytes, ours_time: int = 0, theirs_time: int = 0) -> tuple[bytes, bytes]:
+    """NOW.md is a state, not a log: the newer state wins whole. Returns (winner, loser); loser is b"" when
+    nothing was lost. Newer = later `updated:`, then the later commit time, then theirs (the published side)."""
+    if ours == theirs or theirs == base:
+        return ours, b""
+    if ours == base:
+        return theirs, b""
+    if (_updated(ours), ours_time) > (_updated(theirs), theirs_time):
+        return ours, theirs
+    return theirs, ours
+
+
+def lost_lines(loser: bytes, winner: bytes) -> list[str]:
+    """The body lines of the losing NOW.md that the winner does not hold (frontmatter and blank lines aside)."""
+    text = loser.decode("utf-8", errors="replace")
+    if text.startswith("---"):
+        end = text.find("\n---", 3)
+        text = text[end + 4:] if end >= 0 else text
+    kept = set(winner.decode("utf-8", errors="replace").splitlines())
+    return [ln.rstrip() for ln in text.splitlines() if ln.strip() and ln not in kept]
+
+
 def merge_file(kind: str, base: bytes, ours: bytes, theirs: bytes, path: str = "") -> bytes:
+    if kind == "text":
+        return merge_text(base, ours, theirs)
+    if kind == "now":
+        return merge_now(base, ours, theirs)[0]
     if kind == "journal":
         return merge_journal(base, ours, theirs)
     if kind == "items":

@@ -3,23 +3,31 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from memgit.merge import MergeConflict, merge_file
+import datetime as dt
+
+from memgit.merge import MergeConflict, lost_lines, merge_file, merge_now
 
 if TYPE_CHECKING:
     from memgit.config import Config
     from memgit.repo import Repo
 
-_DRIVER = {"journal": "journal", "session": "journal", "entity-items": "items"}
+_DRIVER = {"journal": "journal", "session": "journal", "entity-items": "items", "now": "now", "memory": "text", "other": "text"}
 
 
-def merge_trees(repo: Repo, config: Config, base: str | None, ours: str, theirs: str) -> dict[str, bytes | None]:
-    """The writes that turn ours' tree into the merged tree (index files left to the caller)."""
+def merge_trees(repo: Repo, config: Config, base: str | None, ours: str, theirs: str,
+                now: dt.datetime | None = None) -> dict[str, bytes | None]:
+    """The writes that turn ours' tree into the merged tree (index files left to the caller).
+
+    NOW.md: the newer state wins; the lines only the older one held go to the journal of `now`'s day
+    (default: the merge's newer side's commit time), with the commit they came from as their source.
+    """
     ours_tree, theirs_tree = repo.commit_tree(ours), repo.commit_tree(theirs)
     base_tree = repo.commit_tree(base) if base else None
     theirs_changes = {d.path: d.new for d in repo.diff_trees(base_tree, theirs_tree)}
     ours_changes = {d.path: d.new for d in repo.diff_trees(base_tree, ours_tree)}
     writes: dict[str, bytes | None] = {}
     conflicts: list[str] = []
+    lost: tuple[str, bytes, bytes, str] | None = None
     for path, their_blob in theirs_changes.items():
         kind = config.kind_of(path)
         if kind == "index":
@@ -41,7 +49,14 @@ def merge_trees(repo: Repo, config: Config, base: str | None, ours: str, theirs:
             conflicts.append(f"{path}: changed on both sides")
             continue
         try:
-            merged = merge_file(driver, repo.read(base_tree, path) or b"", repo.blob(our_blob) or b"", repo.blob(their_blob) or b"", path)
+            if driver == "now":
+                ours_time, theirs_time = repo.commit_info(ours).time, repo.commit_info(theirs).time
+                merged, loser = merge_now(repo.read(base_tree, path) or b"", repo.blob(our_blob) or b"", repo.blob(their_blob) or b"",
+                                          ours_time, theirs_time)
+                if loser:
+                    lost = (path, loser, merged, theirs if loser != repo.blob(our_blob) else ours)
+            else:
+                merged = merge_file(driver, repo.read(base_tree, path) or b"", repo.blob(our_blob) or b"", repo.blob(their_blob) or b"", path)
         except MergeConflict as exc:
             conflicts.append(f"{path}: {exc}")
             continue
@@ -49,4 +64,26 @@ def merge_trees(repo: Repo, config: Config, base: str | None, ours: str, theirs:
             writes[path] = merged
     if conflicts:
         raise MergeConflict("; ".join(conflicts))
+    if lost is not None:
+        _keep_lost_state(repo, config, ours_tree, writes, lost, now)
     return writes
+
+
+def _keep_lost_state(repo: Repo, config: Config, ours_tree: str, writes: dict[str, bytes | None],
+                     lost: tuple[str, bytes, bytes, str], now: dt.datetime | None) -> None:
+    """Append the losing NOW.md's own lines to the day's journal: a state replaced by a merge is not lost."""
+    from memgit.ops.journal import format_entry
+
+    path, loser, winner, source = lost
+    lines = lost_lines(loser, winner)
+    if not lines:
+        return
+    info = repo.commit_info(source)
+    moment = now or dt.datetime.fromtimestamp(info.time, dt.timezone.utc)
+    journal = f"memory/{moment.date().isoformat()}.md"
+    old = writes[journal] if journal in writes else repo.read(ours_tree, journal)
+    head = old if old is not None else f"# {moment.date().isoformat()}\n\n".encode()
+    if head and not head.endswith(b"\n"):
+        head += b"\n"
+    text = f"{path} replaced by a newer state in a merge; the older state said:\n" + "\n".join(lines)
+    writes[journal] = head + format_entry(moment.strftime("%H:%M"), text, None, f"{path}@{source[:12]}").encode()

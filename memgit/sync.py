@@ -23,6 +23,10 @@ class PushRejected(MemgitError):
     exit_code = 1
 
 
+class _Unmergeable(Conflict):
+    """The two sides truly conflict: retrying gives the same answer, so sync diverts local work to a proposal."""
+
+
 def _git(vault: Vault, *args: str, check: bool = True) -> Any:
     from memgit import gitcli
 
@@ -62,9 +66,9 @@ def _merge_into(vault: Vault, ref: str, theirs: str, label: str, check_worktree:
         target, tree, writes = theirs, repo.commit_tree(theirs), None
     else:
         try:
-            writes = merge_trees(repo, vault.config, base, ours, theirs)
+            writes = merge_trees(repo, vault.config, base, ours, theirs, now=vault.now())
         except MergeConflict as exc:
-            raise Conflict(f"cannot merge {label}: {exc}", "nothing was changed; resolve it by hand (git merge) or ask a human") from None
+            raise _Unmergeable(f"cannot merge {label}: {exc}", "nothing was changed; resolve it by hand (git merge) or ask a human") from None
         draft = repo.build_tree(ours_tree, writes)
         if ref == repo.branch_ref():
             writes.update(_index_writes(vault, draft))
@@ -72,7 +76,7 @@ def _merge_into(vault: Vault, ref: str, theirs: str, label: str, check_worktree:
         ctx = vault.context()
         found = rules.run(changes.from_trees(repo, vault.config, ours_tree, draft), ctx, only=MERGE_RULES)
         if found:
-            raise Conflict(f"the merge of {label} breaks the rules: " + "; ".join(p.render() for p in found), "nothing was changed")
+            raise _Unmergeable(f"the merge of {label} breaks the rules: " + "; ".join(p.render() for p in found), "nothing was changed")
         tree = draft
         target = ""
     paths = [d.path for d in repo.diff_trees(tip_tree, tree)]
@@ -111,6 +115,36 @@ def _agent_slug(vault: Vault) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", w.agent or w.email or w.name).strip("-") or "agent"
 
 
+def _divert(vault: Vault, remote: str, ref: str, theirs: str, why: _Unmergeable) -> dict[str, Any]:
+    """A true conflict never leaves a clone stuck: local work goes to proposals/<agent> (here and on the remote)
+    for a person to merge, the local branch moves to the remote's tip, and the next sync starts from there."""
+    repo = vault.repo
+    ours = repo.refs(ref)[ref]
+    target = f"refs/heads/proposals/{_agent_slug(vault)}"
+    # the proposal is this agent's own branch: replacing an older proposal of it loses nothing that is not in ours
+    ok, out = _push(vault, remote, [f"+{ours}:{target}"])
+    if not ok:
+        said = [ln.removeprefix("remote:").strip() for ln in out.splitlines() if ln.startswith("remote:")]
+        raise PushRejected(f"{why.message}; and {remote} refused the proposal branch: " + ("\n".join(ln for ln in said if ln) or out.strip()[-400:]),
+                           "nothing was changed locally; fix what the remote names, then sync again")
+    ours_tree, tree = repo.commit_tree(ours), repo.commit_tree(theirs)
+    paths = [d.path for d in repo.diff_trees(ours_tree, tree)]
+    staged = repo.index_blobs(paths)
+    expected: dict[str, str | None] = {}
+    for path in paths:
+        at_head = repo.blob_id(ours_tree, path)
+        if staged[path] != at_head or not repo.worktree_matches(path, at_head):
+            raise Conflict(f"{path}: has uncommitted changes; {why.message}", "commit or stash them, then sync again (your commits are on " + target.removeprefix("refs/heads/") + f" at {remote})")
+        expected[path] = at_head
+    repo.set_ref(target, ours, repo.refs(target).get(target))
+    repo.set_ref(ref, theirs, ours)
+    repo.sync_paths(tree, paths, expected)
+    return {"remote": remote, "pushed": target, "head": theirs, "merges": [], "retries": 0,
+            "archive_branches": sorted(r.removeprefix("refs/heads/") for r in repo.refs("refs/heads/archive/")),
+            "diverted": {"branch": target.removeprefix("refs/heads/"), "commit": ours, "reason": why.message,
+                         "hint": f"a person merges {target.removeprefix('refs/heads/')} (a pull request); this clone now follows {remote}"}}
+
+
 def sync(vault: Vault, remote: str = "origin", propose: bool = False) -> dict[str, Any]:
     from memgit.lock import vault_lock
 
@@ -126,7 +160,12 @@ def sync(vault: Vault, remote: str = "origin", propose: bool = False) -> dict[st
         with vault_lock(repo.gitdir):
             theirs = repo.refs(f"refs/remotes/{remote}/{branch}").get(f"refs/remotes/{remote}/{branch}")
             if theirs is not None:
-                moved = _merge_into(vault, ref, theirs, f"{remote}/{branch}", check_worktree=True, replace=unpushed)
+                try:
+                    moved = _merge_into(vault, ref, theirs, f"{remote}/{branch}", check_worktree=True, replace=unpushed)
+                except _Unmergeable as exc:
+                    if propose:
+                        raise
+                    return _divert(vault, remote, ref, theirs, exc)
                 if moved and moved != theirs:
                     if unpushed in merges:
                         merges.remove(unpushed)

@@ -81,7 +81,7 @@ def test_init_installs_hooks_and_merge_drivers(vault: Path) -> None:
         "people/sarah/items.json: merge: memgit-items",
         "INDEX.md: merge: memgit-index",
         "people/INDEX.md: merge: memgit-index",
-        "NOW.md: merge: unspecified",
+        "NOW.md: merge: memgit-now",
     ]
 
 

@@ -369,34 +369,71 @@ def test_pre_receive_rejects_a_journal_edit_and_main_stays(a: Clone, remote: Pat
 # --------------------------------------------------------------------------- conflicts
 
 
-def test_unresolvable_conflict_exits_3_names_the_file_and_touches_nothing(a: Clone, b: Clone, remote: Path) -> None:
+def test_true_conflict_diverts_local_work_to_a_proposal_and_the_clone_goes_on(a: Clone, b: Clone, remote: Path) -> None:
     for clone, text in ((a, "- Prefers short answers.\n"), (b, "- Prefers long answers.\n")):
         (clone.path / "MEMORY.md").write_text((clone.path / "MEMORY.md").read_text() + text)
         assert git(clone.path, "commit", "-q", "-am", "memory: a human edit").returncode == 0
     a.json("sync")
     pushed = remote_sha(remote)
-    before, files, st = head(b.path), snapshot(b.path), status(b.path)
-    r = b.run("sync")
-    assert r.returncode == 3, r.stdout + r.stderr
-    assert "MEMORY.md" in r.stderr
-    assert head(b.path) == before and snapshot(b.path) == files and status(b.path) == st == ""
+    mine = head(b.path)
+    r = b.run("sync", "--json")
+    assert r.returncode == 5, r.stdout + r.stderr
+    j = json.loads(r.stdout)
+    assert "MEMORY.md" in j["diverted"]["reason"] and j["diverted"]["commit"] == mine
+    branch = j["diverted"]["branch"]
+    assert branch.startswith("proposals/")
+    # nothing lost: b's commit is on the remote's proposal branch and kept locally; main is untouched remotely
+    assert ls_remote(remote, f"refs/heads/{branch}")[f"refs/heads/{branch}"] == mine
+    assert git(b.path, "rev-parse", branch).stdout.strip() == mine
     assert remote_sha(remote) == pushed
-    j = json.loads(b.run("sync", "--json").stdout)
-    assert j["exit"] == 3 and "MEMORY.md" in j["error"]
+    # the clone follows the remote now, with a clean work tree, and the next sync goes on
+    assert head(b.path) == pushed and status(b.path) == ""
+    assert "Prefers short answers" in (b.path / "MEMORY.md").read_text()
+    b.json("log", "after the proposal", now=f"{DAY}T10:00:00")
+    assert b.run("sync").returncode == 0
+    assert "after the proposal" in remote_show(remote, JOURNAL)
 
 
-def test_facts_retired_differently_on_each_side_conflict(a: Clone, b: Clone, remote: Path) -> None:
+def test_memory_md_edits_that_do_not_overlap_merge(a: Clone, b: Clone, remote: Path) -> None:
+    text = (a.path / "MEMORY.md").read_text()
+    (a.path / "MEMORY.md").write_text("- First line from a.\n" + text)
+    assert git(a.path, "commit", "-q", "-am", "memory: top").returncode == 0
+    (b.path / "MEMORY.md").write_text(text + "\n- Last line from b.\n")
+    assert git(b.path, "commit", "-q", "-am", "memory: bottom").returncode == 0
+    a.json("sync")
+    b.json("sync")
+    merged = remote_show(remote, "MEMORY.md")
+    assert merged.startswith("- First line from a.") and "- Last line from b." in merged
+
+
+def test_now_set_on_two_clones_the_newer_wins_and_the_older_is_kept_in_the_journal(a: Clone, b: Clone, remote: Path) -> None:
+    a.json("now", "set", "Alpha is drafting the Q3 plan", now=f"{DAY}T09:00:00")
+    b.json("now", "set", "Beta is fixing the deploy pipeline", now=f"{DAY}T09:30:00")
+    a.json("sync", now=f"{DAY}T09:40:00")
+    r = b.json("sync", now=f"{DAY}T09:41:00")
+    assert len(r["merges"]) == 1
+    now = remote_show(remote, "NOW.md")
+    assert "Beta is fixing the deploy pipeline" in now and "Alpha is drafting" not in now
+    journal = remote_show(remote, JOURNAL)
+    assert "Alpha is drafting the Q3 plan" in journal and "NOW.md@" in journal
+    assert a.json("sync", now=f"{DAY}T09:50:00")["head"] == remote_sha(remote)
+    assert memgit("verify", cwd=a.path).returncode == 0
+
+
+def test_facts_retired_differently_on_each_side_go_to_a_proposal(a: Clone, b: Clone, remote: Path) -> None:
     fid = a.json("fact", "add", "people/sarah", "At Acme", "--category", "status", now=f"{DAY}T08:00:00")["id"]
     a.json("sync")
     b.json("sync")
     a.json("supersede", fid, "At Initech", now=f"{DAY}T09:00:00")
     b.json("supersede", fid, "At Globex", now=f"{DAY}T09:01:00")
     a.json("sync")
-    before, files = head(b.path), snapshot(b.path)
-    r = b.run("sync")
-    assert r.returncode == 3, r.stdout + r.stderr
-    assert "people/sarah/items.json" in r.stderr and fid in r.stderr
-    assert head(b.path) == before and snapshot(b.path) == files
+    mine = head(b.path)
+    r = b.run("sync", "--json")
+    assert r.returncode == 5, r.stdout + r.stderr
+    d = json.loads(r.stdout)["diverted"]
+    assert "people/sarah/items.json" in d["reason"] and fid in d["reason"]
+    assert ls_remote(remote, "refs/heads/proposals/*")[f"refs/heads/{d['branch']}"] == mine
+    assert "At Initech" in (b.path / "people/sarah/items.json").read_text()
 
 
 # --------------------------------------------------------------------------- archive branches

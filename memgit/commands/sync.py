@@ -6,6 +6,9 @@ from typing import Any
 from memgit.commands import _common
 
 
+DIVERTED = 5  # a true conflict: local work went to proposals/<agent> for a person; the next sync goes on
+
+
 def register(sub: Any) -> None:
     p = _common.add(sub, "sync", "fetch, merge with memgit's merge functions, verify, push main and archive branches", run)
     p.add_argument("remote", nargs="?", default="origin")
@@ -16,5 +19,10 @@ def run(args: argparse.Namespace) -> int:
     from memgit.sync import sync
 
     r = sync(_common.vault(args), args.remote, args.propose)
+    if r.get("diverted"):
+        d = r["diverted"]
+        _common.emit(args, r, f"memgit: could not merge with {r['remote']}: {d['reason']}\n"
+                              f"your local commits are on {d['branch']} (here and at {r['remote']}) at {d['commit'][:12]}; {d['hint']}")
+        return DIVERTED
     extra = f", {r['retries']} retries" if r["retries"] else ""
     return _common.emit(args, r, f"synced with {r['remote']}: pushed {r['pushed'].removeprefix('refs/heads/')} at {str(r['head'])[:12]}{extra}")

@@ -18,7 +18,7 @@ FILES = [
     ".memgit.yaml", ".pre-commit-config.yaml", ".gitattributes", ".github/workflows/memgit.yml",
 ]  # fmt: skip
 FOLDERS = ["policy", "memory", "decisions", "lessons", "preferences", "people", "companies", "projects", "contexts", "sessions"]
-DRIVERS = ("memgit-journal", "memgit-items", "memgit-index")
+DRIVERS = ("memgit-journal", "memgit-items", "memgit-index", "memgit-now")
 
 
 def tracked(repo: Path, rev: str = "HEAD") -> set[str]:

@@ -21,7 +21,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="memgit",
         description="A git repository as an AI agent's long-term memory: remember by layer, cite by source, forget by expiry.",
-        epilog="Exit codes: 0 ok, 1 a rule rejected the change or nothing was found, 2 usage or bad input, 3 conflict or lock timeout (retry), 4 internal error (a bug: please report it).",
+        epilog="Exit codes: 0 ok, 1 a rule rejected the change or nothing was found, 2 usage or bad input, 3 conflict or lock timeout (retry), 4 internal error (a bug: please report it), 5 sync diverted local work to a proposal branch.",
     )  # fmt: skip
     parser.add_argument("--version", action="version", version=f"memgit {__version__}")
     parser.add_argument("-C", dest="vault_dir", metavar="PATH", default=".", help="run as if started in PATH")

@@ -11,6 +11,9 @@ from memgit.errors import UsageError
 
 CONFIG_PATH = ".memgit.yaml"
 INDEX_PATH = "INDEX.md"
+# Files that steer the rules are canonical policy whatever the config's kinds say: only a human changes them.
+# .memgit/ holds the vault's allow-lists (acknowledged commits, allowed signers, redaction receipts).
+CANONICAL_POLICY = (CONFIG_PATH, ".gitattributes", ".pre-commit-config.yaml", ".github/**", ".memgit/**", "schemas/**")
 
 KINDS = (
     "journal", "now", "memory", "index", "policy", "decision", "lesson", "preference",
@@ -48,6 +51,13 @@ def glob_regex(glob: str) -> str:
             out.append(re.escape(c))
             i += 1
     return "".join(out)
+
+
+_CANONICAL_RX = re.compile("|".join(f"(?:{glob_regex(g)})\\Z" for g in CANONICAL_POLICY))
+
+
+def is_canonical_policy(path: str) -> bool:
+    return _CANONICAL_RX.match(path) is not None
 
 
 @dataclass(frozen=True)

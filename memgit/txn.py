@@ -171,7 +171,9 @@ def run(vault: Vault, build: Callable[[Transaction], T]) -> tuple[T, str]:
                 repo.create_commit(ref, *args)
             except Conflict:
                 os.unlink(pending)
-                continue  # someone committed meanwhile: rebuild on the new tip
+                # someone committed meanwhile: rebuild on the new tip, judged by the new tip's config
+                vault.__dict__.pop("config", None)
+                continue
             try:
                 repo.sync_paths(final, paths, expected)
             except (GitError, OSError) as exc:

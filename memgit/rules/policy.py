@@ -1,13 +1,14 @@
-"""policy-guard: an agent identity may not change canonical policy."""
+"""policy-guard: an agent identity may not change canonical policy (policy kinds and the files that steer the rules)."""
 from __future__ import annotations
 
 from memgit.changes import Change, Context, Problem
+from memgit.config import is_canonical_policy
 
 RULE = "policy-guard"
 
 
 def check(change: Change, ctx: Context) -> list[Problem]:
-    if change.kind != "policy" or not ctx.is_agent:
+    if not ctx.is_agent or change.kind != "policy" and not is_canonical_policy(change.path):
         return []
     verb = "delete" if change.new is None else "create" if change.old is None else "change"
     who = ctx.writer or "an agent"

@@ -17,6 +17,17 @@ MERGE_DRIVERS = {
     "memgit-now": ("memgit NOW.md merge (the newer state wins)", "memgit merge-driver now %O %A %B %P"),
 }
 _JOURNAL_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}\.md$")
+# The name memgit is published under on the package index (`memgit` there is another project).
+DISTRIBUTION = "memgit-vault"
+WORKFLOW_PATH = ".github/workflows/memgit.yml"
+_PIN = re.compile(rb"memgit-vault==[0-9A-Za-z.+!-]+")
+
+
+def pinned_requirement() -> str:
+    """What the vault's CI installs: exactly the memgit that made the vault."""
+    from memgit import __version__
+
+    return f"{DISTRIBUTION}=={__version__}"
 
 
 def _template_files() -> list[tuple[str, Path]]:
@@ -96,6 +107,8 @@ def init(path: Path) -> dict[str, Any]:
         data = src.read_bytes()
         if rel == "NOW.md":
             data = data.replace(b"updated: 2026-01-01", f"updated: {today}".encode())
+        elif rel == WORKFLOW_PATH:
+            data = _PIN.sub(pinned_requirement().encode(), data)
         dest.write_bytes(data)
         created.append(rel)
     problems = _adopt_report(path, [r for r in existing if r != INDEX_PATH])

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from memgit.errors import UsageError
 from memgit.recall_docs import DATED_HEADING, Doc, read_work, scan_tree, subfolders, to_doc
-from memgit.tokens import tokens
+from memgit.tokens import analyze, fold, pattern
 
 if TYPE_CHECKING:
     from memgit.vault import Vault
@@ -17,7 +17,7 @@ LAYERS = {"fact": "entity-items", "facts": "entity-items", "entity": "entity-ite
           "journal": "journal", "session": "session", "now": "now", "memory": "memory", "decision": "decision",
           "lesson": "lesson", "preference": "preference", "context": "context", "policy": "policy"}  # fmt: skip
 K1, B = 1.2, 0.75
-_WORD = re.compile(r"[a-z0-9]+")
+_WORD = re.compile(r"[^\W_]+")
 CANDIDATES = 3000  # matching lines ranked in full; more are cut by how many query words they share
 ENTITY_WORDS = {"people": "person", "companies": "company", "projects": "project"}
 
@@ -27,14 +27,18 @@ class Recall:
                  history: bool = False, archive: bool = False) -> None:  # fmt: skip
         self.vault = vault
         self.query = query
-        self.terms = sorted(set(tokens(query)))
+        self.languages = tuple(vault.config.get("languages", ["english"]))
+        self.pairs = analyze(query, self.languages)
+        self.terms = sorted({t for _, t in self.pairs})
         # query expansion from the config's synonym groups: a related word counts half
         self.weights = {t: 1.0 for t in self.terms}
         for group in vault.config.get("synonyms", []):
-            words = {w for word in group for w in tokens(str(word))}
-            if words & set(self.terms):
-                for w in words - set(self.terms):
-                    self.weights.setdefault(w, 0.5)
+            pairs = [p for word in group for p in analyze(str(word), self.languages)]
+            if {t for _, t in pairs} & set(self.terms):
+                for surface, w in pairs:
+                    if w not in self.weights:
+                        self.weights[w] = 0.5
+                        self.pairs.append((surface, w))
         if not query.strip():
             raise UsageError("empty query", "say what to recall, e.g. memgit recall 'sarah employer'")
         if not self.terms:
@@ -84,7 +88,10 @@ class Recall:
     # ---- candidates ----------------------------------------------------------------------------
 
     def pattern(self) -> str:
-        return r"\b(?:" + "|".join(re.escape(t) for t in sorted(self.weights)) + ")"
+        return pattern(self.pairs)
+
+    def tokens(self, text: str) -> list[str]:
+        return [t for _, t in analyze(text, self.languages)]
 
     def candidates(self) -> list[Doc]:
         from memgit.index import ARCHIVE_LOG
@@ -127,7 +134,7 @@ class Recall:
                  if cfg.kind_of(p) != "entity-items" or t.lstrip().startswith('"fact":')]  # fmt: skip
         if len(lines) > CANDIDATES:
             def quick(hit: tuple[str, int, str]) -> tuple[float, int, str, int]:
-                low = hit[2].lower()  # substring test: a prefilter, the full ranking comes after
+                low = fold(hit[2])  # substring test: a prefilter, the full ranking comes after
                 return (-sum(w for t, w in self.weights.items() if t in low), len(hit[2]), hit[0], hit[1])
 
             lines = sorted(lines, key=quick)[:CANDIDATES]
@@ -152,7 +159,7 @@ class Recall:
             for slug in self._slugs(ekind, tree):
                 if not any(t in slug for t in terms):  # cheap test first: tokenising 10k slugs is not
                     continue
-                words = tokens(slug.replace("-", " "))
+                words = self.tokens(slug.replace("-", " "))
                 if not set(words) & terms:
                     continue
                 self.entity_words |= set(words) & terms
@@ -187,7 +194,7 @@ class Recall:
         it is computed best-first until the k-th score cannot be beaten by anything not yet decayed.
         """
         cfg = self.vault.config
-        bags = [tokens(f"{d.text} {d.extra}") for d in docs]
+        bags = [self.tokens(f"{d.text} {d.extra}") for d in docs]
         self._link(docs, bags)
         n = len(docs)
         avgdl = (sum(len(b) for b in bags) / n) if n else 1.0
@@ -196,7 +203,7 @@ class Recall:
         for d, bag in zip(docs, bags):
             # an entity's own memory is about it: its name says which entity, the other words say what
             if d.kind in ("entity-items", "entity-summary"):
-                own = set(tokens(d.extra)) & named
+                own = set(self.tokens(d.extra)) & named
             elif d.authority == "instruction":  # a direct instruction that names the entity is about it too
                 own = set(bag) & self.entity_words
             else:
@@ -230,7 +237,7 @@ class Recall:
         longest = max((slug.count("-") + 1 for slug in names), default=0)
         for d, bag in zip(docs, bags):
             own = d.path.split("/")[1] if d.kind in ("entity-items", "entity-summary") else ""
-            words = _WORD.findall(d.text.lower())
+            words = _WORD.findall(fold(d.text))
             found = {names[g] for size in range(1, longest + 1) for i in range(len(words) - size + 1)
                      for g in ["-".join(words[i : i + size])] if g in names and g != own}  # fmt: skip
             bag.extend(sorted(found))
@@ -252,10 +259,8 @@ class Recall:
             self._dates([d for d in chunk if d.date is None and d.kind not in exempt and d.authority not in exempt])
             for d in chunk:
                 if d.kind not in exempt and d.authority not in exempt:
-                    try:
-                        age = max(0, (today - dt.date.fromisoformat(d.date[:10])).days) if d.date else 0
-                    except ValueError:
-                        age = 0
+                    day = _day(d.date)
+                    age = max(0, (today - day).days) if day else 0
                     d.score *= max(0.3, 0.5 ** (age / half_life))
                 done.append(d.score)
 
@@ -351,9 +356,18 @@ class Recall:
             hit["supersededBy"] = d.successor
         if d.kind == "preference":
             confirm = int(self.vault.config.get("confirm_after_days", 90))
-            stale = not d.date or (self.moment.date() - dt.date.fromisoformat(d.date)).days > confirm
+            day = _day(d.date)
+            stale = day is None or (self.moment.date() - day).days > confirm
             hit["confirm_before_use"] = stale
         return hit
+
+
+def _day(value: str | None) -> dt.date | None:
+    """The day a date or date-time stamp names ('2026-01-05', '2026-01-05T10:00:00Z', '2026-01-05 10:00'); None if none."""
+    try:
+        return dt.date.fromisoformat(value.strip()[:10]) if value else None
+    except ValueError:
+        return None
 
 
 def recall(vault: Vault, query: str, **kw: Any) -> dict[str, Any]:

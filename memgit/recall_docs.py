@@ -116,20 +116,23 @@ def read_work(vault: Vault, path: str) -> bytes | None:
     return target.read_bytes()
 
 
+def hidden(path: str) -> bool:
+    """.memgit.yaml, .obsidian/, .github/: configuration, never memory (rg skips them in the work tree too)."""
+    return path.startswith(".") or "/." in path
+
+
 def scan_tree(vault: Vault, tree: str | None, rx: re.Pattern[str], prefix: str | None) -> Any:
     """rg's job for a tree read with pygit2 (as-of and archive branches): no checkout."""
     from memgit.search import Match
 
     repo = vault.repo
-    words = [t.encode() for t in rx.pattern[len(r"\b(?:") : -1].split("|")]  # the terms of pattern()
     for path, blob in repo.files(tree, prefix or ""):
-        if path.endswith("INDEX.md"):
+        if path.endswith("INDEX.md") or hidden(path):
             continue
-        data = repo.blob(blob) or b""
-        low = data.lower()
-        if not any(re.sub(rb"\\(.)", rb"\1", w) in low for w in words):
+        text = (repo.blob(blob) or b"").decode("utf-8", errors="replace")
+        if not rx.search(text):
             continue
-        lines = data.decode("utf-8", errors="replace").splitlines()
+        lines = text.splitlines()
         for i, line in enumerate(lines):
             if rx.search(line):
                 yield Match(path, i + 1, line, tuple(lines[max(0, i - 1) : i]), tuple(lines[i + 1 : i + 10]))

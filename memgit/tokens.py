@@ -1,27 +1,115 @@
-"""Words for recall: lowercase, stop words dropped, a light suffix stemmer."""
+"""Words for recall in any language: case and accent folded, Snowball-stemmed (PyStemmer), stop words of the
+vault's languages dropped, CJK text as overlapping character bigrams (no spaces to split on)."""
 from __future__ import annotations
 
 import re
+import unicodedata
+from collections.abc import Callable, Iterable, Sequence
+from functools import lru_cache
 
-STOP = frozenset("a an and are as at be by did do does for from has have he her his how i in is it its me my "
-                 "of on or our she that the their them they this to was we were what when where which who "
-                 "whom why will with you your".split())  # fmt: skip
-_TOKEN = re.compile(r"[a-z0-9]+")
+DEFAULT_LANGUAGES = ("english",)
+_WORD = re.compile(r"[^\W_]+")
+_CJK = "\u3040-\u30ff\u3100-\u312f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_PARTS = re.compile(f"[{_CJK}]+|[^{_CJK}]+")
+_IS_CJK = re.compile(f"[{_CJK}]")
+# letters NFKD does not take apart
+_LETTERS = str.maketrans({"ø": "o", "æ": "ae", "œ": "oe", "đ": "d", "ł": "l", "þ": "th", "ð": "d", "ı": "i", "ħ": "h"})
+
+# Function words only: a word people ask about ("work", "home", "name") is never a stop word here.
+_STOP = {
+    "english": "a an and are as at be by did do does for from had has have he her hers him his how i in is it its me my "
+               "of on or our she that the their them they this those these to was we were what when where which who "
+               "whom why will with you your am been being can could would should than then there so if into about",
+    "german": "aber als am an auch auf aus bei bin bis bist da dann das dass dem den der des die dies doch du durch ein "
+              "eine einem einen einer eines er es für hat hatte ich ihr im in ist ja kann mich mir mit nach nicht noch "
+              "nun ob oder sich sie sind so um und uns vom von vor war wann warum was welche wenn wer wie wir wo zu zum zur",
+    "french": "au aux avec ce ces dans de des du elle en est et eux il ils je la le les leur lui ma mais me mes moi mon "
+              "ne nos notre nous on ou où par pas pour qu que qui quand quel quelle sa se ses son sur ta te tu un une "
+              "vos votre vous y à été était comment",
+    "spanish": "a al como con cual cuando de del donde dónde el ella ellos en era es esta este fue ha la las le lo los "
+               "me mi mis muy no nos o para pero por que qué quien quién se si su sus te tu un una uno y ya cómo",
+    "italian": "a ad al alla alle che chi come con da dal dalla dei del della di dove e ed era gli ha i il in la le lo "
+               "ma mi nel nella non per perché più quando quale se si sono su sua suo tra un una uno è",
+    "portuguese": "a ao aos as com como da das de do dos e ela ele em era está foi já mas me meu minha na nas no nos "
+                  "não o onde os ou para pela pelo por quando que quem se seu sua são também um uma é",
+    "dutch": "aan al als bij dat de den der deze die dit doch door een en er het hij hoe ik in is je maar me met mij "
+             "naar niet nog of om ons ook op over te tot uit van voor waar wanneer wat we wie wij zij zijn zo",
+}
 
 
-def stem(word: str) -> str:
-    """A light suffix stemmer: 'works'/'working'/'worked' -> 'work'; 'es' only after s, x, z, ch, sh."""
-    if word.endswith("ss") or len(word) < 5:
-        return word
-    for suffix in ("ing", "ed"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)]
-    if word.endswith(("ses", "xes", "zes", "ches", "shes")):
-        return word[:-2]
-    if word.endswith("s"):
-        return word[:-1]
-    return word
+def fold(text: str) -> str:
+    """Lower case without accents: 'Zürich' -> 'zurich', 'Hélène' -> 'helene', 'Straße' -> 'strasse'."""
+    low = text.casefold()
+    if low.isascii():
+        return low
+    low = low.translate(_LETTERS)
+    return "".join(c for c in unicodedata.normalize("NFKD", low) if not unicodedata.combining(c))
 
 
-def tokens(text: str) -> list[str]:
-    return [stem(t) for t in _TOKEN.findall(text.lower()) if t not in STOP and len(t) > 1]
+@lru_cache(maxsize=8)
+def stop_words(languages: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(fold(w) for lang in languages for w in _STOP.get(lang, "").split())
+
+
+@lru_cache(maxsize=8)
+def _stemmer(language: str) -> Callable[[str], str]:
+    import Stemmer  # type: ignore[import-not-found]  # PyStemmer: C Snowball stemmers, ~1 ms to import (snowballstemmer alone: ~30 ms, 400x slower)
+
+    return Stemmer.Stemmer(language).stemWord  # type: ignore[no-any-return]
+
+
+def analyze(text: str, languages: Sequence[str] = DEFAULT_LANGUAGES) -> list[tuple[str, str]]:
+    """(surface word, term) pairs: the term is what is indexed and compared; the surface word is what the text said,
+    folded (rg's candidate pattern is built from it). CJK runs give their bigrams (a lone character stays one)."""
+    langs = tuple(languages) or DEFAULT_LANGUAGES
+    stop = stop_words(langs)
+    stem = _stemmer(langs[0])
+    out: list[tuple[str, str]] = []
+    for word in _WORD.findall(text.casefold()):
+        for part in (word,) if word.isascii() else _PARTS.findall(word):
+            if _IS_CJK.match(part):
+                out.extend((g, g) for g in ([part] if len(part) == 1 else [part[i : i + 2] for i in range(len(part) - 1)]))
+                continue
+            folded = fold(part)
+            if len(folded) < 2 or folded in stop:
+                continue
+            out.append((folded, stem(folded)))  # folded first: 'Hélène' and 'helene' stem alike
+    return out
+
+
+def tokens(text: str, languages: Sequence[str] = DEFAULT_LANGUAGES) -> list[str]:
+    return [term for _, term in analyze(text, languages)]
+
+
+@lru_cache(maxsize=1)
+def _variants() -> dict[str, str]:
+    """Every Latin letter that folds to a plain a-z letter, grouped by that letter."""
+    groups: dict[str, list[str]] = {}
+    for cp in (*range(0xC0, 0x250), *range(0x1E00, 0x1F00)):
+        c = chr(cp)
+        f = fold(c)
+        if len(f) == 1 and "a" <= f <= "z" and c != f and c == c.lower():  # rg -i and re.I add the capitals
+            groups.setdefault(f, []).append(c)
+    return {k: "[" + k + "".join(sorted(set(v))) + "]" for k, v in groups.items()}
+
+
+def pattern(pairs: Iterable[tuple[str, str]]) -> str:
+    """A regex (rg and Python) matching, case-insensitively, every line holding a word that may tokenise to one of
+    the terms: a word-start prefix shared by the surface word and its stem ('companies'/'compani' -> 'compan', so
+    'company' is found too), each letter standing for its accented forms ('zurich' finds 'Zürich')."""
+    variants = _variants()
+    alts: set[str] = set()
+    for surface, term in pairs:
+        if _IS_CJK.match(term):
+            alts.add(re.escape(term))
+            continue
+        n = 0
+        while n < min(len(surface), len(term)) and surface[n] == term[n]:
+            n += 1
+        prefix = term[:n]
+        if prefix == term and len(term) > 3 and term[-1] in "ie":  # a stem's closing i/e may be y/e/é in the text
+            prefix = term[:-1]
+        if len(prefix) < 2:
+            prefix = surface
+        alts.add(r"\b" + "".join(variants.get(c, re.escape(c)) for c in prefix))
+    return "(?:" + "|".join(sorted(alts)) + ")" if alts else r"(?!)"

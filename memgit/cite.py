@@ -29,13 +29,16 @@ def _commit_record(vault: Vault, rev: str, path: str, line: int) -> dict[str, An
     }  # fmt: skip
 
 
-def _where(vault: Vault, path: str) -> str:
-    """The rev that holds path: HEAD, else the newest archive branch that has it."""
+def _where(vault: Vault, path: str) -> tuple[str, str]:
+    """(name, rev) that holds path: HEAD, else its month's archive branch, else the newest that has it."""
     if vault.read(path) is not None:
-        return "HEAD"
-    for ref, tip in sorted(vault.repo.refs("refs/heads/archive/").items(), reverse=True):
-        if vault.repo.read(vault.repo.commit_tree(tip), path) is not None:
-            return ref
+        return "HEAD", "HEAD"
+    tips = vault.repo.archive_tips()
+    # a journal's own month first: a later month's branch was cut from a main that still held it
+    own = f"archive/{path.rsplit('/', 1)[-1][:7]}"
+    for name in ([own] if own in tips else []) + sorted(tips, reverse=True):
+        if vault.repo.read(vault.repo.commit_tree(tips[name]), path) is not None:
+            return f"refs/heads/{name}", tips[name]
     raise NotFound(f"{path}: not in the vault nor on an archive branch", "check the path (memgit recall finds lines)")
 
 
@@ -60,7 +63,7 @@ def cite_fact(vault: Vault, fact_id: str) -> dict[str, Any]:
 
 
 def cite_line(vault: Vault, path: str, line: int) -> dict[str, Any]:
-    rev = _where(vault, path)
+    name, rev = _where(vault, path)
     tree = vault.repo.commit_tree(vault.repo.resolve(rev))
     data = vault.repo.read(tree, path) or b""
     total = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
@@ -68,14 +71,14 @@ def cite_line(vault: Vault, path: str, line: int) -> dict[str, Any]:
         raise NotFound(f"{path}: has {total} lines, no line {line}", "cite a line that exists")
     rec = _commit_record(vault, rev, path, line)
     out: dict[str, Any] = {"ref": f"{path}:{line}", "kind": vault.config.kind_of(path), "path": path, "line": line,
-                           "text": rec["text"], "asserted": rec, "rev": rev}
+                           "text": rec["text"], "asserted": rec, "rev": name}
     m = re.search(r"\((?:source|verbatim): \"?(.+?)\"?\)$", rec["text"])
     out["source"] = m.group(1) if m else rec["trailers"].get("Memgit-Source")
     return out
 
 
 def cite_heading(vault: Vault, path: str, heading: str) -> dict[str, Any]:
-    rev = _where(vault, path)
+    _name, rev = _where(vault, path)
     data = (vault.repo.read(vault.repo.commit_tree(vault.repo.resolve(rev)), path) or b"").decode("utf-8", "replace")
     want = heading.strip().lower()
     from memgit.ops.records import slugify

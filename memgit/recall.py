@@ -118,7 +118,7 @@ class Recall:
             yield from (("index", m) for m in self._entity_matches(tree))
         if self.archive:
             main = self.tree or self.vault.head_tree()
-            for _ref, tip in sorted(self.vault.repo.refs("refs/heads/archive/").items()):
+            for _name, tip in sorted(self.vault.repo.archive_tips().items()):
                 tree = self.vault.repo.commit_tree(tip)
                 for m in scan_tree(self.vault, tree, rx, "memory/"):
                     if self.vault.repo.blob_id(main, m.path) is None:

@@ -218,6 +218,21 @@ class Repo:
                     continue
         return out
 
+    def archive_tips(self) -> dict[str, str]:
+        """archive/<month> -> tip, wherever this clone can see it: a push under way (pre-receive exports
+        MEMGIT_PUSHED_REFS, since git updates refs only after the hook), local branches, then
+        remote-tracking ones (a fresh clone has archive branches only as origin/archive/*)."""
+        out: dict[str, str] = {}
+        for name, tip in sorted(self.refs("refs/remotes/").items()):
+            if "/archive/" in name:
+                out.setdefault("archive/" + name.split("/archive/", 1)[1], tip)
+        out.update({name.removeprefix("refs/heads/"): tip for name, tip in self.refs("refs/heads/archive/").items()})
+        for pair in os.environ.get("MEMGIT_PUSHED_REFS", "").split():
+            name, _, tip = pair.partition("=")
+            if name.startswith("refs/heads/archive/") and len(tip) == 40:
+                out[name.removeprefix("refs/heads/")] = tip
+        return out
+
     def operation_in_progress(self) -> bool:
         return any(
             (self.gitdir / name).exists()

@@ -105,8 +105,12 @@ def _merge_into(vault: Vault, ref: str, theirs: str, label: str, check_worktree:
 
 
 def _push(vault: Vault, remote: str, specs: list[str]) -> tuple[bool, str]:
-    proc = _git(vault, "push", "--porcelain", remote, *specs, check=False)
+    # atomic: main never lands on the remote without the archive branches its archive commits point to
+    proc = _git(vault, "push", "--porcelain", *(["--atomic"] if len(specs) > 1 else []), remote, *specs, check=False)
     out = (proc.stdout + proc.stderr).decode(errors="replace")
+    if proc.returncode != 0 and "atomic" in out and "support" in out:  # an old server: one push still carries all refs
+        proc = _git(vault, "push", "--porcelain", remote, *specs, check=False)
+        out = (proc.stdout + proc.stderr).decode(errors="replace")
     return proc.returncode == 0, out
 
 

@@ -34,11 +34,10 @@ def archived_check(repo: Repo, trailers: dict[str, str]) -> Callable[[Change], b
     branches = [b.strip() for b in trailers.get(ARCHIVE_TRAILER, "").split(",") if b.strip()]
 
     def archived(change: Change) -> bool:
+        tips = repo.archive_tips()
         for branch in branches:
-            ref = branch if branch.startswith("refs/") else f"refs/heads/{branch}"
-            try:
-                tip = repo.resolve(ref)
-            except UsageError:  # a missing branch just means "not archived there"
+            tip = tips.get(branch.removeprefix("refs/heads/"))
+            if tip is None:  # a missing branch just means "not archived there"
                 continue
             data = repo.read(repo.commit_tree(tip), change.path)
             if data is not None and change.old is not None and data.startswith(change.old):

@@ -457,3 +457,29 @@ def test_sync_pushes_archive_branches(a: Clone, b: Clone, remote: Path) -> None:
     assert git(b.path, "rev-parse", "archive/2026-01").stdout.strip() == pushed["refs/heads/archive/2026-01"]
     assert not (b.path / "memory/2026-01-05.md").exists()
     assert b.run("verify").returncode == 0
+
+
+def test_archives_travel_through_pre_receive_and_into_a_fresh_clone(a: Clone, remote: Path, tmp_path: Path) -> None:
+    hook = remote / "hooks" / "pre-receive"
+    shutil.copy(ROOT / "hooks" / "pre-receive", hook)
+    hook.chmod(0o755)
+    first = a.json("log", "zebrafish pipeline deployed", now="2025-01-03T10:00:00")
+    a.json("log", "february work", now="2025-02-10T10:00:00")
+    a.json("log", "march work", now="2025-03-20T10:00:00")
+    arch = a.json("archive", now="2025-03-20T12:00:00")
+    assert arch["branches"] == ["archive/2025-01", "archive/2025-02"]
+    r = a.run("sync")  # main deletes journals that only the archive branches of the same push hold
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert set(ls_remote(remote, "refs/heads/archive/*")) == {"refs/heads/archive/2025-01", "refs/heads/archive/2025-02"}
+
+    fresh = tmp_path / "fresh"
+    git(tmp_path, "clone", "-q", str(remote), str(fresh))
+    assert memgit("install", cwd=fresh).returncode == 0
+    assert not git(fresh, "for-each-ref", "refs/heads/archive/").stdout  # only origin/archive/* exist here
+    v = memgit("verify", cwd=fresh)
+    assert v.returncode == 0, v.stdout + v.stderr
+    hits = memgit_json("recall", "zebrafish", "--archive", cwd=fresh)["hits"]
+    assert [h["path"] for h in hits] == ["memory/2025-01-03.md"]
+    c = memgit_json("cite", f"memory/2025-01-03.md:{first['line']}", cwd=fresh)
+    assert c["asserted"]["commit"] == first["commit"]
+    assert c["rev"] == "refs/heads/archive/2025-01"  # its own month, not the newest branch that also holds it

@@ -29,10 +29,10 @@ def _commit_record(vault: Vault, rev: str, path: str, line: int) -> dict[str, An
     }  # fmt: skip
 
 
-def _where(vault: Vault, path: str) -> tuple[str, str]:
-    """(name, rev) that holds path: HEAD, else its month's archive branch, else the newest that has it."""
-    if vault.read(path) is not None:
-        return "HEAD", "HEAD"
+def _where(vault: Vault, path: str, at: str = "HEAD") -> tuple[str, str]:
+    """(name, rev) that holds path: at (HEAD, or the --as-of commit), else its month's archive branch, else the newest."""
+    if vault.repo.read(vault.repo.commit_tree(vault.repo.resolve(at)), path) is not None:
+        return at, at
     tips = vault.repo.archive_tips()
     # a journal's own month first: a later month's branch was cut from a main that still held it
     own = f"archive/{path.rsplit('/', 1)[-1][:7]}"
@@ -42,17 +42,18 @@ def _where(vault: Vault, path: str) -> tuple[str, str]:
     raise NotFound(f"{path}: not in the vault nor on an archive branch", "check the path (memgit recall finds lines)")
 
 
-def cite_fact(vault: Vault, fact_id: str) -> dict[str, Any]:
+def cite_fact(vault: Vault, fact_id: str, rev: str = "HEAD") -> dict[str, Any]:
     from memgit.ops.factops import locate
 
-    path, items, item = locate(vault, fact_id)
-    data = vault.read(path) or b""
-    asserted = _commit_record(vault, "HEAD", path, facts.line_of(data, fact_id, "fact"))
+    tree = vault.repo.commit_tree(vault.repo.resolve(rev))
+    path, items, item = locate(vault, fact_id, tree)
+    data = vault.repo.read(tree, path) or b""
+    asserted = _commit_record(vault, rev, path, facts.line_of(data, fact_id, "fact"))
     out: dict[str, Any] = {"ref": fact_id, "kind": "fact", "path": path, "fact": item["fact"], "status": item["status"],
                            "authority": item["authority"], "source": item.get("source"), "valid_from": item.get("valid_from"),
                            "valid_until": item.get("valid_until"), "asserted": asserted}
     if item["status"] != "active":
-        out["retired"] = _commit_record(vault, "HEAD", path, facts.line_of(data, fact_id, "status"))
+        out["retired"] = _commit_record(vault, rev, path, facts.line_of(data, fact_id, "status"))
         out["successor"] = item.get("supersededBy")
         if out["successor"]:
             succ = next((i for i in items if i.get("id") == out["successor"]), {})
@@ -62,8 +63,8 @@ def cite_fact(vault: Vault, fact_id: str) -> dict[str, Any]:
     return out
 
 
-def cite_line(vault: Vault, path: str, line: int) -> dict[str, Any]:
-    name, rev = _where(vault, path)
+def cite_line(vault: Vault, path: str, line: int, at: str = "HEAD") -> dict[str, Any]:
+    name, rev = _where(vault, path, at)
     tree = vault.repo.commit_tree(vault.repo.resolve(rev))
     data = vault.repo.read(tree, path) or b""
     total = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
@@ -77,8 +78,8 @@ def cite_line(vault: Vault, path: str, line: int) -> dict[str, Any]:
     return out
 
 
-def cite_heading(vault: Vault, path: str, heading: str) -> dict[str, Any]:
-    _name, rev = _where(vault, path)
+def cite_heading(vault: Vault, path: str, heading: str, at: str = "HEAD") -> dict[str, Any]:
+    _name, rev = _where(vault, path, at)
     data = (vault.repo.read(vault.repo.commit_tree(vault.repo.resolve(rev)), path) or b"").decode("utf-8", "replace")
     want = heading.strip().lower()
     from memgit.ops.records import slugify
@@ -91,22 +92,33 @@ def cite_heading(vault: Vault, path: str, heading: str) -> dict[str, Any]:
     found = exact or [(n, t) for n, t in headings if want and t.lower().startswith(want)]
     if found:
         n, title = found[0]
-        return {**cite_line(vault, path, n), "ref": f"{path}#{heading}", "heading": title}
+        return {**cite_line(vault, path, n, at), "ref": f"{path}#{heading}", "heading": title}
     raise NotFound(f"{path}: no heading {heading!r}", "cite path#heading with a heading's text or slug")
 
 
-def cite(vault: Vault, ref: str) -> dict[str, Any]:
+def cite(vault: Vault, ref: str, as_of: str | None = None) -> dict[str, Any]:
+    """as_of: cite as the vault stood then (a date, a date-time or a revision); the result names that commit."""
     ref = ref.strip()
     if not ref:
         raise UsageError("empty REF", "give a fact id, path:line or path#heading")
+    rev = "HEAD"
+    if as_of:
+        from memgit.asof import resolve
+
+        rev = resolve(vault, as_of).commit
     if _FACT_ID.match(ref) and "/" not in ref:
-        return cite_fact(vault, ref)
-    m = _PATH_LINE.match(ref)
-    if m:
-        return cite_line(vault, m.group("path"), int(m.group("line")))
-    if "#" in ref:
+        out = cite_fact(vault, ref, rev)
+    elif m := _PATH_LINE.match(ref):
+        out = cite_line(vault, m.group("path"), int(m.group("line")), rev)
+    elif "#" in ref:
         path, heading = ref.split("#", 1)
-        return cite_heading(vault, path, heading)
+        out = cite_heading(vault, path, heading, rev)
+    else:
+        out = None
+    if out is not None:
+        if as_of:
+            out["as_of"] = rev
+        return out
     raise UsageError(f"cannot cite {ref!r}", "give a fact id (sarah-k3f9q2), path:line (memory/2026-01-15.md:12) or path#heading")
 
 
@@ -125,6 +137,8 @@ def render(c: dict[str, Any]) -> str:
         line += f"; {c['status']} in {r['commit'][:12]} by {r['author']} on {r['date'][:10]}"
         if c.get("successor"):
             line += f" -> {c['successor']} \"{c.get('successor_fact', '')}\""
-    if c.get("rev", "HEAD") != "HEAD":
+    if c.get("as_of"):
+        line += f"; as of {c['as_of'][:12]}"
+    if c.get("rev", "HEAD") not in ("HEAD", c.get("as_of")):
         line += f"; archived on {c['rev'].removeprefix('refs/heads/')}"
     return line

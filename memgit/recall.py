@@ -66,24 +66,10 @@ class Recall:
             self.tree = vault.repo.commit_tree(self.commit)
 
     def _resolve_as_of(self, when: str) -> tuple[str, dt.datetime]:
-        from memgit.clock import parse_time
+        from memgit.asof import resolve
 
-        repo = self.vault.repo
-        head = repo.head_id()
-        if head is None:
-            raise UsageError("the vault has no commits", "write something first")
-        if re.fullmatch(r"\d{4}-\d{2}-\d{2}", when.strip()):
-            moment = parse_time(when, self.vault.tz).replace(hour=23, minute=59, second=59)
-        elif re.match(r"\d{4}-\d{2}-\d{2}[T ]", when.strip()):
-            moment = parse_time(when, self.vault.tz)
-        else:
-            commit = repo.resolve(when)
-            info = repo.commit_info(commit)
-            return commit, dt.datetime.fromtimestamp(info.time, self.vault.tz)
-        before = repo.commit_before(head, int(moment.timestamp()))
-        if before is None:
-            raise UsageError(f"the vault did not exist yet at {when}", "pick a later time")
-        return before, moment
+        at = resolve(self.vault, when)
+        return at.commit, at.moment
 
     # ---- candidates ----------------------------------------------------------------------------
 

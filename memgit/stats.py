@@ -7,19 +7,30 @@ if TYPE_CHECKING:
     from memgit.vault import Vault
 
 
-def stats(vault: Vault) -> dict[str, Any]:
+def stats(vault: Vault, as_of: str | None = None) -> dict[str, Any]:
+    """as_of: what the vault held then (a date, a date-time or a revision); the disk cache is read, never moved back."""
     from memgit.index import IndexBuilder, cache_lock
 
     repo = vault.repo
     head = repo.head_id()
+    moment = None
+    if as_of:
+        from memgit.asof import resolve
+
+        head, _, moment = resolve(vault, as_of)
     out: dict[str, Any] = {"head": head, "entities": {}, "facts": {"active": 0, "retired": 0}, "decisions": {}, "lessons": 0,
                            "preferences": 0, "contexts": 0, "journals": 0, "journal_entries": 0,
                            "archive_branches": sorted(r.removeprefix("refs/heads/") for r in repo.refs("refs/heads/archive/"))}  # fmt: skip
+    if moment is not None and head is not None:
+        out["as_of"] = head
+        # a branch's tip is the main commit it copied: what dates it is the archive commit that named it
+        named = {b for c in repo.walk(head) for b in repo.commit_info(c).trailers.get("Memgit-Archive", "").split(",")}
+        out["archive_branches"] = [b for b in out["archive_branches"] if b in named]
     if head is None:
         return out
     tree = repo.commit_tree(head)
     with cache_lock(repo.gitdir / "memgit" / "index"):
-        builder = IndexBuilder(repo, vault.config, repo.blob_id(tree, ".memgit.yaml"))
+        builder = IndexBuilder(repo, vault.config, repo.blob_id(tree, ".memgit.yaml"), persist=moment is None)
         builder.load()
         builder.update(tree)
         builder.save()

@@ -125,10 +125,10 @@ class Vault:
 
         return factops.add(self, entity, text, category, source, valid_from, valid_until, authority)
 
-    def fact_list(self, entity: str, all: bool = False) -> list[dict[str, Any]]:
+    def fact_list(self, entity: str, all: bool = False, as_of: str | None = None) -> list[dict[str, Any]]:
         from memgit.ops import factops
 
-        return factops.list_facts(self, entity, all)
+        return factops.list_facts(self, entity, all, as_of)
 
     def fact_show(self, fact_id: str) -> dict[str, Any]:
         from memgit.ops import factops
@@ -177,10 +177,15 @@ class Vault:
 
     # ---- read commands ------------------------------------------------------------------------
 
-    def cite(self, ref: str) -> dict[str, Any]:
+    def cite(self, ref: str, as_of: str | None = None) -> dict[str, Any]:
         from memgit import cite
 
-        return cite.cite(self, ref)
+        return cite.cite(self, ref, as_of)
+
+    def stats(self, as_of: str | None = None) -> dict[str, Any]:
+        from memgit import stats
+
+        return stats.stats(self, as_of)
 
     def recall(self, query: str, k: int = 10, as_of: str | None = None, layer: str | None = None,
                history: bool = False, archive: bool = False) -> dict[str, Any]:  # fmt: skip

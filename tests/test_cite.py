@@ -106,3 +106,24 @@ def test_cite_failures(vault: Path) -> None:
         assert r.stderr.startswith("memgit: ") and "Traceback" not in r.stderr, r.stderr
     assert head(vault) == before
     assert git(vault, "status", "--porcelain").stdout == ""
+
+
+def test_as_of_cites_and_lists_the_vault_as_it_stood(vault: Path) -> None:
+    """--as-of on cite and fact list: the superseded fact was active then, and the answer names that commit."""
+    added = memgit_json("fact", "add", "people/sarah", "Works at Acme Corp", "--category", "relationship", cwd=vault, env=T1)
+    logged = memgit_json("log", "Lunch with Sarah", cwd=vault, env={"MEMGIT_NOW": "2026-01-15T11:00:00"})
+    sup = memgit_json("supersede", added["id"], "Left Acme Corp", cwd=vault, env=T2)
+    then = memgit_json("cite", added["id"], "--as-of", "2026-01-15", cwd=vault)
+    assert then["status"] == "active" and "retired" not in then
+    assert then["as_of"] == logged["commit"] and then["asserted"]["commit"] == added["commit"]
+    assert memgit_json("cite", added["id"], cwd=vault)["status"] == "superseded"
+    gone = memgit("cite", sup["id"], "--as-of", "2026-01-15T12:00:00", "--json", cwd=vault)
+    assert gone.returncode == 1 and "no fact" in gone.stdout  # the successor did not exist yet
+    assert memgit("cite", logged["id"], "--as-of", added["commit"], cwd=vault).returncode == 1  # not written yet
+
+    listed = memgit_json("fact", "list", "people/sarah", "--as-of", "2026-01-15", cwd=vault)["facts"]
+    assert [(f["fact"], f["status"]) for f in listed] == [("Works at Acme Corp", "active")]
+    now = memgit_json("fact", "list", "people/sarah", cwd=vault)["facts"]
+    assert [f["fact"] for f in now] == ["Left Acme Corp"]
+    bad = memgit("fact", "list", "people/sarah", "--as-of", "2020-01-01", cwd=vault)
+    assert bad.returncode == 2 and "did not exist yet" in bad.stderr

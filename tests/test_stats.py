@@ -45,7 +45,7 @@ def test_stats_count_what_was_written(vault: Path) -> None:
     w("2026-02-10T10:09:00", "supersede", redis, "Use Memcached")
     w("2026-02-10T10:10:00", "lesson", "testing", "Pin the clock", "Use MEMGIT_NOW in tests")
     w("2026-02-10T10:11:00", "prefer", "tools", "Prefers vim")
-    w("2026-02-10T10:12:00", "prefer", "tools", "Prefers dark mode")
+    last = w("2026-02-10T10:12:00", "prefer", "tools", "Prefers dark mode")
     archived = w("2026-02-20T10:00:00", "archive")
     assert git(vault, "branch", "--list", "archive/*", "--format=%(refname:short)").stdout.split() == ["archive/2026-01"], archived
 
@@ -61,6 +61,15 @@ def test_stats_count_what_was_written(vault: Path) -> None:
     # the index cache is only a cache: rebuilt from the tree, the same answer
     shutil.rmtree(vault / ".git" / "memgit" / "index")
     assert stats(vault) == s
+
+    # --as-of replays: before the archive the January journals were on main; the cache is not moved back
+    then = memgit_json("stats", "--as-of", last["commit"], cwd=vault, env=at("2026-02-20T10:00:00"))
+    assert then["as_of"] == last["commit"]
+    assert (then["journals"], then["journal_entries"], then["archive_branches"]) == (4, 6, [])
+    assert (then["facts"], then["decisions"]) == (s["facts"], s["decisions"])
+    assert stats(vault) == s
+    early = memgit_json("stats", "--as-of", "2026-02-10T10:03:30", cwd=vault, env=at("2026-02-20T10:00:00"))
+    assert early["entities"] == {"people": 2} and early["facts"] == {"active": 2, "retired": 0}
 
     # the plain text says the same
     r = memgit("stats", cwd=vault, env=at("2026-02-20T10:00:00"))

@@ -7,13 +7,12 @@ from memgit.commands import _common
 
 
 def register(sub: Any) -> None:
-    _common.add(sub, "stats", "counts of what the vault holds: entities, facts, decisions, journals, archives", run)
+    p = _common.add(sub, "stats", "counts of what the vault holds: entities, facts, decisions, journals, archives", run)
+    p.add_argument("--as-of", help="as the vault stood then: YYYY-MM-DD (end of day), an ISO date-time, or a git revision")
 
 
 def run(args: argparse.Namespace) -> int:
-    from memgit.stats import stats
-
-    s = stats(_common.vault(args))
+    s = _common.vault(args).stats(args.as_of)
     ents = ", ".join(f"{n} {k}" for k, n in sorted(s["entities"].items())) or "none"
     decisions = ", ".join(f"{n} {k}" for k, n in sorted(s["decisions"].items())) or "none"
     text = "\n".join([

@@ -115,9 +115,15 @@ def add(vault: Vault, entity: str, text: str, category: str, source: str | None,
     return {**result, "commit": commit}
 
 
-def list_facts(vault: Vault, entity: str, all: bool) -> list[dict[str, Any]]:
+def list_facts(vault: Vault, entity: str, all: bool, as_of: str | None = None) -> list[dict[str, Any]]:
+    """as_of: the facts as recorded then (a date, a date-time or a revision)."""
     folder = entity_folder(vault, entity)
-    data = vault.read(f"{folder}/items.json")
+    tree = None
+    if as_of:
+        from memgit.asof import resolve
+
+        tree = resolve(vault, as_of).tree
+    data = vault.read(f"{folder}/items.json", tree)
     if data is None:
         raise NotFound(f"{folder}: no facts yet", f'add one with `memgit fact add {folder} "..." --category status`')
     items = facts.parse_file(f"{folder}/items.json", data)

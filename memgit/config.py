@@ -129,10 +129,13 @@ class Config:
         order = self.authority
         return order.index(name) + 1 if name in order else len(order) + 1
 
-    def writer_rank(self, is_agent: bool) -> int:
+    def writer_level(self, is_agent: bool) -> str:
+        """The highest authority this writer may assert or retire."""
         wa = self.data.get("writer_authority", {})
-        name = wa.get("agent", "decision") if is_agent else wa.get("human", self.authority[0])
-        return self.authority_rank(name)
+        return str(wa.get("agent", "decision") if is_agent else wa.get("human", self.authority[0]))
+
+    def writer_rank(self, is_agent: bool) -> int:
+        return self.authority_rank(self.writer_level(is_agent))
 
     @property
     def timezone(self) -> str:

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from memgit import entries
 
 if TYPE_CHECKING:
     from memgit.search import Match
@@ -78,7 +79,9 @@ def to_doc(vault: Vault, m: Match, kind: str, tier: str) -> Doc | None:
     if kind in ("journal", "session"):
         if text.startswith("# "):
             return None
-        authority = "instruction" if "[instruction]" in text else "memory"
+        # an instruction's authority comes from how it was written (`--kind instruction`, which the authority rule
+        # lets only a human write), never from a marker somewhere in the text
+        authority = "instruction" if entries.is_instruction(m.text) else "memory"
         date = m.path.split("/")[-1][:10] if kind == "journal" else m.path.split("/")[1]
         sm = _SOURCE.search(text) if kind == "journal" else None
         return Doc(m.path, m.line, text, kind, tier, authority, date=date, cite=cite, source=sm.group(1).strip() if sm else None)

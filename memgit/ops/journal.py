@@ -37,6 +37,9 @@ def log(vault: Vault, text: str, kind: str | None, source: str | None, at: str |
     if source is not None:
         # the source ends the entry's first line: a line break would cut the entry in two
         source = " ".join(require_text(vault.config, source, "source").split())
+    if kind != "instruction" and text.startswith("[instruction]"):
+        raise UsageError("the text starts with the [instruction] marker, which only --kind instruction writes",
+                         'a person records an instruction with --kind instruction --source "the words as given"; otherwise reword it')
     if kind == "instruction" and not source:
         raise UsageError("an instruction needs its verbatim source", 'add --source "the words as given"')
     moment = parse_time(at, vault.tz) if at else vault.now()

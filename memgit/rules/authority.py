@@ -1,32 +1,64 @@
-"""authority: a writer may not retire a fact of higher authority than its own."""
+"""authority: a writer may not assert, supersede or expire anything above its own writer_authority."""
 from __future__ import annotations
 
-from memgit import facts
+from memgit import entries, facts
 from memgit.changes import Change, Context, Problem
 
 RULE = "authority"
+# what a file of these kinds asserts by existing (facts carry their own level; journals by their entry markers)
+_ASSERTS = {"decision": "decision"}
+
+
+def _who(ctx: Context) -> str:
+    return "an agent" if ctx.is_agent else "this writer"
+
+
+def _cap_hint(ctx: Context) -> str:
+    level = ctx.config.writer_level(ctx.is_agent)
+    return f"{_who(ctx)} asserts at most authority {level!r} (writer_authority in .memgit.yaml); a human must commit this (without MEMGIT_AGENT)"
 
 
 def check(change: Change, ctx: Context) -> list[Problem]:
-    if change.kind != "entity-items" or change.old is None or change.new is None:
+    if change.new is None:
+        return []
+    mine = ctx.config.writer_rank(ctx.is_agent)
+    if change.kind in ("journal", "session"):
+        if ctx.config.authority_rank("instruction") >= mine:
+            return []
+        return [Problem(change.path, n, RULE, f"{_who(ctx)} may not record an [instruction] entry", _cap_hint(ctx))
+                for n in entries.instruction_lines(change.old, change.new)]  # fmt: skip
+    level = _ASSERTS.get(change.kind)
+    if level is not None:
+        if change.old is None and ctx.config.authority_rank(level) < mine:
+            return [Problem(change.path, 0, RULE, f"{_who(ctx)} may not record a {change.kind} (authority {level!r})", _cap_hint(ctx))]
+        return []
+    if change.kind != "entity-items":
         return []
     try:
-        old = facts.by_id(facts.parse(change.old))
         new = facts.parse(change.new)
     except facts.ItemsError:
         return []  # the items rule reports it
-    mine = ctx.config.writer_rank(ctx.is_agent)
+    try:
+        old = facts.by_id(facts.parse(change.old)) if change.old is not None else {}
+    except facts.ItemsError:
+        old = {}  # a broken old version vouches for nothing: every fact in the new one is asserted here
     found = []
     for item in new:
-        before = old.get(str(item.get("id")))
-        if before is None or before.get("status") != "active" or item.get("status") == "active":
+        fid = str(item.get("id"))
+        before = old.get(fid)
+        if before is None:
+            level = str(item.get("authority"))
+            if ctx.config.authority_rank(level) < mine:
+                found.append(Problem(change.path, facts.line_of(change.new, fid, "authority"), RULE,
+                                     f"{_who(ctx)} may not assert fact {fid} with authority {level!r}", _cap_hint(ctx)))  # fmt: skip
+            continue
+        if before.get("status") != "active" or item.get("status") == "active":
             continue
         level = str(before.get("authority"))
         if ctx.config.authority_rank(level) < mine:
-            who = "an agent" if ctx.is_agent else "this writer"
             found.append(Problem(
-                change.path, facts.line_of(change.new, str(item["id"]), "status"), RULE,
-                f"{who} may not retire fact {item['id']} of authority {level!r}",
+                change.path, facts.line_of(change.new, fid, "status"), RULE,
+                f"{_who(ctx)} may not retire fact {fid} of authority {level!r}",
                 "a human must make this change (commit without MEMGIT_AGENT)",
             ))  # fmt: skip
     return found

@@ -103,16 +103,23 @@ def test_writer_authority_comes_from_the_config() -> None:
 @pytest.mark.parametrize(
     "old,new",
     [
-        pytest.param(None, canon(fact(authority="instruction", status="expired", valid_until="2026-01-01")), id="new-file"),
         pytest.param(canon(fact(authority="instruction")), None, id="deleted"),
         pytest.param(canon(fact(authority="instruction")), b"[" * 100_000, id="deep-json"),
         pytest.param(canon(fact(authority="instruction")), b"\xff\x00", id="binary"),
         pytest.param(canon(fact(authority="instruction")), b'{"not": "a list"}', id="not-a-list"),
-        pytest.param(b"garbage", canon(fact(authority="instruction", status="expired", valid_until="2026-01-01")), id="broken-old"),
     ],
 )
 def test_unparseable_or_one_sided_changes_are_left_to_the_items_rule(old: bytes | None, new: bytes | None) -> None:
     assert authority.check(change(ITEMS, old, new), ctx(is_agent=True)) == []
+
+
+@pytest.mark.parametrize("old", [None, b"garbage"], ids=["new-file", "broken-old"])
+def test_a_fact_above_the_writer_authority_may_not_be_asserted(old: bytes | None) -> None:
+    new = canon(fact(authority="instruction", status="expired", valid_until="2026-01-01"))
+    p = only(authority.check(change(ITEMS, old, new), ctx(is_agent=True)), RULE, ITEMS, field_line(new, "sarah-aaaaaa", "authority"))
+    assert "may not assert fact sarah-aaaaaa with authority 'instruction'" in p.message and "'decision'" in p.hint
+    assert authority.check(change(ITEMS, old, canon(fact(authority="decision"))), ctx(is_agent=True)) == []
+    assert authority.check(change(ITEMS, old, new), ctx(is_agent=False)) == []
 
 
 def test_other_kinds_are_ignored() -> None:

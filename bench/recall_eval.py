@@ -35,7 +35,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from memgit import Vault, facts  # noqa: E402
-from memgit.tokens import STOP, tokens  # noqa: E402
+from memgit.tokens import DEFAULT_LANGUAGES, stop_words, tokens  # noqa: E402
 from memgit.search import rg_path  # noqa: E402
 
 K = 10
@@ -104,7 +104,8 @@ class BM25Lines:
 
 
 def rg_search(root: Path, query: str, k: int = K) -> list[dict[str, Any]]:
-    words = sorted({w for w in re.findall(r"[a-z0-9]+", query.lower()) if w not in STOP and len(w) > 1})
+    stop = stop_words(DEFAULT_LANGUAGES)
+    words = sorted({w for w in re.findall(r"[^\W_]+", query.lower()) if w not in stop and len(w) > 1})
     if not words:
         return []
     args = [rg_path(), "-i", "-n", "-H", "--no-heading", "--sort", "path", "-F"]

@@ -215,8 +215,8 @@ class Recall:
     def _link(self, docs: list[Doc], bags: list[list[str]]) -> None:
         """Entity linking: a hit that names another entity of the vault gets that entity's kind as a
         word ("company", "person", "project"), so "where does sarah work" meets "now at Pied Piper"."""
-        wanted = {kind: word for kind, word in ((k, ENTITY_WORDS.get(k, k.rstrip("s"))) for k in self.vault.config.entity_kinds)
-                  if word in self.weights}  # fmt: skip
+        kinds = ((k, self.tokens(ENTITY_WORDS.get(k, k.rstrip("s")))) for k in self.vault.config.entity_kinds)
+        wanted = {kind: words[0] for kind, words in kinds if words and words[0] in self.weights}
         if not wanted:
             return
         names = {slug: word for kind, word in wanted.items() for slug in self._slugs(kind, self.tree)}

@@ -127,3 +127,12 @@ def test_hidden_files_are_never_hits_now_or_as_of(vault: Path) -> None:
         assert all(not h["path"].startswith(".") and "/." not in h["path"] for h in hits), (args, hits)
         # .memgit.yaml holds the word "headquarters" (a synonym group): configuration, not memory
         assert all(h["path"] != ".memgit.yaml" for h in recall(vault, "headquarters", *args)[1]["hits"])
+
+
+def test_entity_linking_meets_stemmed_words(vault: Path) -> None:
+    # "company" stems to "compani": a hit naming a known company still gets that word
+    memgit_json("fact", "add", "companies/pied-piper", "Makes compression software", "--category", "status", cwd=vault)
+    memgit_json("fact", "add", "people/sarah", "Lives in Oslo", "--category", "status", cwd=vault)  # first: wins a tie
+    memgit_json("fact", "add", "people/sarah", "Now at Pied Piper", "--category", "relationship", cwd=vault)
+    hits = found(vault, "sarah company")
+    assert hits[0] == "Now at Pied Piper", hits

@@ -80,6 +80,17 @@ def _adopt_report(root: Path, existing: list[str]) -> list[dict[str, Any]]:
     return out
 
 
+def _merge_gitignore(dest: Path, template: bytes) -> None:
+    """Add the template's ignore lines that a folder's own .gitignore lacks; its own lines stay as they are."""
+    own = dest.read_bytes()
+    have = {line.strip() for line in own.splitlines()}
+    missing = [line for line in template.splitlines() if line.strip() and not line.startswith(b"#") and line.strip() not in have]
+    if not missing:
+        return
+    head = own if own.endswith(b"\n") or not own else own + b"\n"
+    dest.write_bytes(head + b"# added by memgit init: editor and OS state\n" + b"\n".join(missing) + b"\n")
+
+
 def init(path: Path) -> dict[str, Any]:
     from memgit.config import INDEX_PATH
     from memgit.index import index_writes
@@ -101,6 +112,9 @@ def init(path: Path) -> dict[str, Any]:
     created = []
     for rel, src in _template_files():
         dest = path / rel
+        if rel == ".gitignore" and dest.is_file():
+            _merge_gitignore(dest, src.read_bytes())  # committed below with the folder's other files
+            continue
         if dest.exists():
             continue  # adopt: never overwrite what the folder already holds
         dest.parent.mkdir(parents=True, exist_ok=True)
@@ -111,6 +125,7 @@ def init(path: Path) -> dict[str, Any]:
             data = _PIN.sub(pinned_requirement().encode(), data)
         dest.write_bytes(data)
         created.append(rel)
+    existing = sorted(set(existing) - repo.ignored(existing))  # editor state (.obsidian/workspace.json, ...) stays out
     problems = _adopt_report(path, [r for r in existing if r != INDEX_PATH])
     bad = {p["path"] for p in problems}
     # the first commit holds the template and every adopted file that conforms

@@ -92,16 +92,23 @@ def split(text: str) -> Frontmatter:
     raise YamlError("frontmatter opened with '---' is never closed", 1)
 
 
-def _quote_breaks(value: Any) -> Any:
-    # U+0085/U+2028/U+2029 in a single-quoted scalar read back as spaces: force double quotes
+def _for_yaml(value: Any) -> Any:
+    # U+0085/U+2028/U+2029 in a single-quoted scalar read back as spaces: force double quotes.
+    # A date is written as a YAML date (`date: 2026-01-15`, not '2026-01-15') so that Obsidian's
+    # properties see a date; load_yaml turns it back into the same string.
     from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
     if isinstance(value, str) and any(c in value for c in "\x85\u2028\u2029"):
         return DoubleQuotedScalarString(value)
+    if isinstance(value, str) and len(value) == 10 and value[4] == "-" and value[7] == "-" and value.replace("-", "").isascii() and value.replace("-", "").isdigit():
+        try:
+            return dt.date.fromisoformat(value)
+        except ValueError:
+            return value
     if isinstance(value, dict):
-        return {k: _quote_breaks(v) for k, v in value.items()}
+        return {k: _for_yaml(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_quote_breaks(v) for v in value]
+        return [_for_yaml(v) for v in value]
     return value
 
 
@@ -112,7 +119,7 @@ def dump(meta: dict[str, Any]) -> str:
     yaml.default_flow_style = False
     yaml.width = 4096
     out = io.StringIO()
-    yaml.dump(_quote_breaks(meta), out)
+    yaml.dump(_for_yaml(meta), out)
     return out.getvalue()
 
 
@@ -133,7 +140,7 @@ def update(text: str, changes: dict[str, Any]) -> str:
     yaml.width = 4096
     data = yaml.load(head) or {}
     for key, value in changes.items():
-        data[key] = value
+        data[key] = _for_yaml(value)
     out = io.StringIO()
     yaml.dump(data, out)
     return f"---\n{out.getvalue()}---\n{fm.body}"

@@ -239,6 +239,10 @@ class Repo:
             for name in ("MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "rebase-merge", "rebase-apply", "BISECT_LOG")
         )
 
+    def ignored(self, paths: Iterable[str]) -> set[str]:
+        """The paths the work tree's .gitignore files (and info/exclude) leave out."""
+        return {p for p in paths if self.git.path_is_ignored(p)}
+
     def config_get(self, key: str) -> str | None:
         try:
             return str(self.git.config[key])

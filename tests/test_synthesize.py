@@ -73,7 +73,7 @@ def test_synthesize_rewrites_summary_from_active_facts_and_keeps_notes(ent: Simp
     assert "Berlin" not in text and ent.old not in text
     assert text.count("## Notes") == 1
     assert text.rstrip().endswith(f"## Notes\n\n{NOTE}")
-    assert "\nupdated: '2026-01-10'\n" in (v / SUMMARY).read_text()
+    assert "\nupdated: 2026-01-10\n" in (v / SUMMARY).read_text()
     assert status(v) == ""
     assert memgit("verify", cwd=v).returncode == 0
 

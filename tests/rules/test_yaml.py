@@ -182,7 +182,7 @@ def test_next_line_characters_survive_render(value: str) -> None:
 def test_update_keeps_comments_order_and_body() -> None:
     text = "---\n# why\ntopic: git  # the topic\ntags: [a]\nconfirmed: 2026-01-01\n---\n# Body\n\nkept as is\n"
     out = frontmatter.update(text, {"confirmed": "2026-11-29", "new": 1})
-    assert out == "---\n# why\ntopic: git  # the topic\ntags: [a]\nconfirmed: '2026-11-29'\nnew: 1\n---\n# Body\n\nkept as is\n"
+    assert out == "---\n# why\ntopic: git  # the topic\ntags: [a]\nconfirmed: 2026-11-29\nnew: 1\n---\n# Body\n\nkept as is\n"
     assert frontmatter.split(out).meta == {"topic": "git", "tags": ["a"], "confirmed": "2026-11-29", "new": 1}
 
 

@@ -6,7 +6,7 @@
     python bench/genvault.py OUT --entities N --facts M --days D [--commits C] [--seed S]
 
 It runs `memgit init OUT`, then builds the history with memgit's own library pieces
-(`Repo.build_tree`/`create_commit`, `facts.canonical`/`mint_id`, `index.IndexBuilder` for the index files),
+(`Repo.build_tree`/`create_commit`, `itemsfile.canonical`/`mint_id`, `index.IndexBuilder` for the index files),
 batching many files per commit, the way memgit's transaction shapes a commit: the tree is the parent's
 tree plus the batch's paths plus the index files that change for that tree (INDEX.md, the per-folder
 tables of contents and their INDEX-<letter or year>.md pages: `IndexBuilder.writes`, as
@@ -198,17 +198,17 @@ class Gen:
 
     def new_fact(self, e: Entity, when: dt.datetime, writer: str, supersedes: str | None = None,
                  category: str | None = None, authority: str | None = None) -> dict:
-        from memgit import facts
+        from memgit import itemsfile
 
         rng = self.rng
         cat, text = self.fact_text(e)
         if category:
             cat = category
         stamp = when.isoformat(timespec="seconds")
-        fid = facts.mint_id(e.slug, text, stamp, writer)
+        fid = itemsfile.mint_id(e.slug, text, stamp, writer)
         while any(i["id"] == fid for i in e.items):
             text += f" ({self.words.w()})"
-            fid = facts.mint_id(e.slug, text, stamp, writer)
+            fid = itemsfile.mint_id(e.slug, text, stamp, writer)
         if authority is None:
             authority = rng.choices(("memory", "decision", "instruction", "summary"), weights=(85, 8, 5, 2))[0]
         valid_from = (when.date() - dt.timedelta(days=rng.choice((0, 0, 0, 1, 3, 10)))).isoformat()
@@ -221,7 +221,7 @@ class Gen:
                 "status": "active", "supersedes": supersedes, "supersededBy": None}
 
     def touch_entity(self, e: Entity, c: int, writes: dict, writer: str, is_agent: bool) -> None:
-        from memgit import facts
+        from memgit import itemsfile
 
         rng = self.rng
         k = e.nfacts[e.touches.index(c)]
@@ -253,7 +253,7 @@ class Gen:
                 prev["status"], prev["supersededBy"] = "superseded", new["id"]
                 e.items.append(new)
                 self.stats["superseded"] += 1
-        writes[f"{e.folder}/items.json"] = facts.canonical(e.items)
+        writes[f"{e.folder}/items.json"] = itemsfile.canonical(e.items)
         active = [i for i in e.items if i["status"] == "active"]
         body = f"# {e.name}\n\n{e.line}\n\n## Active facts\n\n" + "".join(f"- {i['fact']} ({i['id']})\n" for i in active[-10:])
         meta = [("name", yq(e.name)), ("kind", e.kind), ("updated", today.isoformat())]
@@ -366,7 +366,7 @@ class Gen:
     def run(self, out: Path) -> dict:
         t0 = time.monotonic()
         self.init(out)
-        from memgit.index import IndexBuilder
+        from memgit.indexmd import IndexBuilder
         from memgit.vault import Vault
 
         vault = Vault(out)

@@ -34,9 +34,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from memgit import Vault, facts  # noqa: E402
+from memgit import Vault, itemsfile  # noqa: E402
 from memgit.tokens import DEFAULT_LANGUAGES, stop_words, tokens  # noqa: E402
-from memgit.search import rg_path  # noqa: E402
+from memgit.rg import rg_path  # noqa: E402
 
 K = 10
 CURRENT_TYPES = ("current", "conflict-A", "conflict-B", "pref", "decision")
@@ -142,8 +142,8 @@ class Eval:
         for items in sorted(vault_dir.glob("*/*/items.json")):
             rel = items.relative_to(vault_dir).as_posix()
             data = items.read_bytes()
-            for item in facts.parse(data):
-                n = facts.line_of(data, item["id"], "fact")
+            for item in itemsfile.parse(data):
+                n = itemsfile.line_of(data, item["id"], "fact")
                 self.fact_line[item["id"]] = (rel, n)
                 self.line_fact[(rel, n)] = item["id"]
         self.check_gold()

@@ -8,7 +8,7 @@ stamp (bench/out/<size>.json) matches the preset, the seed and genvault.py. Each
 turn; within one measurement the memgit side and its baseline alternate run by run (A B A B ...), so
 drift and noise from other work on the machine hit both sides alike. Every number is the median
 wall-clock time of a whole process (`subprocess.run`), except the INDEX.md row, which times
-`memgit.index.index_writes()` (the write path's call: the index files a new tree must change, cache
+`memgit.indexmd.index_writes()` (the write path's call: the index files a new tree must change, cache
 saved) inside one Python process (no interpreter start-up or imports).
 
 Write measurements append to the vault (one journal line per run, so every measured commit is the
@@ -154,18 +154,18 @@ PICKS_PY = r"""
 import json, sys
 from collections import Counter
 from memgit.repo import Repo
-from memgit import facts
+from memgit import itemsfile
 repo = Repo(sys.argv[1])
 head = repo.head_id(); tree = repo.commit_tree(head)
 counts = Counter(dict(json.loads(sys.argv[2])))
 path, versions = counts.most_common(1)[0]
-data = repo.read(tree, path); items = facts.parse(data)
+data = repo.read(tree, path); items = itemsfile.parse(data)
 active = next(i for i in items if i["status"] == "active")
 sup_path = path
 sup = next((i for i in items if i["status"] == "superseded"), None)
 if sup is None:
     for p, _ in counts.most_common(200):
-        sup = next((i for i in facts.parse(repo.read(tree, p)) if i["status"] == "superseded"), None)
+        sup = next((i for i in itemsfile.parse(repo.read(tree, p)) if i["status"] == "superseded"), None)
         if sup:
             sup_path = p; break
 sdata = repo.read(tree, sup_path)
@@ -175,9 +175,9 @@ person = next((q for q, _ in counts.most_common() if q.startswith("people/")), p
 name = next(l for l in repo.read(tree, person.rsplit("/", 1)[0] + "/summary.md").decode().splitlines() if l.startswith("name: "))[6:]
 print(json.dumps({
   "head": head, "items_path": path, "items_versions": versions, "n_items": len(items),
-  "active_id": active["id"], "active_line": facts.line_of(data, active["id"], "fact"),
+  "active_id": active["id"], "active_line": itemsfile.line_of(data, active["id"], "fact"),
   "sup_path": sup_path, "sup_id": sup["id"] if sup else None,
-  "sup_lines": [facts.line_of(sdata, sup["id"], "fact"), facts.line_of(sdata, sup["id"], "status")] if sup else None,
+  "sup_lines": [itemsfile.line_of(sdata, sup["id"], "fact"), itemsfile.line_of(sdata, sup["id"], "status")] if sup else None,
   "journal": mid, "journal_line": 3, "latest_journal": journals[-1], "name": json.loads(name),
 }))
 """
@@ -186,7 +186,7 @@ INDEX_PY = r"""
 import json, shutil, sys, tempfile, time
 from pathlib import Path
 from memgit.vault import Vault
-from memgit.index import IndexBuilder, generate, index_writes
+from memgit.indexmd import IndexBuilder, generate, index_writes
 R = int(sys.argv[2])
 v = Vault(sys.argv[1]); repo = v.repo; cfg = v.config
 head = repo.head_id(); tree = repo.commit_tree(head); cb = repo.blob_id(tree, ".memgit.yaml")

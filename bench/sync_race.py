@@ -96,7 +96,7 @@ def worker(clone: Path, agent: str, writes: int, go: Path) -> None:
 def remote_tree_counts(remote: Path, env: dict[str, str]) -> tuple[set[str], set[str], bool]:
     """Markers of journal lines and of facts in the remote's main tree; whether every items.json is canonical."""
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from memgit import facts
+    from memgit import itemsfile
 
     names = run(["git", "-C", str(remote), "ls-tree", "-r", "--name-only", "main"], None, env).stdout.split()
     lines: set[str] = set()
@@ -109,8 +109,8 @@ def remote_tree_counts(remote: Path, env: dict[str, str]) -> tuple[set[str], set
                     lines.add(line.split("race:", 1)[1].split()[0])
         elif name.endswith("items.json"):
             data = subprocess.run(["git", "-C", str(remote), "show", f"main:{name}"], env=env, capture_output=True).stdout
-            canonical &= facts.canonical(facts.parse(data)) == data
-            for item in facts.parse(data):
+            canonical &= itemsfile.canonical(itemsfile.parse(data)) == data
+            for item in itemsfile.parse(data):
                 if "race:" in item["fact"]:
                     found.add(item["fact"].split("race:", 1)[1].split()[0])
     return {f"race:{m}" for m in lines}, {f"race:{m}" for m in found}, canonical

@@ -6,7 +6,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from memgit.errors import UsageError
-from memgit.index import ARCHIVE_LOG
+from memgit.indexmd import ARCHIVE_LOG
 from memgit.merge import MergeConflict, merge_journal
 
 if TYPE_CHECKING:

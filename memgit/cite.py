@@ -5,7 +5,7 @@ import datetime as dt
 import re
 from typing import TYPE_CHECKING, Any
 
-from memgit import facts
+from memgit import itemsfile
 from memgit.errors import NotFound, UsageError
 
 if TYPE_CHECKING:
@@ -43,17 +43,17 @@ def _where(vault: Vault, path: str, at: str = "HEAD") -> tuple[str, str]:
 
 
 def cite_fact(vault: Vault, fact_id: str, rev: str = "HEAD") -> dict[str, Any]:
-    from memgit.ops.factops import locate
+    from memgit.names import locate
 
     tree = vault.repo.commit_tree(vault.repo.resolve(rev))
     path, items, item = locate(vault, fact_id, tree)
     data = vault.repo.read(tree, path) or b""
-    asserted = _commit_record(vault, rev, path, facts.line_of(data, fact_id, "fact"))
+    asserted = _commit_record(vault, rev, path, itemsfile.line_of(data, fact_id, "fact"))
     out: dict[str, Any] = {"ref": fact_id, "kind": "fact", "path": path, "fact": item["fact"], "status": item["status"],
                            "authority": item["authority"], "source": item.get("source"), "valid_from": item.get("valid_from"),
                            "valid_until": item.get("valid_until"), "asserted": asserted}
     if item["status"] != "active":
-        out["retired"] = _commit_record(vault, rev, path, facts.line_of(data, fact_id, "status"))
+        out["retired"] = _commit_record(vault, rev, path, itemsfile.line_of(data, fact_id, "status"))
         out["successor"] = item.get("supersededBy")
         if out["successor"]:
             succ = next((i for i in items if i.get("id") == out["successor"]), {})
@@ -82,7 +82,7 @@ def cite_heading(vault: Vault, path: str, heading: str, at: str = "HEAD") -> dic
     _name, rev = _where(vault, path, at)
     data = (vault.repo.read(vault.repo.commit_tree(vault.repo.resolve(rev)), path) or b"").decode("utf-8", "replace")
     want = heading.strip().lower()
-    from memgit.ops.records import slugify
+    from memgit.names import slugify
 
     headings = [(n, ln.lstrip("#").strip()) for n, ln in enumerate(data.splitlines(), 1) if ln.startswith("#")]
     exact = [(n, t) for n, t in headings

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from memgit import facts
+from memgit import itemsfile
 from memgit.errors import MemgitError, NotFound, UsageError
 
 if TYPE_CHECKING:
@@ -56,7 +56,7 @@ def new_entries(vault: Vault, since: str | None) -> list[dict[str, str]]:
 
 
 def _ask(cmd: str, prompt: str) -> Any:
-    from memgit.model import run_model
+    from memgit.modelcmd import run_model
 
     out = run_model(cmd, prompt)
     try:
@@ -66,7 +66,8 @@ def _ask(cmd: str, prompt: str) -> Any:
 
 
 def extract(vault: Vault, cmd: str, since: str | None = None) -> dict[str, Any]:
-    from memgit.ops.factops import _new_fact, entity_folder, locate
+    from memgit.names import locate
+    from memgit.ops.facts import _new_fact, entity_folder
     from memgit.vault import require_text
 
     head = vault.repo.head_id()
@@ -105,7 +106,7 @@ def extract(vault: Vault, cmd: str, since: str | None = None) -> dict[str, Any]:
         ids = []
         for p in planned:
             path = f"{p['folder']}/items.json"
-            items = facts.parse_file(path, tx.read(path) or b"[]")
+            items = itemsfile.parse_file(path, tx.read(path) or b"[]")
             item = _new_fact(vault, p["folder"].split("/")[1], p["text"], p["category"], p["source"], None, None, "memory", p["supersedes"])
             if p["supersedes"]:
                 old = next(i for i in items if i["id"] == p["supersedes"])
@@ -113,7 +114,7 @@ def extract(vault: Vault, cmd: str, since: str | None = None) -> dict[str, Any]:
                     raise MemgitError(f"{p['supersedes']} is retired twice in one answer", "nothing was written")
                 old["status"], old["supersededBy"] = "superseded", item["id"]
             items.append(item)
-            tx.write(path, facts.canonical(items))
+            tx.write(path, itemsfile.canonical(items))
             ids.append(item["id"])
         tx.describe("extract", "facts", f"{len(ids)} facts from {len(entries)} entries", ("Memgit-Op", "extract"), (TRAILER, str(head)))
         # no facts is an answer too: the empty commit records how far extraction has read

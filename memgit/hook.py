@@ -11,7 +11,7 @@ if TYPE_CHECKING:
 
 
 def check_staged(vault: Vault, only: list[str] | None = None) -> list[Problem]:
-    from memgit.index import IndexBuilder, built
+    from memgit.indexmd import IndexBuilder, built
 
     repo = vault.repo
     _, new_tree, staged = changes.staged(repo, vault.config)
@@ -33,7 +33,7 @@ def check_staged(vault: Vault, only: list[str] | None = None) -> list[Problem]:
 def refresh_index(vault: Vault) -> str | None:
     """After a raw commit: regenerate INDEX.md and commit it if it changed. Returns the new commit, if any."""
     from memgit.errors import Conflict
-    from memgit.index import index_writes
+    from memgit.indexmd import index_writes
     from memgit.lock import vault_lock
 
     repo = vault.repo

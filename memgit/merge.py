@@ -1,10 +1,12 @@
 """Merging memory: the functions git's merge drivers and memgit's own merges both call."""
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
-from memgit import facts
+from memgit import itemsfile
+from memgit.entries import keys as _keys
+from memgit.entries import minus as _minus
+from memgit.entries import split as _entries
 
 
 class MergeConflict(Exception):
@@ -24,47 +26,6 @@ def _common_lines(a: bytes, b: bytes) -> int:
 def _extends(longer: bytes, shorter: bytes) -> bool:
     """longer holds all of shorter's lines: shorter is a prefix ending at a line boundary (or all of longer)."""
     return longer.startswith(shorter) and (not shorter or shorter.endswith(b"\n") or longer == shorter)
-
-
-def _entries(data: bytes) -> list[bytes]:
-    """A journal's entries: a line that starts at column 0 and is not blank begins one; blank and indented
-    lines (an entry's continuation, the blank line under the header) belong to the entry before them."""
-    out: list[bytes] = []
-    for line in data.splitlines(keepends=True):
-        if out and (not line.strip() or line[:1] in (b" ", b"\t")):
-            out[-1] += line
-        else:
-            out.append(line)
-    return out
-
-
-def _key(entry: bytes) -> bytes:
-    """What makes two entries the same: their text, without the blank lines that trail it."""
-    lines = entry.split(b"\n")
-    while lines and not lines[-1].strip():
-        lines.pop()
-    return b"\n".join(lines)
-
-
-def _keys(entries: list[bytes]) -> Counter[bytes]:
-    return Counter(_key(e) for e in entries)
-
-
-def _minus(entries: list[bytes], taken: Counter[bytes]) -> list[bytes]:
-    """entries in order, less one occurrence of each entry counted in taken."""
-    left = Counter(taken)
-    out = []
-    for entry in entries:
-        if left[_key(entry)] > 0:
-            left[_key(entry)] -= 1
-        else:
-            out.append(entry)
-    return out
-
-
-def holds_entries(old: bytes, new: bytes) -> bool:
-    """new holds every entry of old (in any order): what a merged journal must keep."""
-    return not (_keys(_entries(old)) - _keys(_entries(new)))
 
 
 def _append(head: bytes, extra: list[bytes]) -> bytes:
@@ -103,7 +64,7 @@ def merge_journal(base: bytes, ours: bytes, theirs: bytes) -> bytes:
 def _retire(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
     if a == b:
         return a
-    for key in facts.IMMUTABLE:
+    for key in itemsfile.IMMUTABLE:
         if a.get(key) != b.get(key):
             raise MergeConflict(f"fact {a.get('id')}: both sides hold it with different {key}")
     if a.get("status") == "active":
@@ -116,15 +77,15 @@ def _retire(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
 def merge_items(base: bytes, ours: bytes, theirs: bytes) -> bytes:
     """Union by id; a retirement wins over active; the same id with different immutable fields conflicts."""
     try:
-        mine = facts.parse(ours) if ours.strip() else []
-        other = facts.parse(theirs) if theirs.strip() else []
-    except facts.ItemsError as exc:
+        mine = itemsfile.parse(ours) if ours.strip() else []
+        other = itemsfile.parse(theirs) if theirs.strip() else []
+    except itemsfile.ItemsError as exc:
         raise MergeConflict(f"items.json does not parse: {exc.message}") from None
-    merged = facts.by_id(mine)
+    merged = itemsfile.by_id(mine)
     for item in other:
         fid = str(item.get("id"))
         merged[fid] = _retire(merged[fid], item) if fid in merged else item
-    return facts.canonical(list(merged.values()))
+    return itemsfile.canonical(list(merged.values()))
 
 
 def merge_text(base: bytes, ours: bytes, theirs: bytes) -> bytes:

@@ -80,7 +80,7 @@ class Recall:
         return [t for _, t in analyze(text, self.languages)]
 
     def candidates(self) -> list[Doc]:
-        from memgit.index import ARCHIVE_LOG
+        from memgit.indexmd import ARCHIVE_LOG
 
         cfg = self.vault.config
         docs: dict[tuple[str, int], Doc] = {}
@@ -113,7 +113,7 @@ class Recall:
     def _grep(self) -> Any:
         """L2: rg over the work tree. Past CANDIDATES matching lines, the ones sharing the most query
         words (then the shortest) go on to ranking; a fact's fields come from its file, read once."""
-        from memgit.search import Match, grep_lines
+        from memgit.rg import Match, grep_lines
 
         cfg = self.vault.config
         lines = [(p, n, t) for p, n, t in grep_lines(self.vault.root, self.pattern(), ["!INDEX.md", "!*/INDEX.md", "!*/INDEX-*.md"])
@@ -136,8 +136,8 @@ class Recall:
 
     def _entity_matches(self, tree: str | None) -> Any:
         """L1: entities whose name matches a query word bring all their facts along."""
-        from memgit import facts
-        from memgit.search import Match
+        from memgit import itemsfile
+        from memgit.rg import Match
 
         repo = self.vault.repo
         terms = set(self.terms)
@@ -155,10 +155,10 @@ class Recall:
                     continue
                 lines = data.decode("utf-8", errors="replace").split("\n")  # as git and line_index count
                 try:
-                    items = facts.parse(data)
-                except facts.ItemsError:
+                    items = itemsfile.parse(data)
+                except itemsfile.ItemsError:
                     continue
-                where = facts.line_index(data)
+                where = itemsfile.line_index(data)
                 for item in items:
                     n = where.get((str(item.get("id")), "fact"), 0)
                     if n:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from memgit import entries
 
 if TYPE_CHECKING:
-    from memgit.search import Match
+    from memgit.rg import Match
     from memgit.vault import Vault
 
 _PREF = re.compile(r"\(confirmed (\d{4}-\d{2}-\d{2})\)\s*$")
@@ -126,7 +126,7 @@ def hidden(path: str) -> bool:
 
 def scan_tree(vault: Vault, tree: str | None, rx: re.Pattern[str], prefix: str | None) -> Any:
     """rg's job for a tree read with pygit2 (as-of and archive branches): no checkout."""
-    from memgit.search import Match
+    from memgit.rg import Match
 
     repo = vault.repo
     for path, blob in repo.files(tree, prefix or ""):

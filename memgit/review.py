@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from memgit import facts
+from memgit import itemsfile
 
 if TYPE_CHECKING:
     from memgit.vault import Vault
@@ -30,12 +30,12 @@ def review(vault: Vault, rev_range: str) -> dict[str, Any]:
             continue
         if kind == "entity-items":
             try:
-                before = facts.by_id(facts.parse(old)) if old else {}
-                after = facts.parse(new) if new else []
-            except facts.ItemsError as exc:
+                before = itemsfile.by_id(itemsfile.parse(old)) if old else {}
+                after = itemsfile.parse(new) if new else []
+            except itemsfile.ItemsError as exc:
                 out["other"].append({"path": d.path, "change": f"items.json does not parse: {exc.message}"})
                 continue
-            by_id = facts.by_id(after)
+            by_id = itemsfile.by_id(after)
             for item in after:
                 prev = before.get(item["id"])
                 if prev is None and item.get("status") == "active":

@@ -6,7 +6,7 @@ import json
 import re
 from typing import TYPE_CHECKING, Any
 
-from memgit import facts
+from memgit import itemsfile
 from memgit.errors import MemgitError, NotFound, UsageError
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ def changed_entities(vault: Vault, since_days: int) -> list[str]:
 
 
 def deterministic(name: str, active: list[dict[str, Any]]) -> str:
-    newest = sorted(active, key=facts.sort_key, reverse=True)
+    newest = sorted(active, key=itemsfile.sort_key, reverse=True)
     lead = newest[0]["fact"] if newest else "No active facts."
     lines = [f"# {name}", "", lead, "", "## Facts", ""]
     by_cat: dict[str, list[dict[str, Any]]] = {}
@@ -56,7 +56,7 @@ def deterministic(name: str, active: list[dict[str, Any]]) -> str:
 
 
 def ask(cmd: str, prompt: str, entity: str) -> str:
-    from memgit.model import run_model
+    from memgit.modelcmd import run_model
 
     out = run_model(cmd, prompt, entity, timeout=300)
     try:
@@ -85,7 +85,7 @@ def synthesize(vault: Vault, since: str = "7d", cmd: str | None = None, entities
         data = vault.repo.read(tree, f"{folder}/items.json")
         if data is None:
             raise UsageError(f"{folder}: has no items.json", "synthesize works on entities with facts")
-        active = [i for i in facts.parse_file(f"{folder}/items.json", data) if i.get("status") == "active"]
+        active = [i for i in itemsfile.parse_file(f"{folder}/items.json", data) if i.get("status") == "active"]
         old = (vault.repo.read(tree, f"{folder}/summary.md") or b"").decode("utf-8", errors="replace")
         fm = frontmatter.split(old) if old else None
         meta = dict(fm.meta or {}) if fm else {}

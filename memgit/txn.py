@@ -118,7 +118,7 @@ def recover(vault: Vault) -> None:
 
 def run(vault: Vault, build: Callable[[Transaction], T]) -> tuple[T, str]:
     """Run build(tx) under the lock and commit what it wrote. Returns (build's result, commit id)."""
-    from memgit.index import index_writes as index_files
+    from memgit.indexmd import index_writes as index_files
     from memgit.lock import vault_lock
     from memgit.repo import GitError
     from memgit.verify import ARCHIVE_TRAILER, archived_check

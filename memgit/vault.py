@@ -121,31 +121,31 @@ class Vault:
     def fact_add(self, entity: str, text: str, category: str, source: str | None = None,
                  valid_from: str | None = None, valid_until: str | None = None,
                  authority: str = "memory") -> dict[str, Any]:  # fmt: skip
-        from memgit.ops import factops
+        from memgit.ops import facts
 
-        return factops.add(self, entity, text, category, source, valid_from, valid_until, authority)
+        return facts.add(self, entity, text, category, source, valid_from, valid_until, authority)
 
     def fact_list(self, entity: str, all: bool = False, as_of: str | None = None) -> list[dict[str, Any]]:
-        from memgit.ops import factops
+        from memgit.ops import facts
 
-        return factops.list_facts(self, entity, all, as_of)
+        return facts.list_facts(self, entity, all, as_of)
 
     def fact_show(self, fact_id: str) -> dict[str, Any]:
-        from memgit.ops import factops
+        from memgit.ops import facts
 
-        return factops.show(self, fact_id)
+        return facts.show(self, fact_id)
 
     def supersede(self, ref: str, text: str, reason: str | None = None, source: str | None = None) -> dict[str, Any]:
-        from memgit.ops import factops, records
+        from memgit.ops import facts, records
 
         if ref.startswith("decisions/") or ref.endswith(".md"):
             return records.supersede_decision(self, ref, text, reason)
-        return factops.supersede(self, ref, text, reason, source)
+        return facts.supersede(self, ref, text, reason, source)
 
     def expire(self, fact_id: str | None = None, until: str | None = None) -> dict[str, Any]:
-        from memgit.ops import factops
+        from memgit.ops import facts
 
-        return factops.expire(self, fact_id, until)
+        return facts.expire(self, fact_id, until)
 
     def now_set(self, text: str) -> dict[str, Any]:
         from memgit.ops import state

@@ -10,12 +10,11 @@ from memgit.config import CONFIG_PATH, Config
 from memgit.errors import UsageError
 
 if TYPE_CHECKING:
-    from memgit.index import IndexBuilder
+    from memgit.indexmd import IndexBuilder
     from memgit.repo import CommitInfo, Repo
     from memgit.vault import Vault
 
 ARCHIVE_TRAILER = "Memgit-Archive"
-MERGE_RULES = ("frontmatter", "items", "journal-append-only", "no-secrets", "index-generated")
 
 
 def commits_in(repo: Repo, rev_range: str | None) -> list[str]:
@@ -56,7 +55,7 @@ class _Indexes:
         self.config_blob: str | None = None
 
     def expected(self, config: Config, tree: str, path: str) -> bytes | None:
-        from memgit.index import IndexBuilder
+        from memgit.indexmd import IndexBuilder
 
         blob = self.repo.blob_id(tree, CONFIG_PATH)
         if self.builder is None or blob != self.config_blob:
@@ -118,7 +117,7 @@ def verify(vault: Vault, rev_range: str | None = None) -> list[tuple[str, Proble
         ctx = Context(config, today, writer.is_agent, writer.label, archived_check(repo, info.trailers), expected,
                       merge=len(info.parents) > 1)
         # a merge brings in commits that are verified on their own: who wrote them is judged there
-        only = MERGE_RULES if len(info.parents) > 1 else None
+        only = rules.MERGE_RULES if len(info.parents) > 1 else None
         for problem in rules.run(changes.from_commit(repo, config, commit), ctx, only):
             out.append((commit, problem))
     return out

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import memgit
-from memgit.create import DISTRIBUTION, WORKFLOW_PATH
+from memgit.vaultinit import DISTRIBUTION, WORKFLOW_PATH
 from memgit.frontmatter import load_yaml
 from tests.conftest import git, head, memgit_json
 from tests.helpers import commit, journal

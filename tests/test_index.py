@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from memgit.config import CONFIG_PATH, Config
-from memgit.index import IndexBuilder, generate
+from memgit.indexmd import IndexBuilder, generate
 from memgit.repo import Repo
 from tests.conftest import git, head, memgit, memgit_json, status
 from tests.helpers import built_once, commit, show, write

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memgit import facts
+from memgit import itemsfile
 from memgit.merge import MergeConflict, merge_file, merge_items, merge_journal
 from tests.conftest import memgit
 
@@ -25,15 +25,15 @@ def fact(fid: str, text: str | None = None, ts: str = "2026-01-05T10:00:00+00:00
 
 
 def doc(*items: dict[str, Any]) -> bytes:
-    return facts.canonical(list(items))
+    return itemsfile.canonical(list(items))
 
 
 def ids(data: bytes) -> list[str]:
-    return [i["id"] for i in facts.parse(data)]
+    return [i["id"] for i in itemsfile.parse(data)]
 
 
 def by_id(data: bytes) -> dict[str, dict[str, Any]]:
-    return facts.by_id(facts.parse(data))
+    return itemsfile.by_id(itemsfile.parse(data))
 
 
 # --------------------------------------------------------------------------- items.json
@@ -63,7 +63,7 @@ def test_items_new_file_on_both_sides() -> None:
     assert merge_items(b"", b"  \n", b"") == b"[]\n"
 
 
-@pytest.mark.parametrize("field", [f for f in facts.IMMUTABLE if f != "id"])
+@pytest.mark.parametrize("field", [f for f in itemsfile.IMMUTABLE if f != "id"])
 def test_items_same_id_different_immutable_field_conflicts(field: str) -> None:
     base = fact("sarah-aaaaaa")
     other_value = {"supersedes": "sarah-zzzzzz", "valid_from": "2020-01-01", "timestamp": "2026-01-05T10:00:01+00:00"}.get(field, "changed")
@@ -111,7 +111,7 @@ def test_items_output_is_canonical_even_from_compact_input() -> None:
     c = fact("sarah-cccccc", ts="2026-01-06T10:00:00+00:00")
     compact = json.dumps([dict(reversed(list(a.items())))]).encode()  # one line, keys reversed
     merged = merge_items(b"", compact, json.dumps([c, b], indent=4).encode())
-    assert merged == facts.canonical(facts.parse(merged))
+    assert merged == itemsfile.canonical(itemsfile.parse(merged))
     assert merged == doc(a, b, c)
     assert ids(merged) == ["sarah-bbbbbb", "sarah-cccccc", "sarah-aaaaaa"]  # sorted by creation
     lines = merged.decode().splitlines()
@@ -345,7 +345,7 @@ def item_sides(draw: st.DrawFn) -> tuple[bytes, bytes, bytes]:
 
 
 def _fact_set(data: bytes) -> set[str]:
-    return {json.dumps(i, sort_keys=True) for i in facts.parse(data)}
+    return {json.dumps(i, sort_keys=True) for i in itemsfile.parse(data)}
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -365,7 +365,7 @@ def test_property_items_merge_commutes_and_never_loses_a_fact(case: tuple[bytes,
     two = merge_items(base, theirs, ours)
     assert _fact_set(one) == _fact_set(two)
     assert one == two  # canonical: the same bytes, whatever the order
-    assert one == facts.canonical(facts.parse(one))
+    assert one == itemsfile.canonical(itemsfile.parse(one))
     merged, o, t = by_id(one), by_id(ours), by_id(theirs)
     assert set(merged) == set(o) | set(t)  # never loses a fact
     for fid, item in merged.items():

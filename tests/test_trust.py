@@ -171,9 +171,9 @@ def _fact(slug: str, text: str, authority: str, n: int = 0) -> dict[str, object]
 
 
 def _items(vault: Path, entity: str, *items: dict[str, object]) -> None:
-    from memgit import facts
+    from memgit import itemsfile
 
-    write(vault, f"{entity}/items.json", facts.canonical([dict(i) for i in items]))
+    write(vault, f"{entity}/items.json", itemsfile.canonical([dict(i) for i in items]))
 
 
 @pytest.mark.parametrize("level", ["instruction", "policy"])

@@ -13,9 +13,9 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from memgit import create
+    from memgit import vaultinit
 
-    result = create.init(Path(args.vault_dir) / args.path)
+    result = vaultinit.init(Path(args.vault_dir) / args.path)
     lines = [f"memgit: vault ready at {result['path']} ({result['commit'][:12]})"]
     if result["adopted"]:
         lines.append(f"adopted {len(result['adopted'])} existing files")

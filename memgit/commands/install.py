@@ -12,7 +12,7 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from memgit import create
+    from memgit import vaultinit
 
-    result = create.install(Path(args.vault_dir))
+    result = vaultinit.install(Path(args.vault_dir))
     return _common.emit(args, result, f"memgit: hooks ({', '.join(result['hooks'])}) and merge drivers installed in {result['path']}")

@@ -18,7 +18,7 @@ def run(args: argparse.Namespace) -> int:
 
     entities = None
     if args.entity:
-        from memgit.ops.factops import entity_folder
+        from memgit.ops.facts import entity_folder
 
         v = _common.vault(args)
         entities = [entity_folder(v, e) for e in args.entity]

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from memgit import facts
+from memgit import itemsfile
 from memgit.errors import UsageError
 
 if TYPE_CHECKING:
@@ -25,8 +25,8 @@ def fmt(vault: Vault, check: bool) -> list[str]:
                 raise UsageError(f"{rel}: {link.relative_to(root).as_posix()} is a symlink", "memory files are regular files inside the vault")
             data = path.read_bytes()
             try:
-                canon = facts.canonical(facts.parse(data))
-            except facts.ItemsError as exc:
+                canon = itemsfile.canonical(itemsfile.parse(data))
+            except itemsfile.ItemsError as exc:
                 raise UsageError(f"{rel}:{exc.line}: {exc.message}", "fix the JSON, then run memgit fmt again") from None
             if canon != data:
                 changed.append(rel)

@@ -5,31 +5,13 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from memgit.errors import NotFound, UsageError
+from memgit.names import slugify, topic_slug
 
 if TYPE_CHECKING:
     from memgit.txn import Transaction
     from memgit.vault import Vault
 
-_SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 _LESSON_HEADING = re.compile(r"^## (.+?)(?: \(\d{4}-\d{2}-\d{2}\))?\s*$", re.M)
-
-
-def slugify(text: str, limit: int = 60) -> str:
-    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
-    return slug[:limit].rstrip("-") or "untitled"
-
-
-def topic_slug(topic: str) -> str:
-    slug = topic.strip()
-    # the topic itself is written into the file (frontmatter, heading): text rules apply to it too
-    if any(ord(c) < 32 or ord(c) == 127 or 0xD800 <= ord(c) <= 0xDFFF for c in slug):
-        raise UsageError(f"bad topic {topic!r}: control characters or bytes that are not UTF-8", "a topic is one word such as git or code-review")
-    if "/" in slug or "\\" in slug or slug.startswith(".") or not slug:
-        raise UsageError(f"bad topic {topic!r}", "a topic is one word such as git or code-review")
-    slug = slugify(slug)
-    if not _SLUG_RE.match(slug):
-        raise UsageError(f"bad topic {topic!r}", "a topic is one word such as git or code-review")
-    return slug
 
 
 def _decision_body(title: str, context: str, decision: str, alternatives: list[str]) -> str:

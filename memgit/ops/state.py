@@ -52,7 +52,7 @@ def _active_context(vault: Vault, tx: Transaction) -> str | None:
 
 
 def _name_slug(name: str) -> str:
-    from memgit.ops.records import topic_slug
+    from memgit.names import topic_slug
 
     return topic_slug(name)
 

@@ -22,6 +22,9 @@ RULES: dict[str, str] = {
     "authority": "authority",
 }
 
+# what a merge commit is checked by: its parents' commits are judged on their own (who wrote them, policy)
+MERGE_RULES = ("frontmatter", "items", "journal-append-only", "no-secrets", "index-generated")
+
 
 def get(rule_id: str) -> Rule:
     check: Rule = import_module(f"memgit.rules.{RULES[rule_id]}").check

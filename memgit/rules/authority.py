@@ -1,7 +1,7 @@
 """authority: a writer may not assert, supersede or expire anything above its own writer_authority."""
 from __future__ import annotations
 
-from memgit import entries, facts
+from memgit import entries, itemsfile
 from memgit.changes import Change, Context, Problem
 
 RULE = "authority"
@@ -35,12 +35,12 @@ def check(change: Change, ctx: Context) -> list[Problem]:
     if change.kind != "entity-items":
         return []
     try:
-        new = facts.parse(change.new)
-    except facts.ItemsError:
+        new = itemsfile.parse(change.new)
+    except itemsfile.ItemsError:
         return []  # the items rule reports it
     try:
-        old = facts.by_id(facts.parse(change.old)) if change.old is not None else {}
-    except facts.ItemsError:
+        old = itemsfile.by_id(itemsfile.parse(change.old)) if change.old is not None else {}
+    except itemsfile.ItemsError:
         old = {}  # a broken old version vouches for nothing: every fact in the new one is asserted here
     found = []
     for item in new:
@@ -49,7 +49,7 @@ def check(change: Change, ctx: Context) -> list[Problem]:
         if before is None:
             level = str(item.get("authority"))
             if ctx.config.authority_rank(level) < mine:
-                found.append(Problem(change.path, facts.line_of(change.new, fid, "authority"), RULE,
+                found.append(Problem(change.path, itemsfile.line_of(change.new, fid, "authority"), RULE,
                                      f"{_who(ctx)} may not assert fact {fid} with authority {level!r}", _cap_hint(ctx)))  # fmt: skip
             continue
         if before.get("status") != "active" or item.get("status") == "active":
@@ -57,7 +57,7 @@ def check(change: Change, ctx: Context) -> list[Problem]:
         level = str(before.get("authority"))
         if ctx.config.authority_rank(level) < mine:
             found.append(Problem(
-                change.path, facts.line_of(change.new, fid, "status"), RULE,
+                change.path, itemsfile.line_of(change.new, fid, "status"), RULE,
                 f"{_who(ctx)} may not retire fact {fid} of authority {level!r}",
                 "a human must make this change (commit without MEMGIT_AGENT)",
             ))  # fmt: skip

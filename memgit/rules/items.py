@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from memgit import facts
+from memgit import itemsfile
 from memgit.changes import Change, Context, Problem
 
 RULE = "items"
@@ -25,22 +25,22 @@ def check(change: Change, ctx: Context) -> list[Problem]:
     old_items: list[dict[str, Any]] = []
     if change.old is not None:
         try:
-            old_items = facts.parse(change.old)
-        except facts.ItemsError:
+            old_items = itemsfile.parse(change.old)
+        except itemsfile.ItemsError:
             old_items = []  # a broken old version cannot constrain the new one
     if change.new is None:
         if old_items:
             return [problem(0, f"deletes {len(old_items)} facts; facts are never deleted", "supersede or expire them instead")]
         return []
     try:
-        items = facts.parse(change.new)
-    except facts.ItemsError as exc:
+        items = itemsfile.parse(change.new)
+    except itemsfile.ItemsError as exc:
         return [problem(exc.line, exc.message, "items.json is a JSON array of facts (run `memgit fmt` after fixing)")]
 
     from memgit import schema
 
     data = change.new
-    index = facts.line_index(data)
+    index = itemsfile.line_index(data)
 
     def at(fid: str, field: str) -> int:
         return index.get((fid, field)) or index.get((fid, "id"), 0)
@@ -67,8 +67,8 @@ def check(change: Change, ctx: Context) -> list[Problem]:
     if found:
         return found
 
-    if data != facts.canonical(items):
-        canon = facts.canonical(items).decode().split("\n")
+    if data != itemsfile.canonical(items):
+        canon = itemsfile.canonical(items).decode().split("\n")
         mine = data.decode().split("\n")
         line = next((n for n, (a, b) in enumerate(zip(mine, canon), 1) if a != b), min(len(mine), len(canon)))
         line = min(line, data.count(b"\n") + 1)
@@ -108,11 +108,11 @@ def check(change: Change, ctx: Context) -> list[Problem]:
         if new is None:
             found.append(problem(0, f"fact {fid} was removed; facts are never deleted", "restore it and supersede or expire it instead"))
             continue
-        for key in facts.IMMUTABLE:
+        for key in itemsfile.IMMUTABLE:
             if old.get(key) != new.get(key):
                 found.append(problem(at(fid, key), f"fact {fid}: {key} changed; it is immutable once committed", "supersede the fact with a new one instead"))
         before, after = old.get("status"), new.get("status")
-        if before in facts.RETIRED:
+        if before in itemsfile.RETIRED:
             if after != before or old.get("supersededBy") != new.get("supersededBy") or old.get("valid_until") != new.get("valid_until"):
                 found.append(problem(at(fid, "status"), f"fact {fid} was {before} and cannot change again", "add a new fact instead"))
     return found

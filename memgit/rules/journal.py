@@ -30,7 +30,7 @@ def check(change: Change, ctx: Context) -> list[Problem]:
     if change.new.startswith(change.old):
         return []
     if ctx.merge:
-        from memgit.merge import holds_entries
+        from memgit.entries import holds_entries
 
         if holds_entries(change.old, change.new):
             return []

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memgit import facts
+from memgit import itemsfile
 from memgit.rules import items
 from tests.rules.util import ITEMS, TODAY, canon, change, config_with, ctx, expect, fact, field_line, line_with, only, supersede
 
@@ -96,16 +96,16 @@ def _swap_lines(data: bytes, a: int, b: int) -> bytes:
 def _non_canonical_cases() -> list[Any]:
     good = canon(A, B)
     fact_line = field_line(good, A["id"], "fact")
-    unsorted = (json.dumps([facts.ordered(B), facts.ordered(A)], indent=2, ensure_ascii=False) + "\n").encode()
+    unsorted = (json.dumps([itemsfile.ordered(B), itemsfile.ordered(A)], indent=2, ensure_ascii=False) + "\n").encode()
     cafe = fact(fact="Likes the Café on Main St")
     return [
         pytest.param(json.dumps([A, B]).encode(), 1, id="compact"),
-        pytest.param((json.dumps([facts.ordered(A)], indent=4) + "\n").encode(), 2, id="4-space-indent"),
+        pytest.param((json.dumps([itemsfile.ordered(A)], indent=4) + "\n").encode(), 2, id="4-space-indent"),
         pytest.param(_swap_lines(good, fact_line, fact_line + 1), fact_line, id="key-order"),
         pytest.param(unsorted, line_with(unsorted, '"id": "sarah-bbbbbb"'), id="not-sorted-by-timestamp"),
         pytest.param(good + b"\n", good.count(b"\n") + 1, id="extra-blank-line"),
         pytest.param(
-            (json.dumps([facts.ordered(cafe)], indent=2) + "\n").encode(), line_with(canon(cafe), '"fact":'), id="ascii-escaped"
+            (json.dumps([itemsfile.ordered(cafe)], indent=2) + "\n").encode(), line_with(canon(cafe), '"fact":'), id="ascii-escaped"
         ),
     ]
 
@@ -139,7 +139,7 @@ IMMUTABLE_EDITS = {
 
 
 def test_every_immutable_field_is_covered() -> None:
-    assert set(facts.IMMUTABLE) == set(IMMUTABLE_EDITS) | {"id", "supersedes"}
+    assert set(itemsfile.IMMUTABLE) == set(IMMUTABLE_EDITS) | {"id", "supersedes"}
 
 
 @pytest.mark.parametrize("key,value", sorted(IMMUTABLE_EDITS.items()))
@@ -304,10 +304,10 @@ def test_id_prefix_must_equal_the_entity_slug() -> None:
 
 
 def test_minted_ids_pass_the_slug_check() -> None:
-    fid = facts.mint_id("sarah", "Works at Acme", "2026-01-15T10:04:00+01:00", "agent@memgit.agent")
+    fid = itemsfile.mint_id("sarah", "Works at Acme", "2026-01-15T10:04:00+01:00", "agent@memgit.agent")
     assert fid.startswith("sarah-") and len(fid) == len("sarah-") + 6
-    assert fid == facts.mint_id("sarah", "Works at Acme", "2026-01-15T10:04:00+01:00", "agent@memgit.agent")
-    assert fid != facts.mint_id("sarah", "Works at Acme", "2026-01-15T10:04:00+01:00", "other@memgit.agent")
+    assert fid == itemsfile.mint_id("sarah", "Works at Acme", "2026-01-15T10:04:00+01:00", "agent@memgit.agent")
+    assert fid != itemsfile.mint_id("sarah", "Works at Acme", "2026-01-15T10:04:00+01:00", "other@memgit.agent")
     assert check(None, canon(fact(fid))) == []
 
 
@@ -363,7 +363,7 @@ def test_wrong_types_are_rejected_at_the_facts_id_line(key: str, value: Any) -> 
     assert "item.schema.json" in p.hint
 
 
-@pytest.mark.parametrize("key", [k for k in facts.FIELDS if k != "id"])
+@pytest.mark.parametrize("key", [k for k in itemsfile.FIELDS if k != "id"])
 def test_missing_field_is_rejected(key: str) -> None:
     item = dict(A)
     del item[key]
@@ -470,7 +470,7 @@ def _items(draw: st.DrawFn) -> list[dict[str, Any]]:
         ts = f"{d.isoformat()}T{draw(st.integers(0, 23)):02d}:{draw(st.integers(0, 59)):02d}:00{draw(_offset)}"
         text = draw(_text)
         out.append(fact(
-            facts.mint_id("sarah", text, ts, f"w{i}"),
+            itemsfile.mint_id("sarah", text, ts, f"w{i}"),
             fact=text,
             ts=ts,
             category=draw(st.sampled_from(["relationship", "milestone", "status", "preference"])),
@@ -487,15 +487,15 @@ def _items(draw: st.DrawFn) -> list[dict[str, Any]]:
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_items())
 def test_canonical_round_trips_through_parse(generated: list[dict[str, Any]]) -> None:
-    once = facts.canonical(generated)
-    assert facts.canonical(facts.parse(once)) == once
-    assert facts.parse(once) == [facts.ordered(i) for i in sorted(generated, key=facts.sort_key)]
+    once = itemsfile.canonical(generated)
+    assert itemsfile.canonical(itemsfile.parse(once)) == once
+    assert itemsfile.parse(once) == [itemsfile.ordered(i) for i in sorted(generated, key=itemsfile.sort_key)]
 
 
 @settings(max_examples=75, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_items())
 def test_generated_valid_facts_in_canonical_form_are_accepted(generated: list[dict[str, Any]]) -> None:
-    assert check(None, facts.canonical(generated)) == []
+    assert check(None, itemsfile.canonical(generated)) == []
 
 
 def _other(key: str, current: Any) -> Any:
@@ -522,5 +522,5 @@ def test_any_immutable_edit_of_a_committed_fact_is_rejected(generated: list[dict
     target = data.draw(st.sampled_from(generated))
     key = data.draw(st.sampled_from(sorted(IMMUTABLE_EDITS)))
     edited = [({**i, key: _other(key, i[key])} if i is target else i) for i in generated]
-    problems = check(facts.canonical(generated), facts.canonical(edited))
+    problems = check(itemsfile.canonical(generated), itemsfile.canonical(edited))
     assert any(p.rule == RULE and f"{target['id']}: {key} changed" in p.message for p in problems), problems

@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from memgit import facts
+from memgit import itemsfile
 from memgit.changes import Change, Context, Problem
 from memgit.config import Config
 
@@ -65,7 +65,7 @@ def fact(
 
 
 def canon(*items: dict[str, Any]) -> bytes:
-    return facts.canonical(list(items))
+    return itemsfile.canonical(list(items))
 
 
 def supersede(old: dict[str, Any], new_id: str, *, ts: str = "2026-02-01T09:00:00Z", **fields: Any) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -91,7 +91,7 @@ def line_with(data: bytes | str, needle: bytes | str, nth: int = 1) -> int:
 
 
 def field_line(data: bytes, fid: str, key: str) -> int:
-    """Line of `"key":` inside the fact with this id, counted independently of facts.line_of."""
+    """Line of `"key":` inside the fact with this id, counted independently of itemsfile.line_of."""
     lines = data.split(b"\n")
     start = next(n for n, line in enumerate(lines) if line.strip() == f'"id": "{fid}",'.encode())
     for n in range(start, len(lines)):

@@ -16,7 +16,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memgit import facts
+from memgit import itemsfile
+from memgit.config import INDEX_PATH
 
 if TYPE_CHECKING:
     from memgit.config import Config
@@ -24,7 +25,6 @@ if TYPE_CHECKING:
 
 CACHE_VERSION = 6
 ARCHIVE_LOG = "memory/ARCHIVE.md"
-INDEX_PATH = "INDEX.md"
 _INDEXED = ("entity-items", "entity-summary", "decision", "lesson", "preference", "context", "journal")
 
 
@@ -52,11 +52,11 @@ def entry_for(kind: str, path: str, data: bytes) -> dict[str, Any] | None:
 
     if kind == "entity-items":
         try:
-            items = facts.parse(data)
-        except facts.ItemsError:
+            items = itemsfile.parse(data)
+        except itemsfile.ItemsError:
             return {"broken": True}
         active = [i for i in items if i.get("status") == "active"]
-        active.sort(key=facts.sort_key, reverse=True)
+        active.sort(key=itemsfile.sort_key, reverse=True)
         return {
             "active": [[i.get("id"), i.get("fact"), i.get("category")] for i in active[:3]],
             "n_active": len(active),

@@ -1,7 +1,6 @@
 """memgit init / memgit install: a vault from the template, hooks and merge-driver config."""
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
@@ -49,7 +48,9 @@ def install(path: Path) -> dict[str, Any]:
         repo.config_set(f"merge.{name}.driver", driver)
     if not (repo.workdir / ".pre-commit-config.yaml").is_file():
         raise UsageError(f"{repo.workdir}: has no .pre-commit-config.yaml", "is this a memgit vault? run `memgit init` to make one")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM")}
+    from memgit.gitcli import no_git_env
+
+    env = no_git_env()  # run from a hook or a test, git's GIT_DIR etc. would point pre-commit elsewhere
     proc = subprocess.run(
         [sys.executable, "-m", "pre_commit", "install", "--hook-type", "pre-commit", "--hook-type", "post-commit", "--hook-type", "post-merge"],
         cwd=repo.workdir, capture_output=True, text=True, env=env,
@@ -93,7 +94,7 @@ def _merge_gitignore(dest: Path, template: bytes) -> None:
 
 def init(path: Path) -> dict[str, Any]:
     from memgit.config import INDEX_PATH
-    from memgit.index import index_writes
+    from memgit.indexmd import index_writes
     from memgit.repo import init_repo
 
     path = path.resolve()

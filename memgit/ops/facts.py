@@ -4,8 +4,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from memgit import facts
+from memgit import itemsfile
 from memgit.errors import NotFound, UsageError
+from memgit.names import locate
 
 if TYPE_CHECKING:
     from memgit.txn import Transaction
@@ -33,24 +34,6 @@ def entity_folder(vault: Vault, entity: str) -> str:
     return f"{parts[0]}/{parts[1]}"
 
 
-def locate(vault: Vault, fact_id: str, tree: str | None = None) -> tuple[str, list[dict[str, Any]], dict[str, Any]]:
-    """(items.json path, all items, the fact) for an id."""
-    m = re.match(r"^([a-z0-9][a-z0-9-]*)-[a-z0-9]{6}$", fact_id.strip())
-    if not m:
-        raise UsageError(f"not a fact id: {fact_id!r}", "ids look like sarah-k3f9q2 (see `memgit fact list ENTITY`)")
-    tree = tree or vault.head_tree()
-    for kind in vault.config.entity_kinds:
-        path = f"{kind}/{m.group(1)}/items.json"
-        data = vault.repo.read(tree, path)
-        if data is None:
-            continue
-        items = facts.parse_file(path, data)
-        for item in items:
-            if item.get("id") == fact_id.strip():
-                return path, items, item
-    raise NotFound(f"no fact with id {fact_id}", "list an entity's facts with `memgit fact list ENTITY --all`")
-
-
 def _check_category(vault: Vault, category: str) -> None:
     if category not in vault.config.categories:
         raise UsageError(f"unknown category {category!r}", f"use one of {', '.join(vault.config.categories)} (or add it to .memgit.yaml)")
@@ -67,7 +50,7 @@ def _new_fact(vault: Vault, slug: str, text: str, category: str, source: str | N
 
     stamp = iso(vault.now())
     item = {
-        "id": facts.mint_id(slug, text, stamp, vault.writer().label),
+        "id": itemsfile.mint_id(slug, text, stamp, vault.writer().label),
         "fact": text, "category": category, "timestamp": stamp,
         "valid_from": valid_from or stamp[:10], "valid_until": valid_until, "source": source,
         "authority": authority, "status": "active", "supersedes": supersedes, "supersededBy": None,
@@ -94,12 +77,12 @@ def add(vault: Vault, entity: str, text: str, category: str, source: str | None,
 
     def build(tx: Transaction) -> dict[str, Any]:
         old = tx.read(path)
-        items = facts.parse_file(path, old) if old is not None else []
+        items = itemsfile.parse_file(path, old) if old is not None else []
         item = _new_fact(vault, slug, text, category, source, valid_from, valid_until, authority)
         if any(i.get("id") == item["id"] for i in items):
             raise UsageError(f"fact {item['id']} already exists", "the same fact was added in the same second")
         items.append(item)
-        tx.write(path, facts.canonical(items))
+        tx.write(path, itemsfile.canonical(items))
         summary = f"{folder}/summary.md"
         if tx.read(summary) is None:
             from memgit import frontmatter
@@ -126,7 +109,7 @@ def list_facts(vault: Vault, entity: str, all: bool, as_of: str | None = None) -
     data = vault.read(f"{folder}/items.json", tree)
     if data is None:
         raise NotFound(f"{folder}: no facts yet", f'add one with `memgit fact add {folder} "..." --category status`')
-    items = facts.parse_file(f"{folder}/items.json", data)
+    items = itemsfile.parse_file(f"{folder}/items.json", data)
     return [i for i in items if all or i.get("status") == "active"]
 
 
@@ -148,7 +131,7 @@ def supersede(vault: Vault, fact_id: str, text: str, reason: str | None, source:
     def build(tx: Transaction) -> dict[str, Any]:
         path, items, old = locate(vault, fact_id, tx.tree)
         if old["status"] != "active":
-            known = facts.by_id(items)
+            known = itemsfile.by_id(items)
             succ, seen = old.get("supersededBy"), {fact_id}
             # follow the chain to the fact still active; a hand-made cycle must not hang us under the lock
             while succ in known and succ not in seen and known[succ].get("status") != "active":
@@ -163,7 +146,7 @@ def supersede(vault: Vault, fact_id: str, text: str, reason: str | None, source:
         old["status"] = "superseded"
         old["supersededBy"] = new["id"]
         items.append(new)
-        tx.write(path, facts.canonical(items))
+        tx.write(path, itemsfile.canonical(items))
         trailers = [("Memgit-Op", "supersede"), ("Memgit-Supersedes", fact_id), ("Memgit-Fact", new["id"])]
         if new.get("source"):
             trailers.append(("Memgit-Source", str(new["source"])))
@@ -195,7 +178,7 @@ def expire(vault: Vault, fact_id: str | None, until: str | None) -> dict[str, An
                 raise UsageError(f"--until {until} is before the fact's valid_from {item['valid_from']}", "a fact cannot stop being true before it became true")
             item["status"] = "expired"
             item["valid_until"] = until or (item["valid_until"] if item["valid_until"] and item["valid_until"] <= today else today)
-            tx.write(path, facts.canonical(items))
+            tx.write(path, itemsfile.canonical(items))
             expired.append(item["id"])
             scope = path.rsplit("/", 1)[0]
         else:
@@ -203,13 +186,13 @@ def expire(vault: Vault, fact_id: str | None, until: str | None) -> dict[str, An
                 for path, blob in vault.repo.files(tx.tree, kind):
                     if not path.endswith("/items.json"):
                         continue
-                    items = facts.parse_file(path, vault.repo.blob(blob) or b"[]")
+                    items = itemsfile.parse_file(path, vault.repo.blob(blob) or b"[]")
                     hit = [i for i in items if i.get("status") == "active" and i.get("valid_until") and str(i["valid_until"]) <= today]
                     for i in hit:
                         i["status"] = "expired"
                         expired.append(i["id"])
                     if hit:
-                        tx.write(path, facts.canonical(items))
+                        tx.write(path, itemsfile.canonical(items))
             if not expired:
                 raise NotFound("no active fact is past its valid_until", "nothing to expire")
             scope = "facts"

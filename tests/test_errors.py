@@ -69,3 +69,40 @@ def test_a_journal_path_that_is_a_folder_is_bad_input_not_retry(vault: Path) -> 
     assert r.returncode == 2, r.stderr
     assert "is a folder" in r.stderr
     assert head(vault) == before
+
+
+def _set_limits(vault: Path, text: str) -> None:
+    cfg = vault / ".memgit.yaml"
+    cfg.write_text(cfg.read_text() + text)
+    git(vault, "commit", "-qam", "config: limits")
+
+
+def test_limits_refuse_an_oversized_items_json_through_the_hook_and_verify(vault: Path) -> None:
+    _set_limits(vault, "limits:\n  facts_per_entity: 10\n  file_bytes: 20000\n")
+    assert memgit("fact", "add", "people/sarah", "Works at Acme", "--category", "relationship", cwd=vault).returncode == 0
+    items = json.loads((vault / "people/sarah/items.json").read_text())
+    base = items[0]
+    items += [{**base, "id": f"sarah-{i:06d}", "fact": f"fact number {i}"} for i in range(12)]
+    from memgit.facts import canonical
+
+    (vault / "people/sarah/items.json").write_bytes(canonical(items))
+    git(vault, "add", "-A")
+    r = git(vault, "commit", "-qm", "many facts", check=False)
+    assert r.returncode != 0 and "limits.facts_per_entity" in r.stdout + r.stderr
+    git(vault, "commit", "-qm", "many facts", "--no-verify")
+    v = memgit("verify", cwd=vault)  # (the post-commit refresh may have added a commit after it)
+    assert v.returncode == 1 and "limits.facts_per_entity cap of 10" in v.stdout + v.stderr
+
+
+def test_limits_refuse_a_huge_file_and_a_deep_session_record_on_write(vault: Path) -> None:
+    _set_limits(vault, "limits:\n  session_depth: 8\n  file_bytes: 2048\n")
+    before = head(vault)
+    deep = "[" * 20 + "]" * 20
+    r = memgit("session", "append", "s1", cwd=vault, input='{"a": ' + deep + "}\n")
+    assert r.returncode in (1, 2) and "limits.session_depth" in r.stdout + r.stderr, r.stdout + r.stderr
+    (vault / "notes.md").write_text("x" * 5000)
+    git(vault, "add", "notes.md")
+    c = git(vault, "commit", "-qm", "big note", check=False)
+    assert c.returncode != 0 and "limits.file_bytes" in c.stdout + c.stderr
+    git(vault, "reset", "-q")
+    assert head(vault) == before

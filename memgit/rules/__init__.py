@@ -20,6 +20,7 @@ RULES: dict[str, str] = {
     "no-secrets": "secrets",
     "index-generated": "index_generated",
     "authority": "authority",
+    "limits": "limits",
 }
 
 # what a merge commit is checked by: its parents' commits are judged on their own (who wrote them, policy)
@@ -35,7 +36,12 @@ def run(changes: Iterable[Change], ctx: Context, only: Iterable[str] | None = No
     ids = list(only) if only is not None else list(RULES)
     checks = [get(i) for i in ids]
     problems: list[Problem] = []
-    for change in changes:
+    seen = list(changes)
+    if "limits" in ids:  # the one rule about the commit as a whole, checked first: it bounds what follows
+        from memgit.rules.limits import check_commit
+
+        problems.extend(check_commit(seen, ctx))
+    for change in seen:
         for check in checks:
             problems.extend(check(change, ctx))
     return problems

@@ -164,7 +164,7 @@ BOMB = "---\n" + "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + "".jo
 def test_hostile_yaml_is_a_problem_never_an_exception(text: str, line: int, fragment: str) -> None:
     t = time.perf_counter()
     p = only(check("lessons/x.md", text), RULE, "lessons/x.md", line, fragment)
-    assert time.perf_counter() - t < 2
+    assert time.perf_counter() - t < 10  # a guard against blow-ups (billion laughs), generous for a loaded 2-core machine
     assert p.hint
 
 

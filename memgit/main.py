@@ -17,7 +17,24 @@ COMMANDS = (
 )  # fmt: skip
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _command_of(argv: Sequence[str]) -> str | None:
+    """The command argv names, if it is one of COMMANDS (global options before it skipped), else None."""
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "-C":
+            i += 2
+            continue
+        if arg.startswith("-C") or (arg.startswith("-") and arg not in ("-", "--")):
+            i += 1
+            continue
+        name = arg.replace("-", "_")  # merge-driver lives in merge_driver
+        return name if name in COMMANDS else None
+    return None
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The CLI parser; with `only`, just that command's subparser (each command module is imported when used)."""
     parser = argparse.ArgumentParser(
         prog="memgit",
         description="A git repository as an AI agent's long-term memory: remember by layer, cite by source, forget by expiry.",
@@ -26,13 +43,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"memgit {__version__}")
     parser.add_argument("-C", dest="vault_dir", metavar="PATH", default=".", help="run as if started in PATH")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMANDS:
+    for name in (only,) if only else COMMANDS:
         import_module(f"memgit.commands.{name}").register(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(_command_of(argv))
     args = parser.parse_args(argv)
     if not args.command:
         parser.print_help()

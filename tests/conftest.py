@@ -1,10 +1,12 @@
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
 import subprocess
 import sys
+import traceback
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -45,10 +47,63 @@ def git(repo: Path, *args: str, check: bool = True, env: dict[str, str] | None =
     return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=check, env=full)
 
 
-def memgit(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None, input: str | None = None) -> subprocess.CompletedProcess[str]:
-    full = {**os.environ, **(env or {})}
-    exe = shutil.which("memgit", path=str(BIN)) or "memgit"
-    return subprocess.run([exe, *args], capture_output=True, text=True, cwd=cwd, env=full, input=input)
+def memgit(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None, input: str | None = None,
+           process: bool = False) -> subprocess.CompletedProcess[str]:
+    """Run the memgit CLI; in this process (memgit.main.main) unless process=True asks for a real `memgit` process.
+
+    In process, env is applied to os.environ and cwd via chdir for the call only; stdin, stdout and
+    stderr are swapped for in-memory streams; an uncaught exception becomes exit 1 with its traceback
+    on stderr, as the interpreter would print it. Tests of the process boundary itself (hooks run by git,
+    the MCP stdio server, the installed console script) pass process=True or start memgit themselves.
+    """
+    if process or PROCESS:
+        full = {**os.environ, **(env or {})}
+        exe = shutil.which("memgit", path=str(BIN)) or "memgit"
+        return subprocess.run([exe, *args], capture_output=True, text=True, cwd=cwd, env=full, input=input)
+    return _in_process(list(args), cwd, env, input)
+
+
+# MEMGIT_TEST_PROCESS=1 runs every memgit() call as a process (to compare, or to bisect an in-process leak)
+PROCESS = os.environ.get("MEMGIT_TEST_PROCESS") == "1"
+
+
+def _in_process(argv: list[str], cwd: Path | None, env: dict[str, str] | None, input: str | None) -> subprocess.CompletedProcess[str]:
+    from memgit.main import main
+
+    saved_env = dict(os.environ)
+    saved_cwd = os.getcwd()
+    saved = sys.stdin, sys.stdout, sys.stderr
+    stdin = io.TextIOWrapper(io.BytesIO((input or "").encode("utf-8")), encoding="utf-8")
+    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", newline="\n", write_through=True)
+    err = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="backslashreplace", newline="\n", write_through=True)
+    try:
+        os.environ.update(env or {})
+        if cwd is not None:
+            os.chdir(cwd)
+        sys.stdin, sys.stdout, sys.stderr = stdin, out, err
+        try:
+            code = main(argv)
+        except SystemExit as exc:  # argparse: --help, --version, usage errors
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+            if isinstance(exc.code, str):
+                print(exc.code, file=err)
+        except Exception:  # what the interpreter does with an uncaught exception
+            traceback.print_exc(file=err)
+            code = 1
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = saved
+        os.chdir(saved_cwd)
+        os.environ.clear()
+        os.environ.update(saved_env)
+    return subprocess.CompletedProcess(["memgit", *argv], code, _text(out), _text(err))
+
+
+def _text(stream: io.TextIOWrapper) -> str:
+    stream.flush()
+    raw = stream.buffer
+    assert isinstance(raw, io.BytesIO)
+    # as subprocess.run(text=True) reads it: universal newlines
+    return raw.getvalue().decode("utf-8", errors="replace").replace("\r\n", "\n").replace("\r", "\n")
 
 
 def memgit_json(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> dict:  # type: ignore[type-arg]
@@ -65,9 +120,32 @@ def status(repo: Path) -> str:
     return git(repo, "status", "--porcelain").stdout
 
 
-@pytest.fixture
-def vault(tmp_path: Path) -> Path:
-    path = tmp_path / "vault"
-    r = memgit("init", str(path))
+@pytest.fixture(scope="session")
+def _fresh_vault(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One `memgit init` per session (a real init: template, first commit, pre-commit hooks, merge drivers)."""
+    path = tmp_path_factory.mktemp("fresh") / "vault"
+    with pytest.MonkeyPatch.context() as mp:  # the session fixture runs before the per-test `hermetic`
+        home = tmp_path_factory.mktemp("fresh-home")
+        (home / ".gitconfig").write_text("[user]\n\tname = Test Human\n\temail = human@example.com\n[init]\n\tdefaultBranch = main\n")
+        for key in list(os.environ):
+            if key.startswith(("GIT_", "MEMGIT_", "PRE_COMMIT")):
+                mp.delenv(key)
+        mp.setenv("HOME", str(home))
+        mp.setenv("GIT_CONFIG_NOSYSTEM", "1")
+        mp.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
+        mp.setenv("PRE_COMMIT_HOME", str(tmp_path_factory.getbasetemp() / "pre-commit-cache"))
+        mp.setenv("TZ", "UTC")
+        for role in ("AUTHOR", "COMMITTER"):
+            mp.setenv(f"GIT_{role}_NAME", "Test Human")
+            mp.setenv(f"GIT_{role}_EMAIL", "human@example.com")
+        r = memgit("init", str(path))
     assert r.returncode == 0, r.stderr + r.stdout
+    return path
+
+
+@pytest.fixture
+def vault(tmp_path: Path, _fresh_vault: Path) -> Path:
+    """A new vault as `memgit init` makes it: a copy of the session's one init (hooks, config, cache included)."""
+    path = tmp_path / "vault"
+    shutil.copytree(_fresh_vault, path, symlinks=True)
     return path

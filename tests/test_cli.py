@@ -87,6 +87,19 @@ def test_python_m_memgit_version() -> None:
     assert r.stdout.strip() == f"memgit {memgit.__version__}"
 
 
+def test_the_console_script_across_the_process_boundary(vault: Path, tmp_path: Path) -> None:
+    """Most tests run main() in process (tests/conftest.py); these run the installed `memgit` itself."""
+    r = run_memgit("--version", process=True)
+    assert (r.returncode, r.stdout.strip()) == (0, f"memgit {memgit.__version__}")
+    r = run_memgit("log", "hello", cwd=tmp_path, process=True)
+    assert r.returncode == 2 and r.stdout == "" and r.stderr.startswith("memgit: ") and "Traceback" not in r.stderr
+    r = run_memgit("log", "-", "--json", cwd=vault, input="from standard input", process=True)
+    assert r.returncode == 0, r.stderr
+    assert "from standard input" in (vault / json.loads(r.stdout)["path"]).read_text()
+    r = run_memgit("no-such-command", process=True)
+    assert r.returncode == 2 and "invalid choice" in r.stderr
+
+
 def test_read_commands_print_json(vault: Path) -> None:
     env = {"MEMGIT_NOW": "2026-01-15T10:04:00"}
     fid = memgit_json("fact", "add", "people/sarah", "Works at Acme", "--category", "status", cwd=vault, env=env)["id"]

@@ -212,7 +212,7 @@ def test_decide_and_brief_through_tools(vault: Path, tmp_path: Path) -> None:
 def test_mcp_outside_a_vault_exits_2(tmp_path: Path) -> None:
     outside = tmp_path / "not-a-vault"
     outside.mkdir()
-    r = memgit("mcp", cwd=outside, input="")
+    r = memgit("mcp", cwd=outside, input="", process=True)
     assert r.returncode == 2, (r.returncode, r.stdout, r.stderr)
     assert r.stdout == ""  # nothing on the protocol channel
     assert r.stderr.startswith("memgit: ") and "not inside a git repository" in r.stderr, r.stderr

@@ -8,7 +8,8 @@ memgit init "$dir"
 cd "$dir"
 git config user.name "Demo Human"; git config user.email "human@example.com"
 memgit log "Kickoff with Sarah about the Q3 launch" --at 2026-01-02T09:30
-memgit log "Sarah: ship the beta on Friday, no later" --kind instruction --source "ship the beta on Friday, no later" --at 2026-01-02T09:45
+# an instruction carries the highest authority, so only a person records one (no MEMGIT_AGENT)
+MEMGIT_AGENT= memgit log "Sarah: ship the beta on Friday, no later" --kind instruction --source "ship the beta on Friday, no later" --at 2026-01-02T09:45
 old=$(memgit fact add people/sarah "Works at Acme Corp as product lead" --category relationship --source memory/2026-01-02.md:3 --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
 memgit decide "Use Postgres for the event store" --context "We need durable, queryable events" --decision "Postgres 16 with logical replication" --alternative "SQLite" --tag storage
 memgit supersede "$old" "Left Acme Corp; now head of product at Globex" --reason "she announced it in the kickoff"

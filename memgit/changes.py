@@ -48,6 +48,8 @@ class Context:
     expected_index: Callable[[str], bytes | None] | None = None
     # a merge commit: its journals may hold the first parent's entries in another order
     merge: bool = False
+    # a path's content after the change (rules that link files, such as a decision and its successor)
+    read: Callable[[str], bytes | None] | None = None
 
 
 def from_trees(repo: Repo, config: Config, old_tree: str | None, new_tree: str | None) -> list[Change]:

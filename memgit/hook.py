@@ -26,7 +26,8 @@ def check_staged(vault: Vault, only: list[str] | None = None) -> list[Problem]:
             builders.append(built(repo, vault.config, new_tree, repo.blob_id(new_tree, ".memgit.yaml"), persist=False))
         return builders[0].expected(path)
 
-    ctx = Context(vault.config, vault.today(), writer.is_agent, writer.label, expected_index=expected)
+    ctx = Context(vault.config, vault.today(), writer.is_agent, writer.label, expected_index=expected,
+                  read=lambda path: repo.read(new_tree, path))
     return rules.run(staged, ctx, only)
 
 

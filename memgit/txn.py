@@ -141,7 +141,7 @@ def run(vault: Vault, build: Callable[[Transaction], T]) -> tuple[T, str]:
             expected = _check_clean(vault, tx)
             writer = vault.writer()
             base = {p: repo.read(tree, p) for p in tx.writes}
-            ctx = vault.context(writer)
+            ctx = dataclasses.replace(vault.context(writer), read=tx.read)
             if any(k == ARCHIVE_TRAILER for k, _ in tx.trailers):
                 ctx = dataclasses.replace(ctx, archived=archived_check(vault.repo, dict(tx.trailers)))
             found = rules.run(changes.from_writes(vault.config, base, tx.writes), ctx,

@@ -135,11 +135,12 @@ class Vault:
 
         return facts.show(self, fact_id)
 
-    def supersede(self, ref: str, text: str, reason: str | None = None, source: str | None = None) -> dict[str, Any]:
+    def supersede(self, ref: str, text: str, reason: str | None = None, source: str | None = None,
+                  title: str | None = None) -> dict[str, Any]:  # fmt: skip
         from memgit.ops import facts, records
 
         if ref.startswith("decisions/") or ref.endswith(".md"):
-            return records.supersede_decision(self, ref, text, reason)
+            return records.supersede_decision(self, ref, text, reason, title)
         return facts.supersede(self, ref, text, reason, source)
 
     def expire(self, fact_id: str | None = None, until: str | None = None) -> dict[str, Any]:

@@ -114,8 +114,11 @@ def verify(vault: Vault, rev_range: str | None = None) -> list[tuple[str, Proble
         def expected(path: str, tree: str = info.tree, own: Config = own) -> bytes | None:
             return indexes.expected(own, tree, path)
 
+        def read(path: str, tree: str = info.tree) -> bytes | None:
+            return repo.read(tree, path)
+
         ctx = Context(config, today, writer.is_agent, writer.label, archived_check(repo, info.trailers), expected,
-                      merge=len(info.parents) > 1)
+                      merge=len(info.parents) > 1, read=read)
         # a merge brings in commits that are verified on their own: who wrote them is judged there
         only = rules.MERGE_RULES if len(info.parents) > 1 else None
         for problem in rules.run(changes.from_commit(repo, config, commit), ctx, only):

@@ -265,3 +265,51 @@ def test_an_instruction_marker_in_the_text_is_no_instruction(vault: Path, tmp_pa
 
     doors = refused_at_every_door(vault, tmp_path, change, ("memory/", "authority", "[instruction]"), env=BOT)
     report("authority read from text", cases=5, doors=doors + 2)
+
+
+# ---- 4. decisions are records --------------------------------------------------------------------
+
+
+def _decided(vault: Path) -> str:
+    path: str = memgit_json("decide", "Use Postgres", "--context", "we need a database", "--decision", "Postgres it is",
+                            "--tag", "db", cwd=vault)["path"]  # fmt: skip
+    return path
+
+
+def _edit(vault: Path, path: str, old: str, new: str) -> None:
+    text = (vault / path).read_text()
+    assert old in text, text
+    (vault / path).write_text(text.replace(old, new))
+
+
+def test_a_committed_decision_is_a_record(vault: Path, tmp_path: Path) -> None:
+    path = _decided(vault)
+    cases: dict[str, Callable[[Path], None]] = {
+        "body rewritten": lambda v: _edit(v, path, "Postgres it is", "MySQL it is"),
+        "deleted": lambda v: (v / path).unlink(),
+        "tags changed": lambda v: _edit(v, path, "- db", "- cache"),
+        "date changed": lambda v: _edit(v, path, "date: ", "date: 2020-01-01\nx: "),
+        "superseded by nothing": lambda v: _edit(v, path, "status: active", "status: superseded\nsuperseded_by: decisions/none.md"),
+        "status back to proposed": lambda v: _edit(v, path, "status: active", "status: proposed"),
+    }
+    doors = 0
+    for name, change in cases.items():  # by a human: records bind everyone
+        doors += refused_at_every_door(vault, tmp_path, change, (path, "decision-record"))
+    report("decisions as records", cases=len(cases), doors=doors)
+
+
+def test_supersede_names_the_successor_both_ways_by_its_own_title(vault: Path) -> None:
+    old = _decided(vault)
+    r = memgit_json("supersede", old, "Use SQLite: one file is enough", cwd=vault)
+    new = r["path"]
+    assert new.endswith("-use-sqlite-one-file-is-enough.md"), new
+    assert f"superseded_by: {new}" in (vault / old).read_text() and f"supersedes: {old}" in (vault / new).read_text()
+    titled = memgit_json("supersede", new, "Use DuckDB for analytics and SQLite for the rest", "--title", "DuckDB plus SQLite", cwd=vault)
+    assert titled["path"].endswith("-duckdb-plus-sqlite.md")
+    assert memgit("verify", cwd=vault).returncode == 0
+    # a successor that claims to supersede without the old decision pointing back is refused
+    write(vault, "decisions/2026-02-01-claim.md", "---\ntitle: Claim\ndate: 2026-02-01\ntype: decision\nstatus: active\n"
+          f"supersedes: {old}\n---\n# Claim\n")  # fmt: skip
+    git(vault, "add", "-A")
+    r2 = commit(vault, "claim")
+    assert r2.returncode != 0 and "decisions/2026-02-01-claim.md" in r2.out and "decision-record" in r2.out, r2.out

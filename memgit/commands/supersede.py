@@ -12,8 +12,9 @@ def register(sub: Any) -> None:
     p.add_argument("text", help="the new fact (or the new decision)")
     p.add_argument("--reason", help="why it changed")
     p.add_argument("--source", help="where the new fact came from")
+    p.add_argument("--title", help="a new decision's title (default: the first line of its text); names its file")
 
 
 def run(args: argparse.Namespace) -> int:
-    r = _common.vault(args).supersede(args.ref, _common.read_text(args.text), args.reason, args.source)
+    r = _common.vault(args).supersede(args.ref, _common.read_text(args.text), args.reason, args.source, args.title)
     return _common.emit(args, r, f"{args.ref} -> {_common.wrote(r)}")

@@ -65,7 +65,7 @@ def decide(vault: Vault, title: str, context: str, decision: str, alternatives: 
     return {**result, "commit": commit}
 
 
-def supersede_decision(vault: Vault, ref: str, text: str, reason: str | None) -> dict[str, Any]:
+def supersede_decision(vault: Vault, ref: str, text: str, reason: str | None, new_title: str | None = None) -> dict[str, Any]:
     from memgit import frontmatter
 
     path = ref if ref.endswith(".md") else f"{ref}.md"
@@ -80,7 +80,11 @@ def supersede_decision(vault: Vault, ref: str, text: str, reason: str | None) ->
         raise UsageError(f"{path}: already superseded by {meta.get('superseded_by')}", f"supersede {meta.get('superseded_by')} instead")
     title = str(meta.get("title") or path)
     context = reason or f"Supersedes [{title}]({path})."
-    return decide(vault, title, context, text, [], list(meta.get("tags") or []), None, supersedes=path)
+    # the successor is a decision of its own: its title (and so its file name) is its own, not its predecessor's
+    if new_title is None:
+        first = " ".join(text.strip().splitlines()[0].split()) if text.strip() else title
+        new_title = first if len(first) <= 80 else first[:80].rsplit(" ", 1)[0] + "…"
+    return decide(vault, new_title, context, text, [], list(meta.get("tags") or []), None, supersedes=path)
 
 
 def lesson(vault: Vault, topic: str, title: str, body: str) -> dict[str, Any]:

@@ -21,10 +21,11 @@ RULES: dict[str, str] = {
     "index-generated": "index_generated",
     "authority": "authority",
     "limits": "limits",
+    "decision-record": "decision",
 }
 
 # what a merge commit is checked by: its parents' commits are judged on their own (who wrote them, policy)
-MERGE_RULES = ("frontmatter", "items", "journal-append-only", "no-secrets", "index-generated")
+MERGE_RULES = ("frontmatter", "items", "journal-append-only", "no-secrets", "index-generated", "decision-record")
 
 
 def get(rule_id: str) -> Rule:

@@ -23,6 +23,28 @@ def run(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProces
     return proc
 
 
+def point_bare_head(cwd: Path, url: str, ref: str) -> bool:
+    """Point a bare remote on this machine at `ref` when its HEAD names a branch it does not have.
+
+    `git init --bare` puts HEAD on init.defaultBranch (often master) and a push never moves it, so a
+    `git clone` of the vault's remote would check out nothing. A remote HEAD that names an existing
+    branch was chosen by its owner and is left alone; a remote behind ssh/https cannot be reached here.
+    Returns whether HEAD was moved.
+    """
+    if url.startswith("file://"):
+        url = url.removeprefix("file://")
+    elif "://" in url or ":" in url.split("/", 1)[0]:
+        return False
+    path = (cwd / Path(url).expanduser()).resolve()
+    if not (path / "HEAD").is_file() or not (path / "objects").is_dir() or (path / ".git").exists():
+        return False
+    head = run(path, "symbolic-ref", "-q", "HEAD", check=False)
+    if head.returncode != 0 or run(path, "rev-parse", "-q", "--verify", head.stdout.decode().strip(), check=False).returncode == 0:
+        return False
+    run(path, "symbolic-ref", "HEAD", ref)
+    return True
+
+
 def merge_text(base: bytes, ours: bytes, theirs: bytes) -> bytes | None:
     """git's own three-way text merge (`git merge-file`); None when the sides truly conflict."""
     import tempfile

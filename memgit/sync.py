@@ -189,6 +189,10 @@ def sync(vault: Vault, remote: str = "origin", propose: bool = False) -> dict[st
             specs = [f"{ref}:{ref}"] + [f"{r}:{r}" for r in repo.refs("refs/heads/archive/")]
         ok, out = _push(vault, remote, specs)
         if ok:
+            if not propose:
+                from memgit import gitcli  # a bare remote made here clones onto the vault's branch
+
+                gitcli.point_bare_head(vault.root, repo.config_get(f"remote.{remote}.url") or "", ref)
             return {"remote": remote, "pushed": target, "head": repo.head_id(), "merges": merges, "retries": attempt,
                     "archive_branches": sorted(r.removeprefix("refs/heads/") for r in repo.refs("refs/heads/archive/"))}
         if "remote rejected" in out and "declined" in out:  # a hook refused the commits: retrying cannot help (a ref-lock race still retries)

@@ -12,6 +12,7 @@ from memgit.errors import UsageError
 
 if TYPE_CHECKING:
     from memgit.changes import Context
+    from memgit.heartbeat import Step
     from memgit.identity import Writer
     from memgit.repo import Repo
     from memgit.txn import Transaction
@@ -198,6 +199,17 @@ class Vault:
         from memgit.archive import archive
 
         return archive(self, older_than)
+
+    def curate(self, cmd: str | None = None, propose: bool = False, dry_run: bool = False) -> dict[str, Any]:
+        from memgit.curate import curate
+
+        return curate(self, cmd, propose, dry_run)
+
+    def heartbeat(self, dry_run: bool = False, only: list[str] | None = None,
+                  progress: Callable[[Step], None] | None = None) -> dict[str, Any]:  # fmt: skip
+        from memgit.heartbeat import heartbeat
+
+        return heartbeat(self, dry_run, only, progress)
 
     def verify(self, rev_range: str | None = None) -> list[tuple[str, Any]]:
         from memgit import verify

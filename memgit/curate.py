@@ -185,7 +185,7 @@ def plan(vault: Vault, tree: str | None, cmd: str | None = None) -> dict[str, An
     cap = int(vault.config.get("memory_max_bytes", 10240))
     text = join_memory(kept_hand, kept)
     while len(text.encode()) > cap and kept:  # the oldest curated line goes first
-        oldest = min(kept, key=lambda ln: (m.group("date") if (m := _POINTER.match(ln)) else "", kept.index(ln)))
+        oldest = min(kept, key=lambda ln: (_date(ln), kept.index(ln)))
         kept.remove(oldest)
         dropped.append({"line": oldest, "why": f"over the {cap}-byte cap"})
         text = join_memory(kept_hand, kept)
@@ -218,6 +218,11 @@ def propose_lines(vault: Vault, cmd: str, src: Sources, kept: list[str], window:
         if fact:
             raise MemgitError(f"--cmd line {n}: states retired fact {fact} as current", "nothing was written")
     return list(dict.fromkeys(lines))
+
+
+def _date(line: str) -> str:
+    m = _POINTER.match(line)
+    return m.group("date") if m else ""
 
 
 def _refs(lines: list[str]) -> list[str]:

@@ -72,8 +72,8 @@ class Sources:
     """What the tree holds that curated lines may point to, and the facts they must not restate."""
 
     def __init__(self, vault: Vault, tree: str | None) -> None:
-        from memgit import facts, frontmatter
-        from memgit.ops.records import slugify
+        from memgit import frontmatter, itemsfile as facts
+        from memgit.names import slugify
 
         repo, cfg = vault.repo, vault.config
         self.lessons: list[Candidate] = []
@@ -197,7 +197,7 @@ def plan(vault: Vault, tree: str | None, cmd: str | None = None) -> dict[str, An
 
 def propose_lines(vault: Vault, cmd: str, src: Sources, kept: list[str], window: list[Candidate]) -> list[str]:
     """The model proposes the curated lines; each must point at a source that exists and restate no retired fact."""
-    from memgit.model import run_model
+    from memgit.modelcmd import run_model
 
     data = {"current": kept, "new": [c._asdict() for c in window], "sources": sorted({c.ref for c in window} | set(_refs(kept)))}
     out = run_model(cmd, PROMPT + json.dumps(data, ensure_ascii=False, indent=2), "curate")

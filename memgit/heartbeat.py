@@ -77,7 +77,7 @@ def _extract(vault: Vault, s: dict[str, Any], dry: bool) -> Step:
 
 
 def _expire(vault: Vault, s: dict[str, Any], dry: bool) -> Step:
-    from memgit import facts
+    from memgit import itemsfile as facts
 
     if dry:
         today, due = vault.today(), []

@@ -55,7 +55,8 @@ def refresh_index(vault: Vault) -> str | None:
             if repo.operation_in_progress():
                 # never touch a merge, rebase, cherry-pick or revert in progress: a commit would move HEAD
                 # under git's feet, and a rewritten INDEX.md in the work tree makes git refuse the next pick
-                # ("your local changes would be overwritten"). The next commit after it regenerates INDEX.md.
+                # ("your local changes would be overwritten"). Its last step refreshes: post-merge, post-rewrite
+                # (rebase, amend), or the post-commit of the last pick.
                 return None
             expected = {p: repo.index_blob(p) for p in writes}
             final = repo.build_tree(tree, writes)

@@ -34,6 +34,13 @@ class CommitInfo(NamedTuple):
     trailers: dict[str, str]
 
 
+def _shas(path: Path) -> list[str]:
+    try:
+        return path.read_text().split()
+    except OSError:
+        return []
+
+
 class Repo:
     def __init__(self, path: str | os.PathLike[str]) -> None:
         try:
@@ -234,10 +241,38 @@ class Repo:
         return out
 
     def operation_in_progress(self) -> bool:
-        return any(
-            (self.gitdir / name).exists()
-            for name in ("MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "rebase-merge", "rebase-apply", "BISECT_LOG")
-        )
+        """A merge, rebase, cherry-pick, revert or bisect that has not made its last commit yet.
+
+        Git runs hooks before it clears its own state (git 2.39, measured): post-merge still sees
+        MERGE_HEAD, post-rewrite after a rebase still sees rebase-merge/ (with the branch already
+        moved), and the last pick of a multi-commit cherry-pick or revert runs post-commit with its
+        sequencer state and CHERRY_PICK_HEAD. Those finished operations are not in progress.
+        """
+        g = self.gitdir
+        head_ref = self.git.references.get("HEAD")
+        if (g / "BISECT_LOG").exists() or head_ref is None or head_ref.type != pygit2.enums.ReferenceType.SYMBOLIC:
+            return True  # a detached HEAD: a rebase picking, a bisect, a checkout of a commit
+        head = self.head_id()
+        if head is None:
+            return False
+        c = self.git[head].peel(pygit2.Commit)
+        merging = _shas(g / "MERGE_HEAD")
+        if merging and not set(merging) <= {str(p) for p in c.parent_ids}:
+            return True  # the merge is not committed yet
+        picked = _shas(g / "CHERRY_PICK_HEAD")
+        if picked:
+            src = self.git[picked[0]].peel(pygit2.Commit)
+            if (src.author.name, src.author.email, src.author.time) != (c.author.name, c.author.email, c.author.time):
+                return True  # the pick is not committed yet
+        reverted = _shas(g / "REVERT_HEAD")
+        if reverted and f"This reverts commit {reverted[0]}" not in c.message:
+            return True
+        todo = g / "sequencer" / "todo"
+        if todo.exists():
+            pending = [ln for ln in todo.read_text("utf-8", "replace").splitlines() if ln.strip() and not ln.startswith("#")]
+            if len(pending) > 1:  # the line of the pick that just committed stays until the sequencer moves on
+                return True
+        return False
 
     def ignored(self, paths: Iterable[str]) -> set[str]:
         """The paths the work tree's .gitignore files (and info/exclude) leave out."""

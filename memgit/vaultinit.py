@@ -52,12 +52,12 @@ def install(path: Path) -> dict[str, Any]:
 
     env = no_git_env()  # run from a hook or a test, git's GIT_DIR etc. would point pre-commit elsewhere
     proc = subprocess.run(
-        [sys.executable, "-m", "pre_commit", "install", "--hook-type", "pre-commit", "--hook-type", "post-commit", "--hook-type", "post-merge"],
+        [sys.executable, "-m", "pre_commit", "install", "--hook-type", "pre-commit", "--hook-type", "post-commit", "--hook-type", "post-merge", "--hook-type", "post-rewrite"],
         cwd=repo.workdir, capture_output=True, text=True, env=env,
     )  # fmt: skip
     if proc.returncode != 0:
         raise MemgitError(f"pre-commit install failed: {proc.stderr.strip() or proc.stdout.strip()}", "check `git config core.hooksPath`")
-    return {"path": str(repo.workdir), "hooks": ["pre-commit", "post-commit", "post-merge"], "merge_drivers": sorted(MERGE_DRIVERS)}
+    return {"path": str(repo.workdir), "hooks": ["pre-commit", "post-commit", "post-merge", "post-rewrite"], "merge_drivers": sorted(MERGE_DRIVERS)}
 
 
 def _adopt_report(root: Path, existing: list[str]) -> list[dict[str, Any]]:

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Callable
 
 from memgit import changes, rules
 from memgit.changes import Change, Context, Problem
-from memgit.config import CONFIG_PATH, Config
+from memgit.config import CONFIG_PATH, INDEX_PATH, Config
 from memgit.errors import UsageError
 
 if TYPE_CHECKING:
@@ -66,6 +66,29 @@ class _Indexes:
         self.builder.update(tree)
         return self.builder.expected(path)
 
+    def stale(self, config: Config, tree: str) -> list[str]:
+        """The index files of `tree` that differ from the generated ones."""
+        self.expected(config, tree, INDEX_PATH)
+        assert self.builder is not None
+        return sorted(self.builder.writes(tree))
+
+
+def tip_of(repo: Repo, rev_range: str | None) -> str | None:
+    if not rev_range:
+        return repo.head_id()
+    return repo.resolve(rev_range.split("..", 1)[1] or "HEAD") if ".." in rev_range else repo.resolve(rev_range)
+
+
+def stale_tip(repo: Repo, tip: str, config: Config, indexes: _Indexes) -> list[Problem]:
+    """INDEX.md is generated at every tip, whatever git operation made it (DESIGN §9)."""
+    stale = indexes.stale(config, repo.commit_tree(tip))
+    if not stale:
+        return []
+    shown = ", ".join(stale[:3]) + (f" and {len(stale) - 3} more" if len(stale) > 3 else "")
+    return [Problem(stale[0], 0, "index-generated",
+                    f"{shown} at the tip {tip[:12]} is not the generated index (a merge, rebase or commit without memgit's hooks left it stale)",
+                    "run `memgit hook index` at that tip (it commits the regenerated index), then push again")]  # fmt: skip
+
 
 class Configs:
     """Each commit is judged by its parent's configuration: parsed once per distinct .memgit.yaml blob."""
@@ -123,4 +146,7 @@ def verify(vault: Vault, rev_range: str | None = None) -> list[tuple[str, Proble
         only = rules.MERGE_RULES if len(info.parents) > 1 else None
         for problem in rules.run(changes.from_commit(repo, config, commit), ctx, only):
             out.append((commit, problem))
+    tip = tip_of(repo, rev_range)
+    if tip is not None:
+        out.extend((tip, problem) for problem in stale_tip(repo, tip, configs.of_tree(repo.commit_tree(tip))[0], indexes))
     return out

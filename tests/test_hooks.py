@@ -244,7 +244,13 @@ def test_the_refresh_leaves_an_operation_in_progress_alone(vault: Path, marker: 
     gitdir = vault / ".git"
     if marker == "rebase-merge":
         (gitdir / marker).mkdir()
-    else:
+        git(vault, "checkout", "-q", "--detach")  # a rebase picks on a detached HEAD
+    elif marker == "CHERRY_PICK_HEAD":
+        # the commit being picked (another author): HEAD is not its pick yet
+        other = {"GIT_AUTHOR_NAME": "Someone Else", "GIT_AUTHOR_EMAIL": "else@example.com"}
+        picked = git(vault, "commit-tree", "HEAD^{tree}", "-p", "HEAD", "-m", "to pick", env=other).stdout.strip()
+        (gitdir / marker).write_text(picked + "\n")
+    else:  # MERGE_HEAD that is not yet a parent of HEAD; REVERT_HEAD that HEAD does not revert
         (gitdir / marker).write_text(raw + "\n")
     r = memgit("hook", "index", cwd=vault)
     assert r.returncode == 0, r.stderr
@@ -255,6 +261,7 @@ def test_the_refresh_leaves_an_operation_in_progress_alone(vault: Path, marker: 
     # once the operation is over the refresh happens
     if marker == "rebase-merge":
         (gitdir / marker).rmdir()
+        git(vault, "checkout", "-q", "main")
     else:
         (gitdir / marker).unlink()
     r = memgit("hook", "index", cwd=vault)
@@ -294,18 +301,21 @@ def test_a_rebase_over_refresh_commits_runs_through(vault: Path) -> None:
     assert "decisions/2026-01-10-d0.md" in index and "decisions/2026-01-11-d1.md" in index
 
 
-def test_a_cherry_pick_makes_no_refresh_commit_while_it_is_in_progress(vault: Path) -> None:
+def test_a_cherry_pick_refreshes_once_after_its_last_pick(vault: Path) -> None:
     raws = two_decisions_on_a_side_branch(vault)
     tip = head(vault)
     r = git(vault, "cherry-pick", *raws, check=False)
     assert r.returncode == 0, r.stdout + r.stderr
-    # the post-commit hook ran with CHERRY_PICK_HEAD present for each pick: it committed nothing
-    assert subjects(vault, f"{tip}..HEAD") == ["decide Use Redis", "decide Use Postgres"]
+    # the post-commit hook ran with CHERRY_PICK_HEAD present for each pick: nothing between the picks,
+    # one refresh after the last (whose post-commit still sees the sequencer state)
+    picked = subjects(vault, f"{tip}..HEAD")
+    assert picked[1:] == ["decide Use Redis", "decide Use Postgres"]
+    assert re.fullmatch(re.escape(REFRESH) + "[0-9a-f]{12}", picked[0])
     assert status(vault) == ""
     assert not (vault / ".git" / "CHERRY_PICK_HEAD").exists()
-    # the next refresh catches up
-    assert memgit("hook", "index", cwd=vault).returncode == 0
-    assert re.fullmatch(re.escape(REFRESH) + "[0-9a-f]{12}", subjects(vault)[0])
     index = show(vault, "HEAD:INDEX.md").decode()
     assert "decisions/2026-01-10-d0.md" in index and "decisions/2026-01-11-d1.md" in index
-    assert status(vault) == ""
+    # nothing left to refresh
+    before = head(vault)
+    assert memgit("hook", "index", cwd=vault).returncode == 0
+    assert head(vault) == before

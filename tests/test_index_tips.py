@@ -1,0 +1,176 @@
+"""INDEX.md is the generated one at every tip, whatever git operation made it (post-merge, post-rewrite,
+the last pick of a cherry-pick or revert), and `verify` checks the tip."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from memgit.repo import Repo
+from tests.conftest import git, head, memgit, status
+from tests.helpers import REFRESH, subjects
+from tests.test_index import from_scratch, index_files
+from tests.test_sync import DAY, ROOT, Clone, make_clone
+
+
+@pytest.fixture
+def remote(vault: Path, tmp_path: Path) -> Path:
+    bare = tmp_path / "remote.git"
+    git(tmp_path, "clone", "-q", "--bare", str(vault), str(bare))
+    return bare
+
+
+@pytest.fixture
+def a(remote: Path, tmp_path: Path) -> Clone:
+    return make_clone(remote, tmp_path / "a", "alpha@host-a")
+
+
+@pytest.fixture
+def b(remote: Path, tmp_path: Path) -> Clone:
+    return make_clone(remote, tmp_path / "b", "beta@host-b")
+
+
+def fresh_at_head(repo: Path) -> str:
+    """INDEX.md (and every generated index file) at HEAD equals a from-scratch build; returns INDEX.md."""
+    r = Repo(repo)
+    tip = head(repo)
+    assert index_files(r, tip) == from_scratch(r, tip)
+    assert status(repo) == ""
+    v = memgit("verify", cwd=repo)
+    assert v.returncode == 0, v.stdout + v.stderr
+    return (repo / "INDEX.md").read_text()
+
+
+def diverge(a: Clone, b: Clone) -> tuple[str, str, str]:
+    """a: sarah's fact, pushed, then superseded and pushed again; b (from the first push) adds bob.
+    Returns (superseded id, its successor, bob's fact)."""
+    old = a.json("fact", "add", "people/sarah", "Works at Acme", "--category", "relationship", now=f"{DAY}T09:00:00")["id"]
+    git(a.path, "push", "-q", "origin", "main")
+    git(b.path, "pull", "-q", "--ff-only")
+    bob = b.json("fact", "add", "people/bob", "Drinks tea", "--category", "preference", now=f"{DAY}T10:00:00")["id"]
+    new = a.json("supersede", old, "Works at Initech", now=f"{DAY}T11:00:00")["id"]
+    git(a.path, "push", "-q", "origin", "main")
+    return old, new, bob
+
+
+@pytest.mark.parametrize("how", [["pull", "--no-rebase", "--no-edit"], ["pull", "--rebase"], ["merge-plain"]])
+def test_two_diverged_clones_meet_with_a_fresh_index(a: Clone, b: Clone, how: list[str]) -> None:
+    old, new, bob = diverge(a, b)
+    if how == ["merge-plain"]:
+        git(b.path, "fetch", "-q", "origin")
+        r = git(b.path, "merge", "--no-edit", "origin/main", check=False)
+    else:
+        r = git(b.path, *how, check=False)
+    assert r.returncode == 0, r.stdout + r.stderr
+    index = fresh_at_head(b.path)
+    assert bob in index and new in index  # both sides' entities
+    assert old not in index  # the superseded fact is not listed as active
+    assert "Works at Acme" not in index
+    assert subjects(b.path)[0].startswith(REFRESH)  # the refresh commit sits at the tip
+
+
+def test_a_merge_that_conflicted_and_was_committed_by_hand_is_refreshed(a: Clone, b: Clone) -> None:
+    old, new, bob = diverge(a, b)
+    for clone, line in ((a, "a's way"), (b, "b's way")):
+        with (clone.path / "MEMORY.md").open("a") as f:
+            f.write(f"\n{line}\n")
+        git(clone.path, "commit", "-q", "-am", f"memory: {line}")
+    git(a.path, "push", "-q", "origin", "main")
+    r = git(b.path, "pull", "--no-rebase", "--no-edit", check=False)
+    assert r.returncode != 0 and "CONFLICT" in r.stdout
+    (b.path / "MEMORY.md").write_text((a.path / "MEMORY.md").read_text() + "\nb's way\n")
+    git(b.path, "add", "MEMORY.md")
+    git(b.path, "commit", "-q", "--no-edit")
+    index = fresh_at_head(b.path)
+    assert bob in index and new in index and old not in index
+
+
+def side_branch_facts(clone: Clone) -> list[str]:
+    """Branch `side` from main with two facts (memgit commits that carry INDEX.md); main gets a third."""
+    git(clone.path, "checkout", "-q", "-b", "side")
+    raws = []
+    for n in (1, 2):
+        clone.json("fact", "add", f"people/side{n}", f"Side fact {n}", "--category", "status", now=f"{DAY}T1{n}:00:00")
+        raws.append(head(clone.path))
+    git(clone.path, "checkout", "-q", "main")
+    clone.json("fact", "add", "people/mainly", "Main fact", "--category", "status", now=f"{DAY}T13:00:00")
+    return raws
+
+
+def test_a_cherry_pick_of_several_commits_ends_fresh(a: Clone) -> None:
+    raws = side_branch_facts(a)
+    r = git(a.path, "cherry-pick", *raws, check=False)
+    assert r.returncode == 0, r.stdout + r.stderr
+    # no refresh between the picks, one after the last
+    assert subjects(a.path, "HEAD~3..HEAD")[0].startswith(REFRESH)
+    assert not subjects(a.path, "HEAD~3..HEAD")[1].startswith(REFRESH)
+    index = fresh_at_head(a.path)
+    assert "side1" in index and "side2" in index and "mainly" in index
+
+
+def test_a_revert_of_several_commits_ends_fresh(a: Clone) -> None:
+    for n in (1, 2):
+        a.json("fact", "add", f"people/gone{n}", f"Gone {n}", "--category", "status", now=f"{DAY}T1{n}:00:00")
+    r = git(a.path, "revert", "--no-edit", "HEAD", "HEAD~1", check=False)
+    assert r.returncode == 0, r.stdout + r.stderr
+    index = (a.path / "INDEX.md").read_text()
+    r_ = Repo(a.path)
+    assert index_files(r_, head(a.path)) == from_scratch(r_, head(a.path))
+    assert "gone1" not in index and "gone2" not in index
+
+
+def test_a_rebase_and_an_amend_end_fresh(a: Clone) -> None:
+    side_branch_facts(a)
+    git(a.path, "checkout", "-q", "side")
+    r = git(a.path, "rebase", "main", check=False)
+    assert r.returncode == 0, r.stdout + r.stderr
+    index = fresh_at_head(a.path)
+    assert "side1" in index and "side2" in index and "mainly" in index
+    # an amend that adds an entity by hand: post-commit and post-rewrite leave a fresh tip
+    items = (a.path / "people/side1/items.json").read_text()
+    (a.path / "people/amended").mkdir()
+    (a.path / "people/amended/items.json").write_text(items.replace("side1-", "amended-"))
+    git(a.path, "add", "people/amended")
+    r = git(a.path, "commit", "-q", "--amend", "--no-verify", "-m", "amended", check=False)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "amended" in (a.path / "INDEX.md").read_text()
+    r_ = Repo(a.path)
+    assert index_files(r_, head(a.path)) == from_scratch(r_, head(a.path))
+
+
+def test_verify_fails_on_a_hand_staled_index_at_the_tip(a: Clone) -> None:
+    a.json("fact", "add", "people/sarah", "Works at Acme", "--category", "relationship", now=f"{DAY}T09:00:00")
+    assert a.run("verify").returncode == 0
+    (a.path / "INDEX.md").write_text((a.path / "INDEX.md").read_text().replace("sarah", "nobody"))
+    git(a.path, "-c", "core.hooksPath=/dev/null", "commit", "-q", "--no-verify", "-am", "stale index")
+    v = a.run("verify", "HEAD~1..HEAD")
+    assert v.returncode == 1
+    tip = [line for line in v.stdout.splitlines() if "at the tip" in line]
+    assert len(tip) == 1 and "INDEX.md index-generated" in tip[0] and "memgit hook index" in tip[0]
+
+
+def test_a_stale_tip_is_refused_by_verify_and_pre_receive_until_refreshed(a: Clone, remote: Path) -> None:
+    hook = remote / "hooks" / "pre-receive"
+    shutil.copy(ROOT / "hooks" / "pre-receive", hook)
+    hook.chmod(0o755)
+    before = git(remote, "rev-parse", "main").stdout.strip()
+    # a raw commit of a decision with no hooks at all: every rule holds, but INDEX.md does not list it
+    (a.path / "decisions/2026-01-10-use-postgres.md").write_text(
+        "---\ndate: 2026-01-10\ntype: decision\nstatus: active\ntags: [db]\n---\n# Use Postgres\n\n## Context\nx\n\n## Decision\ny\n"
+    )
+    git(a.path, "add", "decisions")
+    git(a.path, "-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", "decide")
+    v = a.run("verify")
+    assert v.returncode == 1
+    assert len(v.stdout.splitlines()) == 1 and "at the tip" in v.stdout and "memgit hook index" in v.stdout
+    assert a.run("verify", "HEAD~1").returncode == 0  # an older tip is fresh
+    push = git(a.path, "push", "--no-verify", "origin", "main", check=False)
+    assert push.returncode != 0 and "index-generated" in push.stderr
+    assert git(remote, "rev-parse", "main").stdout.strip() == before
+    # the fix the message names
+    assert a.run("hook", "index").returncode == 0
+    assert subjects(a.path)[0].startswith(REFRESH)
+    assert "use-postgres" in fresh_at_head(a.path)
+    push = git(a.path, "push", "origin", "main", check=False)
+    assert push.returncode == 0, push.stderr

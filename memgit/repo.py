@@ -202,6 +202,13 @@ class Repo:
             walker.hide(h)
         return [str(c.id) for c in walker]
 
+    def walk_all(self, tips: Iterable[str]) -> list[str]:
+        """Every commit reachable from any of tips."""
+        walker = self.git.walk(None)
+        for tip in tips:
+            walker.push(pygit2.Oid(hex=tip))
+        return [str(c.id) for c in walker]
+
     def commit_before(self, tip: str, timestamp: int) -> str | None:
         """The newest commit on tip's first-parent chain committed at or before timestamp."""
         walker = self.git.walk(tip, pygit2.enums.SortMode.TIME)
@@ -384,6 +391,15 @@ class Repo:
         if self.workdir is not None:
             # refresh stat info so `git status` does not re-hash the files we wrote
             idx.read()
+
+    def uncommitted(self) -> list[str]:
+        """Tracked paths whose index entry or work-tree file differs from HEAD (untracked files are not listed)."""
+        found = self.git.status(untracked_files="no")
+        return sorted(path for path, flags in found.items() if flags & ~pygit2.enums.FileStatus.IGNORED)
+
+    def untracked(self) -> list[str]:
+        found = self.git.status(untracked_files="normal")
+        return sorted(path for path, flags in found.items() if flags == pygit2.enums.FileStatus.WT_NEW)
 
     def index_blob(self, path: str) -> str | None:
         return self.index_blobs([path])[path]

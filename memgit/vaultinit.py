@@ -5,9 +5,14 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from memgit.config import INDEX_PATH
 from memgit.errors import MemgitError, UsageError
+
+if TYPE_CHECKING:
+    from memgit.config import Config
+    from memgit.repo import Repo
 
 MERGE_DRIVERS = {
     "memgit-journal": ("memgit journal merge (append-only union)", "memgit merge-driver journal %O %A %B %P"),
@@ -60,8 +65,8 @@ def install(path: Path) -> dict[str, Any]:
     return {"path": str(repo.workdir), "hooks": ["pre-commit", "post-commit", "post-merge", "post-rewrite"], "merge_drivers": sorted(MERGE_DRIVERS)}
 
 
-def _adopt_report(root: Path, existing: list[str]) -> list[dict[str, Any]]:
-    """Problems in files the folder already held, each with its fix."""
+def _adopt_report(existing: dict[str, bytes]) -> list[dict[str, Any]]:
+    """Problems in files the folder (or its git history) already held, each with its fix."""
     from memgit import rules
     from memgit.changes import Change, Context
     from memgit.config import Config
@@ -69,13 +74,12 @@ def _adopt_report(root: Path, existing: list[str]) -> list[dict[str, Any]]:
     config = Config.default()
     ctx = Context(config, "9999-12-31")
     out = []
-    for rel in existing:
+    for rel, data in existing.items():
         kind = config.kind_of(rel)
         if rel.startswith("memory/") and rel.endswith(".md") and kind != "journal" and not rel.endswith("ARCHIVE.md"):
             out.append({"path": rel, "line": 0, "rule": "layout", "message": "not a daily journal name",
                         "hint": "journals are memory/YYYY-MM-DD.md: rename it or move it out of memory/"})
             continue
-        data = (root / rel).read_bytes()
         for p in rules.run([Change(rel, kind, None, data)], ctx, only=[r for r in rules.RULES if r not in ("index-generated", "policy-guard")]):
             out.append(p.as_dict())
     return out
@@ -83,18 +87,46 @@ def _adopt_report(root: Path, existing: list[str]) -> list[dict[str, Any]]:
 
 def _merge_gitignore(dest: Path, template: bytes) -> None:
     """Add the template's ignore lines that a folder's own .gitignore lacks; its own lines stay as they are."""
-    own = dest.read_bytes()
+    merged = _merged_gitignore(dest.read_bytes(), template)
+    if merged is not None:
+        dest.write_bytes(merged)
+
+
+def _merged_gitignore(own: bytes, template: bytes) -> bytes | None:
     have = {line.strip() for line in own.splitlines()}
     missing = [line for line in template.splitlines() if line.strip() and not line.startswith(b"#") and line.strip() not in have]
     if not missing:
-        return
+        return None
     head = own if own.endswith(b"\n") or not own else own + b"\n"
-    dest.write_bytes(head + b"# added by memgit init: editor and OS state\n" + b"\n".join(missing) + b"\n")
+    return head + b"# added by memgit init: editor and OS state\n" + b"\n".join(missing) + b"\n"
+
+
+def _glob_literal(path: str) -> str:
+    return "".join(f"[{c}]" if c in "*?[" else c for c in path)
+
+
+def _kinded_other(config_text: bytes, paths: list[str]) -> bytes:
+    """The template config with `kinds: other:` listing adopted files that do not fit their folder's kind,
+    first, so they keep being tracked without being judged as what they are not."""
+    import json
+
+    if not paths:
+        return config_text
+    globs = ", ".join(json.dumps(_glob_literal(p)) for p in sorted(paths))
+    line = f"  # adopted by memgit init: tracked files that did not fit their folder's kind (rename them to use it)\n  other: [{globs}]\n"
+    return config_text.replace(b"kinds:\n", b"kinds:\n" + line.encode(), 1)
+
+
+def _template_data(rel: str, src: Path, today: str) -> bytes:
+    data = src.read_bytes()
+    if rel == "NOW.md":
+        data = data.replace(b"updated: 2026-01-01", f"updated: {today}".encode())
+    elif rel == WORKFLOW_PATH:
+        data = _PIN.sub(pinned_requirement().encode(), data)
+    return data
 
 
 def init(path: Path) -> dict[str, Any]:
-    from memgit.config import INDEX_PATH
-    from memgit.indexmd import index_writes
     from memgit.repo import init_repo
 
     path = path.resolve()
@@ -106,6 +138,8 @@ def init(path: Path) -> dict[str, Any]:
     from memgit.config import Config
 
     today = now(zone(Config.default().timezone)).date().isoformat()
+    if repo.head_id() is not None:
+        return _adopt_history(repo, path, today)
     existing = sorted(
         p.relative_to(path).as_posix() for p in path.rglob("*")
         if p.is_file() and ".git" not in p.relative_to(path).parts
@@ -119,34 +153,83 @@ def init(path: Path) -> dict[str, Any]:
         if dest.exists():
             continue  # adopt: never overwrite what the folder already holds
         dest.parent.mkdir(parents=True, exist_ok=True)
-        data = src.read_bytes()
-        if rel == "NOW.md":
-            data = data.replace(b"updated: 2026-01-01", f"updated: {today}".encode())
-        elif rel == WORKFLOW_PATH:
-            data = _PIN.sub(pinned_requirement().encode(), data)
-        dest.write_bytes(data)
+        dest.write_bytes(_template_data(rel, src, today))
         created.append(rel)
     existing = sorted(set(existing) - repo.ignored(existing))  # editor state (.obsidian/workspace.json, ...) stays out
-    problems = _adopt_report(path, [r for r in existing if r != INDEX_PATH])
+    problems = _adopt_report({r: (path / r).read_bytes() for r in existing if r != INDEX_PATH})
     bad = {p["path"] for p in problems}
     # the first commit holds the template and every adopted file that conforms
     files: dict[str, bytes | None] = {rel: (path / rel).read_bytes() for rel in created + existing if rel not in bad and rel != INDEX_PATH}
-    tree = repo.build_tree(None, files)
-    from memgit.config import Config
+    commit, generated = _first_commit(repo, path, None, files, Config.default(), len(existing))
+    repo.sync_paths(commit[1], list(files) + list(generated), {p: repo.index_blob(p) for p in list(files) + list(generated)})
+    installed = install(path)
+    return {"path": str(path), "commit": commit[0], "created": created, "adopted": [r for r in existing if r not in bad],
+            "not_conforming": problems, "hooks": installed["hooks"]}
 
-    generated = {p: d for p, d in index_writes(repo, Config.default(), tree, repo.blob_id(tree, ".memgit.yaml")).items() if d is not None}
+
+def _first_commit(repo: Repo, path: Path, base: str | None, files: dict[str, bytes | None], config: Config,
+                  adopted: int) -> tuple[tuple[str, str], dict[str, bytes]]:  # fmt: skip
+    """The init commit: `files` over `base`'s tree plus the generated index. Returns ((commit, tree), index files)."""
+    from memgit.indexmd import index_writes
+    from memgit.vault import Vault
+
+    tree = repo.build_tree(repo.commit_tree(base) if base else None, files)
+    generated = {p: d for p, d in index_writes(repo, config, tree, repo.blob_id(tree, ".memgit.yaml")).items() if d is not None}
     tree = repo.build_tree(tree, dict(generated))
     for rel, data in generated.items():
         (path / rel).parent.mkdir(parents=True, exist_ok=True)
         (path / rel).write_bytes(data)
-    from memgit.vault import Vault
-
     vault = Vault(path)
     writer = vault.writer()
+    message = "init: memgit vault\n\nMemgit-Op: init\n" + (f"Memgit-Adopted: {adopted} files\n" if adopted else "")
+    commit = repo.create_commit(repo.branch_ref(), tree, [base] if base else [], message, (writer.name, writer.email), vault.commit_time())
+    return (commit, tree), generated
+
+
+def _adopt_history(repo: Repo, path: Path, today: str) -> dict[str, Any]:
+    """Adopt a git repository with history: the init commit is HEAD's tree plus the template's missing
+    files and the generated index. Nothing tracked leaves the branch; files that do not fit their kind
+    stay, reported and kinded `other`; uncommitted work is refused, never swept in; untracked files stay out."""
+    from memgit.config import Config
+
+    dirty = repo.uncommitted()
+    if dirty:
+        shown = ", ".join(dirty[:5]) + (f" and {len(dirty) - 5} more" if len(dirty) > 5 else "")
+        raise UsageError(f"{path}: uncommitted changes to tracked files ({shown})",
+                         "commit or stash them (git stash), then run memgit init again; init commits only what HEAD holds")  # fmt: skip
     head = repo.head_id()
-    message = "init: memgit vault\n\nMemgit-Op: init\n" + (f"Memgit-Adopted: {len(existing)} files\n" if existing else "")
-    commit = repo.create_commit(repo.branch_ref(), tree, [head] if head else [], message, (writer.name, writer.email), vault.commit_time())
-    repo.sync_paths(tree, list(files) + list(generated), {p: repo.index_blob(p) for p in list(files) + list(generated)})
+    assert head is not None
+    base_tree = repo.commit_tree(head)
+    tracked = {rel: repo.blob(blob) or b"" for rel, blob in repo.files(base_tree)}
+    problems = _adopt_report({r: d for r, d in tracked.items() if r != INDEX_PATH})
+    default = Config.default()
+    other = sorted({p["path"] for p in problems if default.kind_of(p["path"]) != "other"})
+    created: list[str] = []
+    files: dict[str, bytes | None] = {}
+    untracked = repo.untracked()  # before the template's files are written
+    for rel, src in _template_files():
+        if rel == ".gitignore" and rel in tracked:
+            merged = _merged_gitignore(tracked[rel], src.read_bytes())
+            if merged is not None:
+                files[rel] = merged
+            continue
+        if rel in tracked:
+            continue
+        if (path / rel).exists():
+            continue  # an untracked file of the user's: never overwritten, never committed (listed in kept_out)
+        data = _template_data(rel, src, today)
+        if rel == ".memgit.yaml":
+            data = _kinded_other(data, other)
+        files[rel] = data
+        created.append(rel)
+    config_text = files.get(".memgit.yaml") or tracked.get(".memgit.yaml") or b""
+    config = Config.parse(config_text.decode("utf-8", "replace")) if config_text else default
+    for rel, data in files.items():
+        (path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (path / rel).write_bytes(data or b"")
+    expected = {p: repo.index_blob(p) for p in list(files) + [INDEX_PATH]}
+    (commit, tree), generated = _first_commit(repo, path, head, files, config, len(tracked))
+    repo.sync_paths(tree, list(files) + list(generated), {**expected, **{p: repo.index_blob(p) for p in generated if p not in expected}})
     installed = install(path)
-    return {"path": str(path), "commit": commit, "created": created, "adopted": [r for r in existing if r not in bad],
-            "not_conforming": problems, "hooks": installed["hooks"]}
+    return {"path": str(path), "commit": commit, "created": created, "adopted": sorted(tracked),
+            "not_conforming": problems, "kinded_other": other, "kept_out": untracked, "hooks": installed["hooks"]}

@@ -114,6 +114,20 @@ class Configs:
         return self.of_tree(tree)[0]
 
 
+def adopted_history(repo: Repo, infos: list[CommitInfo]) -> set[str]:
+    """Commits from before the repository became a vault: the ancestors of an adopting `memgit init`
+    commit, none of which held a .memgit.yaml. They were not made under memgit's rules and are not
+    judged by them; an init commit with a vault among its ancestors cuts nothing."""
+    out: set[str] = set()
+    for info in infos:
+        if info.trailers.get("Memgit-Op") != "init" or not info.parents or info.id in out:
+            continue
+        ancestors = repo.walk_all(info.parents)
+        if all(repo.blob_id(repo.commit_tree(a), CONFIG_PATH) is None for a in ancestors):
+            out.update(ancestors)
+    return out
+
+
 def verify(vault: Vault, rev_range: str | None = None) -> list[tuple[str, Problem]]:
     from memgit import identity
     from memgit.clock import zone
@@ -122,8 +136,12 @@ def verify(vault: Vault, rev_range: str | None = None) -> list[tuple[str, Proble
     indexes = _Indexes(repo)
     configs = Configs(repo)
     out: list[tuple[str, Problem]] = []
-    for commit in commits_in(repo, rev_range):
-        info = repo.commit_info(commit)
+    infos = [repo.commit_info(commit) for commit in commits_in(repo, rev_range)]
+    before = adopted_history(repo, infos)
+    for info in infos:
+        commit = info.id
+        if commit in before:
+            continue
         own, cblob = configs.of_tree(info.tree)
         if cblob in configs.broken and (not info.parents or repo.blob_id(repo.commit_tree(info.parents[0]), CONFIG_PATH) != cblob):
             out.append((commit, configs.broken[cblob]))

@@ -241,3 +241,106 @@ def test_install_refuses_a_bare_repo_or_a_non_vault(tmp_path: Path, where: str) 
     assert r.stderr.startswith("memgit: ") and "hint: " in r.stderr
     hooks = repo / ("hooks" if where == "bare" else ".git/hooks")
     assert not (hooks / "pre-commit").exists()
+
+
+# ---- adopting a git repository with history ---------------------------------------------------
+
+
+def openclaw_repo(root: Path) -> list[str]:
+    """An OpenClaw-style workspace: MEMORY.md, daily journals, a note that is not a journal, an Obsidian
+    folder and a decision without frontmatter, over three commits (the third edits a journal line, which
+    memgit would refuse now but was fine before adoption)."""
+    root.mkdir()
+    git(root, "init", "-q")
+    commits = []
+    steps = [
+        {"MEMORY.md": "# Memory\n\nThe user likes tea.\n", "memory/2026-01-01.md": "# 2026-01-01\n\n- 09:00 first\n"},
+        {"memory/notes.md": "# Notes\n\nloose notes\n", ".obsidian/app.json": '{"theme": "dark"}\n',
+         ".obsidian/workspace.json": '{"main": {}}\n'},
+        {"memory/2026-01-01.md": "# 2026-01-01\n\n- 09:00 first, edited\n- 10:00 second\n", "decisions/use-redis.md": "# Use Redis\n"},
+    ]  # fmt: skip
+    for n, files in enumerate(steps):
+        for rel, text in files.items():
+            write(root, rel, text)
+        git(root, "add", "-A")
+        git(root, "commit", "-q", "-m", f"step {n}")
+        commits.append(head(root))
+    return commits
+
+
+def test_init_adopts_a_git_repository_with_history_and_its_first_commit_verifies(tmp_path: Path) -> None:
+    root = tmp_path / "workspace"
+    commits = openclaw_repo(root)
+    before = tracked(root)
+    blobs = {rel: git(root, "rev-parse", f"HEAD:{rel}").stdout.strip() for rel in before}
+
+    # uncommitted edits are refused, and nothing changes
+    with (root / "MEMORY.md").open("a") as f:
+        f.write("\nnot committed yet\n")
+    write(root, "memory/2026-01-02.md", "# 2026-01-02\n\n- 09:00 staged only\n")
+    git(root, "add", "memory/2026-01-02.md")
+    r = memgit("init", str(root))
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "uncommitted changes" in r.stderr and "MEMORY.md" in r.stderr and "git stash" in r.stderr
+    assert head(root) == commits[-1] and not (root / ".memgit.yaml").exists() and not (root / "NOW.md").exists()
+    assert "not committed yet" in (root / "MEMORY.md").read_text()
+    git(root, "stash", "-q")
+
+    write(root, "scratch.txt", "an untracked file\n")
+    result = memgit_json("init", str(root))
+    assert git(root, "rev-parse", "HEAD~1").stdout.strip() == commits[-1]  # history kept, init on top
+    after = tracked(root)
+    assert before <= after  # nothing that was tracked left the branch
+    for rel, blob in blobs.items():
+        assert git(root, "rev-parse", f"HEAD:{rel}").stdout.strip() == blob, f"{rel} changed"
+    assert "scratch.txt" not in after and result["kept_out"] == ["scratch.txt"]
+    assert ".obsidian/app.json" in after and ".obsidian/workspace.json" in after
+    # non-conforming tracked files stay, are reported, and are kinded `other`
+    reported = {p["path"]: p["rule"] for p in result["not_conforming"]}
+    assert reported == {"memory/notes.md": "layout", "decisions/use-redis.md": "frontmatter"}
+    config = Config.parse(show(root, "HEAD:.memgit.yaml").decode())
+    assert config.kind_of("decisions/use-redis.md") == "other" and config.kind_of("memory/notes.md") == "other"
+    assert config.kind_of("decisions/2026-01-02-other.md") == "decision"
+    assert config.kind_of("memory/2026-01-01.md") == "journal"
+    assert "memory/2026-01-01.md" in show(root, "HEAD:INDEX.md").decode()
+    assert status(root) == "?? scratch.txt\n"
+
+    # the init commit, and the whole history, pass verify (what the template workflow runs on a push)
+    v = memgit("verify", cwd=root)
+    assert v.returncode == 0, v.stdout + v.stderr
+    v = memgit("verify", "HEAD~1..HEAD", cwd=root)  # what a pull request's range would check
+    assert v.returncode == 0, v.stdout + v.stderr
+    # ... and a push of the adopted repository to a bare remote running hooks/pre-receive
+    bare = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(bare))
+    hook = bare / "hooks" / "pre-receive"
+    hook.write_bytes((Path(__file__).resolve().parent.parent / "hooks" / "pre-receive").read_bytes())
+    hook.chmod(0o755)
+    push = git(root, "push", str(bare), "main", check=False)
+    assert push.returncode == 0, push.stderr
+    assert git(bare, "rev-parse", "main").stdout.strip() == head(root)
+
+    # afterwards the rules hold: journals are append-only; the adopted odd decision is `other`, editable
+    stash = git(root, "stash", "pop", check=False)
+    assert stash.returncode == 0, stash.stdout + stash.stderr
+    git(root, "reset", "-q", "memory/2026-01-02.md")
+    write(root, "decisions/use-redis.md", "# Use Redis\n\nfor the cache\n")
+    git(root, "add", "decisions/use-redis.md")
+    assert commit(root, "redis note").returncode == 0
+    write(root, "memory/2026-01-01.md", "# 2026-01-01\n\n- 09:00 rewritten\n")
+    git(root, "add", "memory/2026-01-01.md")
+    r2 = commit(root, "rewrite")
+    assert r2.returncode != 0 and "journal-append-only" in r2.out
+
+
+def test_an_init_commit_on_top_of_a_vault_does_not_hide_earlier_commits(vault: Path) -> None:
+    """`Memgit-Op: init` cuts verification only where no ancestor was a vault: a forged one cuts nothing."""
+    day = "memory/2026-01-05.md"
+    write(vault, day, "# 2026-01-05\n\n- 09:00 real\n")
+    git(vault, "add", day)
+    git(vault, "commit", "-q", "-m", "journal")
+    write(vault, day, "# 2026-01-05\n\n- 09:00 rewritten\n")
+    git(vault, "commit", "-q", "--no-verify", "-am", "rewrite")
+    git(vault, "commit", "-q", "--no-verify", "--allow-empty", "-m", "init: memgit vault\n\nMemgit-Op: init\n")
+    v = memgit("verify", cwd=vault)
+    assert v.returncode == 1 and "journal-append-only" in v.stdout

@@ -19,7 +19,11 @@ def run(args: argparse.Namespace) -> int:
     lines = [f"memgit: vault ready at {result['path']} ({result['commit'][:12]})"]
     if result["adopted"]:
         lines.append(f"adopted {len(result['adopted'])} existing files")
+    history = "kept_out" in result  # adopted a git repository: what was tracked stays tracked
     for p in result["not_conforming"]:
         where = f"{p['path']}:{p['line']}" if p["line"] else p["path"]
-        lines.append(f"not committed: {where} {p['rule']}: {p['message']} (fix: {p['hint']})")
+        state = "tracked, kind other:" if history else "not committed:"
+        lines.append(f"{state} {where} {p['rule']}: {p['message']} (fix: {p['hint']})")
+    for rel in result.get("kept_out", []):
+        lines.append(f"not committed (untracked): {rel}")
     return _common.emit(args, result, "\n".join(lines))

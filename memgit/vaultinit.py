@@ -224,9 +224,9 @@ def _adopt_history(repo: Repo, path: Path, today: str) -> dict[str, Any]:
         created.append(rel)
     config_text = files.get(".memgit.yaml") or tracked.get(".memgit.yaml") or b""
     config = Config.parse(config_text.decode("utf-8", "replace")) if config_text else default
-    for rel, data in files.items():
+    for rel, written in files.items():
         (path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (path / rel).write_bytes(data or b"")
+        (path / rel).write_bytes(written or b"")
     expected = {p: repo.index_blob(p) for p in list(files) + [INDEX_PATH]}
     (commit, tree), generated = _first_commit(repo, path, head, files, config, len(tracked))
     repo.sync_paths(tree, list(files) + list(generated), {**expected, **{p: repo.index_blob(p) for p in generated if p not in expected}})

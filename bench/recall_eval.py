@@ -64,7 +64,8 @@ def content_lines(path: str, lines: list[str]) -> set[int]:
 
 
 class BM25Lines:
-    def __init__(self, root: Path, k1: float = 1.2, b: float = 0.75, content_only: bool = False) -> None:
+    def __init__(self, root: Path, k1: float = 1.2, b: float = 0.75, content_only: bool = False,
+                 languages: tuple[str, ...] = DEFAULT_LANGUAGES, only: str = "") -> None:  # fmt: skip
         files = subprocess.run([rg_path(), "--files", "--sort", "path"], cwd=root, capture_output=True, text=True,
                                check=True).stdout.split()  # fmt: skip
         self.docs: list[tuple[str, int, str]] = []
@@ -72,12 +73,14 @@ class BM25Lines:
         self.lens: list[int] = []
         self.post: dict[str, list[int]] = defaultdict(list)
         for path in files:
+            if not path.startswith(only):
+                continue
             lines = (root / path).read_text(encoding="utf-8", errors="replace").splitlines()
             keep = content_lines(path, lines) if content_only else None
             for n, line in enumerate(lines, 1):
                 if not line.strip() or (keep is not None and n not in keep):
                     continue
-                toks = tokens(line)
+                toks = tokens(line, languages)
                 i = len(self.docs)
                 self.docs.append((path, n, line))
                 bag = Counter(toks)
@@ -88,10 +91,11 @@ class BM25Lines:
         self.n = len(self.docs)
         self.avgdl = sum(self.lens) / max(1, self.n)
         self.k1, self.b = k1, b
+        self.languages = languages
 
     def search(self, query: str, k: int = K) -> list[dict[str, Any]]:
         scores: dict[int, float] = defaultdict(float)
-        for t in set(tokens(query)):
+        for t in set(tokens(query, self.languages)):
             ids = self.post.get(t, [])
             if not ids:
                 continue
@@ -193,7 +197,8 @@ class Eval:
             t = time.perf_counter()
             res = self.vault.recall(q["query"], k=K, as_of=q["as_of"])
             row["memgit_t"] = time.perf_counter() - t
-            row["memgit"] = self.refs(res["hits"], "memgit")
+            row["memgit"] = self.refs(res["hits"] or res.get("weak", []), "memgit")  # ranked, weak ones included
+            row["memgit_said_none"] = not res["hits"]  # the calibrated "nothing relevant"
             t = time.perf_counter()
             row["bm25"] = self.refs(bm25.search(q["query"]), "bm25")
             row["bm25_t"] = time.perf_counter() - t
@@ -266,7 +271,8 @@ class Eval:
                 self.n[label] = len(sub)
             cw = [r for r in asof if r["q"].get("correction_window")]
             m["asof_corr@1"] = sum(1 for r in cw if r[f"{s}_rank"] == 1) / max(1, len(cw))
-            m["false_any"] = sum(1 for r in una if r[s]) / len(una)
+            m["false_any"] = sum(1 for r in una if r[s] and not r.get(f"{s}_said_none")) / len(una)
+            m["silenced"] = sum(1 for r in cur if r.get(f"{s}_said_none")) / len(cur)
             m["zero_hits"] = sum(1 for r in rows for h in r[s] if h["score"] <= 0) / max(1, sum(len(r[s]) for r in rows))
             good = sorted(r[s][0]["score"] for r in cur if r[f"{s}_rank"] == 1)
             tau = good[int(0.1 * len(good))] if good else math.inf
@@ -382,7 +388,8 @@ def render(ev: Eval, m: dict[str, dict[str, Any]], bt: dict[str, dict[str, float
         ("as-of recall@5", "asof@5", pct),
         ("as-of wrong-version rate: another version of the asked fact ranked above the one active then", "asof_wrongver", pct),
         (f"as-of top-1 inside late-correction windows (n={n['asof_corr']})", "asof_corr@1", pct),
-        (f"false-answer rate, any hit (n={n['unanswerable']} unanswerable)", "false_any", pct),
+        (f"false-answer rate: any hit returned (memgit: not \"nothing relevant\"; n={n['unanswerable']} unanswerable)", "false_any", pct),
+        ("answerable questions (now) answered \"nothing relevant\"", "silenced", pct),
         ("false-answer rate, top-1 score >= tau", "false_tau", pct),
         ("  of which unknown person / unknown attribute (n=20 each)", None, None),
         ("tau (10th percentile of the system's correct top-1 scores)", "tau", f3),
@@ -451,7 +458,16 @@ def main() -> None:
     ap.add_argument("--write-doc", type=Path, help="write the Markdown report there (e.g. docs/RECALL.md)")
     ap.add_argument("--examples", type=int, default=12, help="memgit misses to show")
     ap.add_argument("--dump", type=Path, help="write every query's hits as JSON lines")
+    ap.add_argument("--set", action="append", default=[], metavar="KNOB=VALUE",
+                    help="change one of memgit.recall.TUNING for an ablation, e.g. --set coord=0")
     a = ap.parse_args()
+    from memgit import recall as recall_mod
+
+    for knob in a.set:
+        key, _, value = knob.partition("=")
+        if key not in recall_mod.TUNING:
+            ap.error(f"unknown knob {key!r}: one of {', '.join(recall_mod.TUNING)}")
+        recall_mod.TUNING[key] = type(recall_mod.TUNING[key])(float(value))
     vault = a.out / f"simlife-{a.seed}"
     truth_path = a.out / f"simlife-{a.seed}.json"
     if a.regen or not vault.is_dir() or not truth_path.is_file():
@@ -468,7 +484,8 @@ def main() -> None:
     m = ev.metrics(rows)
     bt = ev.by_type(rows)
     command = "/work/venv/bin/python bench/recall_eval.py " + " ".join(
-        x for x in (f"--seed {a.seed}", "--regen" if a.regen else "", f"--write-doc {a.write_doc}" if a.write_doc else "") if x)
+        x for x in (f"--seed {a.seed}", "--regen" if a.regen else "", *(f"--set {k}" for k in a.set),
+                    f"--write-doc {a.write_doc}" if a.write_doc else "") if x)
     doc = render(ev, m, bt, rows, command, a.examples)
     print(doc)
     if a.write_doc:

@@ -4,10 +4,12 @@ from __future__ import annotations
 import datetime as dt
 import math
 import re
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from memgit.errors import UsageError
 from memgit.recall_docs import DATED_HEADING, Doc, read_work, scan_tree, subfolders, to_doc
+from memgit.recall_time import window
 from memgit.tokens import analyze, fold, pattern
 
 if TYPE_CHECKING:
@@ -18,7 +20,11 @@ LAYERS = {"fact": "entity-items", "facts": "entity-items", "entity": "entity-ite
           "lesson": "lesson", "preference": "preference", "context": "context", "policy": "policy"}  # fmt: skip
 K1, B = 1.2, 0.75
 _WORD = re.compile(r"[^\W_]+")
+_JOURNAL_META = re.compile(r"^- \d\d:\d\d |\[[a-z]+\] |\s*\((?:source|verbatim): .*\)\s*$")
 CANDIDATES = 3000  # matching lines ranked in full; more are cut by how many query words they share
+# The ranking's knobs (bench/recall_eval.py switches them for its ablations).
+TUNING = {"corpus_idf": True, "dates": True, "date_boost": 2.0, "authority": 0.08, "about": 2.0, "coord": 1.0, "decay_floor": 0.95, "scaffold": True, "scaffold_factor": 0.2,
+          "min_coverage": 0.5}
 ENTITY_WORDS = {"people": "person", "companies": "company", "projects": "project"}
 
 
@@ -29,12 +35,21 @@ class Recall:
         self.query = query
         self.languages = tuple(vault.config.get("languages", ["english"]))
         self.pairs = analyze(query, self.languages)
+        # "in May 2023", "last week": a window on the journal's date; its words are not matched as text
+        self.when = window(query, vault.now().date()) if TUNING["dates"] else None
+        if self.when:
+            rest = analyze(fold(query).replace(self.when.words, " "), self.languages)
+            self.pairs = rest or self.pairs
         self.terms = sorted({t for _, t in self.pairs})
         # query expansion from the config's synonym groups: a related word counts half
         self.weights = {t: 1.0 for t in self.terms}
+        self.related: dict[str, set[str]] = {}  # query term -> the words of its synonym groups
         for group in vault.config.get("synonyms", []):
             pairs = [p for word in group for p in analyze(str(word), self.languages)]
-            if {t for _, t in pairs} & set(self.terms):
+            group_terms = {t for _, t in pairs}
+            if group_terms & set(self.terms):
+                for t in group_terms & set(self.terms):
+                    self.related.setdefault(t, set()).update(group_terms - {t})
                 for surface, w in pairs:
                     if w not in self.weights:
                         self.weights[w] = 0.5
@@ -58,6 +73,7 @@ class Recall:
             self.kind_filter = kind
         self.tree: str | None = None
         self.commit: str | None = None
+        self.corpus_bytes = 0  # bytes the candidate search read (sizes the corpus for idf)
         self.entity_words: set[str] = set()  # query words that name an entity (filled while gathering)
         self._slug_cache: dict[str, list[str]] = {}
         self.moment = vault.now()
@@ -100,7 +116,9 @@ class Recall:
             yield from (("index", m) for m in self._entity_matches(None))
         else:
             tree = self.tree or self.vault.head_tree()
-            yield from (("grep", m) for m in scan_tree(self.vault, tree, rx, None))
+            searched: list[int] = []
+            yield from (("grep", m) for m in scan_tree(self.vault, tree, rx, None, searched))
+            self.corpus_bytes += sum(searched)
             yield from (("index", m) for m in self._entity_matches(tree))
         if self.archive:
             main = self.tree or self.vault.head_tree()
@@ -116,8 +134,10 @@ class Recall:
         from memgit.rg import Match, grep_lines
 
         cfg = self.vault.config
-        lines = [(p, n, t) for p, n, t in grep_lines(self.vault.root, self.pattern(), ["!INDEX.md", "!*/INDEX.md", "!*/INDEX-*.md"])
+        searched: list[int] = []
+        lines = [(p, n, t) for p, n, t in grep_lines(self.vault.root, self.pattern(), ["!INDEX.md", "!*/INDEX.md", "!*/INDEX-*.md"], searched=searched)
                  if cfg.kind_of(p) != "entity-items" or t.lstrip().startswith('"fact":')]  # fmt: skip
+        self.corpus_bytes += sum(searched)
         if len(lines) > CANDIDATES:
             def quick(hit: tuple[str, int, str]) -> tuple[float, int, str, int]:
                 low = fold(hit[2])  # substring test: a prefilter, the full ranking comes after
@@ -174,19 +194,35 @@ class Recall:
     # ---- ranking -------------------------------------------------------------------------------
 
     def rank(self, docs: list[Doc]) -> list[Doc]:
-        """score = BM25 × authority × (2 for the named entity's own memory) × (0.5 retired) × decay.
+        """score = relevance × coverage × prior. Relevance is BM25 over the hit's words (an entity's name,
+        matched in its own memory, counts its idf without length normalisation); coverage is the share of
+        the query's idf mass the hit matches (a synonym counts half), so one shared word cannot beat five;
+        the prior (authority, the named entity's own memory, status, decay, template scaffolding) is a
+        bounded factor that orders hits of comparable relevance and never lifts a weak match over a strong one.
 
         Decay needs a date, which may cost a file read or a git log; it can only lower a score, so
         it is computed best-first until the k-th score cannot be beaten by anything not yet decayed.
         """
         cfg = self.vault.config
         bags = [self.tokens(f"{d.text} {d.extra}") for d in docs]
+        # a journal line's time, kind marker and source are not what it says: they do not lengthen it
+        lens = [len(self.tokens(_JOURNAL_META.sub(" ", d.text))) + len(self.tokens(d.extra)) if d.kind in ("journal", "session") else len(b)
+                for d, b in zip(docs, bags)]  # fmt: skip
         self._link(docs, bags)
         n = len(docs)
-        avgdl = (sum(len(b) for b in bags) / n) if n else 1.0
+        if TUNING["corpus_idf"] and docs and self.corpus_bytes:
+            # idf against the whole vault, not the candidates: every line holding a query word is a candidate
+            # (its df is exact), and the vault's line count is estimated from the bytes searched
+            n = max(n, int(self.corpus_bytes / (sum(len(d.text) + 1 for d in docs) / len(docs))))
+        avgdl = (sum(lens) / len(lens)) if lens else 1.0
         df = {t: sum(1 for b in bags if t in b) for t in self.weights}
+        idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in self.weights}
         named = set(self.terms)
-        for d, bag in zip(docs, bags):
+        mass = sum(idf[t] for t in self.terms) or 1.0
+        dated = mass / max(1, len(self.terms)) if self.when else 0.0  # the question's date counts as one average word
+        mass += dated
+        scaffold = _scaffold() if TUNING["scaffold"] else frozenset()
+        for d, bag, dl in zip(docs, bags, lens):
             # an entity's own memory is about it: its name says which entity, the other words say what
             if d.kind in ("entity-items", "entity-summary"):
                 own = set(self.tokens(d.extra)) & named
@@ -195,20 +231,29 @@ class Recall:
             else:
                 own = set()
             name = what = 0.0
+            words = set(bag)
             for t, w in self.weights.items():
                 tf = bag.count(t)
                 if tf:
-                    idf = math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5))
                     if t in own:  # the same for all of the entity's memory: no length normalisation
-                        name += w * idf
+                        name += w * idf[t]
                     else:
-                        what += w * idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * len(bag) / max(avgdl, 1e-9)))
+                        what += w * idf[t] * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / max(avgdl, 1e-9)))
+            got = sum(idf[t] * (1.0 if t in words else 0.5 if self.related.get(t, set()) & words else 0.0) for t in self.terms)
+            in_window = bool(self.when and d.kind in ("journal", "session") and d.date
+                             and self.when.start.isoformat() <= d.date[:10] <= self.when.end.isoformat())
+            d.coverage = (got + (dated if in_window else 0.0)) / mass
             rank = cfg.authority_rank(d.authority)
-            # authority must outweigh BM25's length normalisation between hits that match the same words;
-            # it weighs what a hit says, not that it names the entity (a Friday rule is no answer to "city")
-            weight = 1.0 + 0.25 * (4 - min(rank, 7))
-            about = 2.0 if own else 1.0
-            d.score = (name + what * weight) * about * (0.5 if d.status != "active" else 1.0)
+            prior = 1.0 + TUNING["authority"] * (4 - min(rank, 7))
+            if own:
+                prior *= TUNING["about"]
+            if d.status != "active":
+                prior *= 0.5
+            if in_window:
+                prior *= TUNING["date_boost"]  # the question's date is matched: relevance, not a prior
+            if (d.path, d.text) in scaffold:  # the template's own words about memgit: not the user's memory
+                prior *= TUNING["scaffold_factor"]
+            d.score = (name + what) * (d.coverage ** TUNING["coord"]) * prior
         self._decay(sorted(docs, key=lambda d: -d.score))
         return docs
 
@@ -234,20 +279,21 @@ class Recall:
         # kinds and authority levels that do not fade: an active fact stays true until superseded or expired
         exempt = set(cfg.get("decay_exempt", ["policy", "decision", "instruction", "entity-items"]))
         today = self.moment.date()
+        floor = TUNING["decay_floor"]
         done: list[float] = []
         batch = max(50, 5 * self.k)
         for start in range(0, len(docs), batch):
             chunk = docs[start : start + batch]
             if len(done) >= self.k and sorted(done, reverse=True)[self.k - 1] >= chunk[0].score:
                 for d in docs[start:]:  # cannot reach the top k: the floor keeps the order honest
-                    d.score *= 0.3 if d.kind not in exempt and d.authority not in exempt else 1.0
+                    d.score *= floor if d.kind not in exempt and d.authority not in exempt else 1.0
                 return
             self._dates([d for d in chunk if d.date is None and d.kind not in exempt and d.authority not in exempt])
             for d in chunk:
                 if d.kind not in exempt and d.authority not in exempt:
                     day = _day(d.date)
                     age = max(0, (today - day).days) if day else 0
-                    d.score *= max(0.3, 0.5 ** (age / half_life))
+                    d.score *= floor + (1 - floor) * 0.5 ** (age / half_life)
                 done.append(d.score)
 
     def _dates(self, docs: list[Doc]) -> None:
@@ -310,7 +356,13 @@ class Recall:
                     d.score = succ.score * 0.9
             docs.sort(key=lambda d: (-d.score, d.path, d.line))
         hits = [self.hit(d) for d in docs[: self.k]]
-        return {"query": self.query, "as_of": self.moment.isoformat() if self.tree else None, "hits": hits}
+        result: dict[str, Any] = {"query": self.query, "as_of": self.moment.isoformat() if self.tree else None, "hits": hits}
+        # calibrated "nothing relevant": no hit matches enough of the question (bench/recall_eval.py, bench/convo_eval.py)
+        floor = float(self.vault.config.get("recall_min_coverage", TUNING["min_coverage"]))
+        if hits and max(d.coverage for d in docs[: self.k]) < floor:
+            result["hits"] = []
+            result["weak"] = [{**h, "weak": True} for h in hits]
+        return result
 
     def _decision_status(self, docs: list[Doc]) -> None:
         from memgit import frontmatter
@@ -335,7 +387,7 @@ class Recall:
         valid = d.status == "active" and not (d.valid_until and d.valid_until < today)
         hit = {"path": d.path, "line": d.line, "text": d.text, "kind": d.kind, "authority": d.authority,
                "status": d.status, "valid_from": d.valid_from, "valid_until": d.valid_until, "valid": valid,
-               "score": round(d.score, 4), "tier": d.tier, "cite": d.cite, "source": d.source or f"{d.path}:{d.line}"}  # fmt: skip
+               "score": round(d.score, 4), "coverage": round(d.coverage, 3), "tier": d.tier, "cite": d.cite, "source": d.source or f"{d.path}:{d.line}"}  # fmt: skip
         if d.fact_id:
             hit["id"] = d.fact_id
         if d.successor:
@@ -346,6 +398,16 @@ class Recall:
             stale = day is None or (self.moment.date() - day).days > confirm
             hit["confirm_before_use"] = stale
         return hit
+
+
+@lru_cache(maxsize=1)
+def _scaffold() -> frozenset[tuple[str, str]]:
+    """(path, line) of every line the vault template ships in its Markdown files: memgit's words, not memory."""
+    from memgit.resources import data_dir
+
+    root = data_dir("vault-template")
+    return frozenset((p.relative_to(root).as_posix(), line.strip()) for p in root.rglob("*.md")
+                     for line in p.read_text(encoding="utf-8").splitlines() if line.strip())  # fmt: skip
 
 
 def _day(value: str | None) -> dt.date | None:

@@ -38,6 +38,7 @@ class Doc:
     extra: str = ""  # words that belong to the doc without being on its line (entity slug, title)
     flags: dict[str, Any] = field(default_factory=dict)
     score: float = 0.0
+    coverage: float = 0.0  # share of the query's idf mass this doc matches
     source: str | None = None  # where the memory came from; None: the line is its own source
 
 
@@ -124,7 +125,7 @@ def hidden(path: str) -> bool:
     return path.startswith(".") or "/." in path
 
 
-def scan_tree(vault: Vault, tree: str | None, rx: re.Pattern[str], prefix: str | None) -> Any:
+def scan_tree(vault: Vault, tree: str | None, rx: re.Pattern[str], prefix: str | None, searched: list[int] | None = None) -> Any:
     """rg's job for a tree read with pygit2 (as-of and archive branches): no checkout."""
     from memgit.rg import Match
 
@@ -133,6 +134,8 @@ def scan_tree(vault: Vault, tree: str | None, rx: re.Pattern[str], prefix: str |
         if path.endswith("INDEX.md") or hidden(path):
             continue
         text = (repo.blob(blob) or b"").decode("utf-8", errors="replace")
+        if searched is not None:
+            searched.append(len(text))
         if not rx.search(text):
             continue
         lines = text.splitlines()

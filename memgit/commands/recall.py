@@ -30,5 +30,7 @@ def _line(h: dict[str, Any]) -> str:
 
 def run(args: argparse.Namespace) -> int:
     result = _common.vault(args).recall(_common.read_text(args.query), args.k, args.as_of, args.layer, args.history, args.archive)
-    _common.emit(args, result, "\n".join(_line(h) for h in result["hits"]) or "no memory matches")
+    weak = result.get("weak", [])
+    none = "nothing relevant: no hit matches half of the question" + "".join(f"\n  weak: {_line(h)}" for h in weak[:3]) if weak else "no memory matches"
+    _common.emit(args, result, "\n".join(_line(h) for h in result["hits"]) or none)
     return 0 if result["hits"] else 1

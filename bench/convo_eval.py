@@ -1,0 +1,126 @@
+"""Conversational recall: memgit recall vs plain BM25 over the dialogue lines vs plain `rg`, on bench/convo.py's set.
+
+    python bench/convo_eval.py --seed 3 [--regen] [--write-doc FILE] [--set KNOB=VALUE ...]
+
+Metrics, per category and language: turn hit@1 (the top hit is an evidence line), any@10 (an evidence line is in
+the top 10), session hit@5 (a top-5 hit is in a session, i.e. a day's journal, that holds evidence); on the
+unanswerable questions, the false-answer rate (the system returned a hit; memgit's calibrated "nothing relevant"
+returns none; ranking metrics use memgit's ranked list, weak hits included). Baselines:
+  bm25  BM25 (k1 1.2, b 0.75) over the journal lines only (every dialogue turn a document), tokenised like memgit
+        (same folding, stems and stop words of the vault's languages); no authority, decay or structure.
+  rg    `rg -i -F` with the question's words (stop words dropped), lines ranked by how many words they hold.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from recall_eval import BM25Lines, memgit_version, pct, rg_search  # noqa: E402
+
+from memgit import Vault  # noqa: E402
+
+SYSTEMS = ("memgit", "bm25", "rg")
+NAMES = {"memgit": "memgit recall", "bm25": "BM25, journal lines", "rg": "rg -i, OR"}
+CATS = ("single-hop", "multi-hop", "temporal", "open-domain")
+
+
+def run(vault: Path, truth: dict[str, Any]) -> list[dict[str, Any]]:
+    v = Vault(vault)
+    bm25 = BM25Lines(vault, content_only=True, languages=("english", "german"), only="memory/")
+    rows = []
+    for q in truth["questions"]:
+        row: dict[str, Any] = {"q": q}
+        t = time.perf_counter()
+        res = v.recall(q["question"], k=10)
+        row["memgit_t"] = time.perf_counter() - t
+        row["memgit"] = [f"{h['path']}:{h['line']}" for h in res["hits"] or res.get("weak", [])]  # ranked, weak included
+        row["memgit_said_none"] = not res["hits"]
+        row["bm25"] = [f"{h['path']}:{h['line']}" for h in bm25.search(q["question"])]
+        row["rg"] = [f"{h['path']}:{h['line']}" for h in rg_search(vault, q["question"])]
+        rows.append(row)
+    return rows
+
+
+def score(rows: list[dict[str, Any]], s: str) -> dict[str, float]:
+    ans = [r for r in rows if r["q"]["evidence"]]
+    una = [r for r in rows if not r["q"]["evidence"]]
+
+    def sessions(r: dict[str, Any]) -> set[str]:
+        return {c.rsplit(":", 1)[0] for c in r["q"]["evidence"]}
+
+    n = max(1, len(ans))
+    return {
+        "hit@1": sum(1 for r in ans if r[s][:1] and r[s][0] in r["q"]["evidence"]) / n,
+        "any@10": sum(1 for r in ans if set(r[s][:10]) & set(r["q"]["evidence"])) / n,
+        "session@5": sum(1 for r in ans if {c.rsplit(":", 1)[0] for c in r[s][:5]} & sessions(r)) / n,
+        "false": sum(1 for r in una if r[s] and not r.get(f"{s}_said_none")) / max(1, len(una)),
+        "silenced": sum(1 for r in ans if r.get(f"{s}_said_none")) / n,
+        "answered@1": sum(1 for r in ans if r[s][:1] and r[s][0] in r["q"]["evidence"] and not r.get(f"{s}_said_none")) / n,
+        "n": len(ans), "n_una": len(una),
+    }
+
+
+def render(truth: dict[str, Any], rows: list[dict[str, Any]], command: str) -> str:
+    L = [f"Set: `bench/out/convo-{truth['seed']}` from `bench/convo.py --seed {truth['seed']}`: {truth['sessions']} sessions "
+         f"({truth['lines']} dialogue turns, English and German), {len(rows)} questions. memgit under test: {memgit_version()}.",
+         "", "| subset | n | metric | " + " | ".join(NAMES[s] for s in SYSTEMS) + " |", "| --- | --- | --- |" + " --- |" * len(SYSTEMS)]
+    subsets: list[tuple[str, list[dict[str, Any]]]] = [("all answerable", rows)]
+    subsets += [(c, [r for r in rows if r["q"]["category"] == c]) for c in CATS]
+    subsets += [(f"language {lang}", [r for r in rows if r["q"]["lang"] == lang]) for lang in ("en", "de")]
+    for label, sub in subsets:
+        m = {s: score(sub, s) for s in SYSTEMS}
+        for metric in ("hit@1", "any@10", "session@5"):
+            L.append(f"| {label} | {m['memgit']['n']} | {metric} | " + " | ".join(pct(m[s][metric]) for s in SYSTEMS) + " |")
+    m = {s: score(rows, s) for s in SYSTEMS}
+    L.append(f"| unanswerable | {m['memgit']['n_una']} | false-answer rate (a hit returned) | " + " | ".join(pct(m[s]["false"]) for s in SYSTEMS) + " |")
+    L.append(f"| all answerable | {m['memgit']['n']} | answered \"nothing relevant\" | " + " | ".join(pct(m[s]["silenced"]) for s in SYSTEMS) + " |")
+    L.append(f"| all answerable | {m['memgit']['n']} | hit@1 after the cut-off | " + " | ".join(pct(m[s]["answered@1"]) for s in SYSTEMS) + " |")
+    times = sorted(r["memgit_t"] for r in rows)
+    L += ["", f"memgit median latency per question: {1000 * times[len(times) // 2]:.1f} ms (in process)."]
+    return f"Command: `{command}`\n\n" + "\n".join(L) + "\n"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seed", type=int, default=3)
+    ap.add_argument("--out", type=Path, default=Path(__file__).parent / "out")
+    ap.add_argument("--regen", action="store_true")
+    ap.add_argument("--write-doc", type=Path)
+    ap.add_argument("--set", action="append", default=[], metavar="KNOB=VALUE")
+    ap.add_argument("--misses", type=int, default=0, help="print memgit's first N misses")
+    a = ap.parse_args()
+    from memgit import recall as recall_mod
+
+    for knob in a.set:
+        key, _, value = knob.partition("=")
+        recall_mod.TUNING[key] = type(recall_mod.TUNING[key])(float(value))
+    vault, truth_path = a.out / f"convo-{a.seed}", a.out / f"convo-{a.seed}.json"
+    if a.regen or not vault.is_dir() or not truth_path.is_file():
+        from convo import generate
+
+        generate(a.seed, a.out)
+    truth = json.loads(truth_path.read_text(encoding="utf-8"))
+    os.environ["MEMGIT_NOW"] = truth["now"]
+    os.environ.pop("MEMGIT_AGENT", None)
+    rows = run(vault, truth)
+    command = " ".join(["python bench/convo_eval.py", f"--seed {a.seed}", *(f"--set {k}" for k in a.set)])
+    doc = render(truth, rows, command)
+    print(doc)
+    shown = 0
+    for r in rows:
+        if shown < a.misses and r["q"]["evidence"] and (not r["memgit"] or r["memgit"][0] not in r["q"]["evidence"]):
+            shown += 1
+            print(r["q"]["category"], r["q"]["question"], r["q"]["evidence"], "->", r["memgit"][:3])
+    if a.write_doc:
+        a.write_doc.write_text(doc, encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

@@ -81,7 +81,7 @@ class Config:
         found = schema.problems("config", data)
         if found:
             p = found[0]
-            raise UsageError(f"{where}: {p.where or 'top level'}: {p.message}", "see schemas/config.schema.json")
+            raise UsageError(f"{where}: {p.where or 'top level'}: {p.message}", schema.hint("config"))
         return cls(data)
 
     @classmethod

@@ -5,6 +5,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from importlib import import_module
+from typing import NoReturn
 
 from memgit import __version__
 from memgit.errors import MemgitError
@@ -13,7 +14,7 @@ from memgit.errors import MemgitError
 COMMANDS = (
     "init", "install", "log", "decide", "lesson", "prefer", "fact", "supersede", "expire", "now", "context",
     "fmt", "recall", "cite", "brief", "stats", "archive", "synthesize", "session", "extract", "sync", "review",
-    "verify", "mcp", "hook", "merge_driver", "heartbeat", "curate",
+    "verify", "mcp", "hook", "merge_driver", "heartbeat", "curate", "schema",
 )  # fmt: skip
 
 
@@ -33,9 +34,37 @@ def _command_of(argv: Sequence[str]) -> str | None:
     return None
 
 
+class _BadArguments(Exception):
+    def __init__(self, parser: argparse.ArgumentParser, message: str) -> None:
+        super().__init__(message)
+        self.parser, self.message = parser, message
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that raises on bad arguments, so that main() can answer in JSON under --json."""
+
+    def error(self, message: str) -> NoReturn:
+        raise _BadArguments(self, message)
+
+
+def _usage_error(argv: Sequence[str], exc: _BadArguments) -> int:
+    options = argv[: argv.index("--")] if "--" in argv else argv
+    prog = exc.parser.prog
+    if "--json" in options:
+        import json
+
+        usage = " ".join(exc.parser.format_usage().split()).removeprefix("usage: ")
+        data = {"error": exc.message, "hint": f"see `{prog} --help`", "exit": 2, "usage": usage}
+        print(json.dumps(data, ensure_ascii=False, indent=2))
+    else:
+        exc.parser.print_usage(sys.stderr)
+        print(f"{prog}: error: {exc.message}", file=sys.stderr)
+    return 2
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The CLI parser; with `only`, just that command's subparser (each command module is imported when used)."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="memgit",
         description="A git repository as an AI agent's long-term memory: remember by layer, cite by source, forget by expiry.",
         epilog="Exit codes: 0 ok, 1 a rule rejected the change or nothing was found, 2 usage or bad input, 3 conflict or lock timeout (retry), 4 internal error (a bug: please report it), 5 sync diverted local work to a proposal branch.",
@@ -51,7 +80,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(_command_of(argv))
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except _BadArguments as exc:
+        return _usage_error(argv, exc)
     if not args.command:
         parser.print_help()
         return 2

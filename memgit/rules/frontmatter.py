@@ -48,5 +48,5 @@ def check(change: Change, ctx: Context) -> list[Problem]:
         key = sp.where.split(".")[0].split("[")[0]
         line = _key_line(text, fm.end_line, key) if key else 1
         label = f"{sp.where}: " if sp.where else ""
-        found.append(Problem(change.path, line, RULE, f"frontmatter {label}{sp.message}", f"see schemas/{name}.schema.json"))
+        found.append(Problem(change.path, line, RULE, f"frontmatter {label}{sp.message}", schema.hint(name)))
     return found

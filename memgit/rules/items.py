@@ -52,7 +52,7 @@ def check(change: Change, ctx: Context) -> list[Problem]:
         fid = str(item.get("id", f"#{i}"))
         line = at(fid, "id") if "id" in item else 0
         for sp in schema.problems("item", item):
-            found.append(problem(line, f"fact {fid}: {sp.where + ': ' if sp.where else ''}{sp.message}", "see schemas/item.schema.json"))
+            found.append(problem(line, f"fact {fid}: {sp.where + ': ' if sp.where else ''}{sp.message}", schema.hint("item")))
         if fid in ids:
             found.append(problem(line, f"fact id {fid} appears twice", "every fact has its own id"))
         ids[fid] = item

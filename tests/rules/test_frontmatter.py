@@ -116,7 +116,7 @@ def test_missing_frontmatter_is_rejected_at_line_1(kind: str) -> None:
 def test_schema_violations_name_the_key_line(kind: str, text: str, key: str) -> None:
     path, _ = VALID[kind]
     p = only(check(path, text), RULE, path, line_with(text, f"{key}:"), key)
-    assert f"schemas/{kind}.schema.json" in p.hint
+    assert f"`memgit schema {kind}`" in p.hint
 
 
 @pytest.mark.parametrize(
@@ -125,7 +125,7 @@ def test_schema_violations_name_the_key_line(kind: str, text: str, key: str) -> 
 )
 def test_missing_required_keys_are_rejected_at_line_1(kind: str, text: str, missing: str) -> None:
     path, _ = VALID[kind]
-    only(check(path, text), RULE, path, 1, f"'{missing}' is a required property")
+    only(check(path, text), RULE, path, 1, f"{missing} is missing")
 
 
 def test_a_superseded_decision_without_successor_is_rejected() -> None:
@@ -133,7 +133,7 @@ def test_a_superseded_decision_without_successor_is_rejected() -> None:
 
 
 def test_a_decision_without_status_gets_one_problem() -> None:
-    only(check("decisions/x.md", "---\ndate: 2026-01-15\ntype: db\n---\n"), RULE, "decisions/x.md", 1, "'status' is a required property")
+    only(check("decisions/x.md", "---\ndate: 2026-01-15\ntype: db\n---\n"), RULE, "decisions/x.md", 1, "status is missing")
 
 
 # --- rejects: hostile YAML -------------------------------------------------------------------

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -364,33 +365,51 @@ class Repo:
         """Bring index and work tree in step with `tree` for paths, leaving every other path alone.
 
         expected[path] is the blob the index held before (None: absent); a path whose index entry
-        the user changed meanwhile is left as the user has it.
+        the user changed meanwhile is left as the user has it. Humans first: git's own index.lock is
+        taken before the work tree is touched, so a `git commit` in progress (and pre-commit's
+        stash of unstaged work inside it) never sees files change under it; GitError if it is held.
         """
-        idx = self.git.index
-        idx.read()
-        for path in paths:
-            new = self.blob_id(tree, path)
-            entry = idx[path] if path in idx else None
-            current = str(entry.id) if entry is not None else None
-            if current != expected.get(path, current):
-                continue
-            if new is None:
-                if entry is not None:
-                    idx.remove(path)
-            else:
-                idx.add(pygit2.IndexEntry(path, pygit2.Oid(hex=new), FILE_MODE))
-            if self.workdir is not None:
-                target = self.workdir / path
+        lock = self.gitdir / "index.lock"
+        try:
+            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        except FileExistsError:
+            raise GitError(f"{lock}: another git process (a commit in progress?) holds the index") from None
+        done = False
+        try:
+            # the new index is built beside the lock and renamed over it, as git itself does
+            scratch = self.gitdir / "memgit" / "index.next"
+            scratch.parent.mkdir(exist_ok=True)
+            scratch.unlink(missing_ok=True)
+            if (self.gitdir / "index").exists():
+                shutil.copyfile(self.gitdir / "index", scratch)
+            idx = pygit2.Index(str(scratch))
+            for path in paths:
+                new = self.blob_id(tree, path)
+                entry = idx[path] if path in idx else None
+                current = str(entry.id) if entry is not None else None
+                if current != expected.get(path, current):
+                    continue
                 if new is None:
-                    if target.is_file() and not target.is_symlink():
-                        target.unlink()
-                        _prune_empty(target.parent, self.workdir)
+                    if entry is not None:
+                        idx.remove(path)
                 else:
-                    _atomic_write(target, self.blob(new) or b"")
-        idx.write()
-        if self.workdir is not None:
-            # refresh stat info so `git status` does not re-hash the files we wrote
-            idx.read()
+                    idx.add(pygit2.IndexEntry(path, pygit2.Oid(hex=new), FILE_MODE))
+                if self.workdir is not None:
+                    target = self.workdir / path
+                    if new is None:
+                        if target.is_file() and not target.is_symlink():
+                            target.unlink()
+                            _prune_empty(target.parent, self.workdir)
+                    else:
+                        _atomic_write(target, self.blob(new) or b"")
+            idx.write()
+            os.replace(scratch, lock)
+            os.replace(lock, self.gitdir / "index")
+            done = True
+        finally:
+            os.close(fd)
+            if not done:
+                lock.unlink(missing_ok=True)
 
     def uncommitted(self) -> list[str]:
         """Tracked paths whose index entry or work-tree file differs from HEAD (untracked files are not listed)."""

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import git, head, memgit
+from tests.conftest import git, head, memgit, status
 
 
 def _no_traceback(r: object) -> None:
@@ -83,7 +83,7 @@ def test_limits_refuse_an_oversized_items_json_through_the_hook_and_verify(vault
     items = json.loads((vault / "people/sarah/items.json").read_text())
     base = items[0]
     items += [{**base, "id": f"sarah-{i:06d}", "fact": f"fact number {i}"} for i in range(12)]
-    from memgit.facts import canonical
+    from memgit.itemsfile import canonical
 
     (vault / "people/sarah/items.json").write_bytes(canonical(items))
     git(vault, "add", "-A")
@@ -106,3 +106,23 @@ def test_limits_refuse_a_huge_file_and_a_deep_session_record_on_write(vault: Pat
     assert c.returncode != 0 and "limits.file_bytes" in c.stdout + c.stderr
     git(vault, "reset", "-q")
     assert head(vault) == before
+
+
+def test_work_tree_is_not_touched_while_a_git_commit_holds_the_index(vault: Path) -> None:
+    """Humans first: with git's index.lock held (a `git commit` running its hooks), memgit's
+    index/work-tree sync touches nothing; the next memgit write brings them in step."""
+    from memgit.repo import GitError, Repo
+
+    repo = Repo(vault)
+    tree = repo.commit_tree(repo.head_id())
+    lock = vault / ".git" / "index.lock"
+    lock.write_text("")
+    now_before = (vault / "NOW.md").read_bytes()
+    (vault / "NOW.md").unlink()
+    with pytest.raises(GitError, match="index.lock"):
+        repo.sync_paths(tree, ["NOW.md"], {"NOW.md": repo.blob_id(tree, "NOW.md")})
+    assert not (vault / "NOW.md").exists() and lock.exists()  # the holder's lock is left alone
+    lock.unlink()
+    repo.sync_paths(tree, ["NOW.md"], {"NOW.md": repo.blob_id(tree, "NOW.md")})
+    assert (vault / "NOW.md").read_bytes() == now_before and not lock.exists()
+    assert status(vault) == ""

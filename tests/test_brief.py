@@ -95,7 +95,8 @@ def test_active_context_appears_in_brief(vault: Path) -> None:
     assert "Active context: work (contexts/work.md)" in titles
     [ctx] = [s for s in data["sections"] if s["title"].startswith("Active context")]
     assert "Halfway through the invoice parser" in ctx["text"]
-    assert NOW_TEXT in data["text"]
+    # the switch saved NOW.md into the outgoing context and loaded work's (new: no state yet)
+    assert NOW_TEXT not in data["text"] and NOW_TEXT in (vault / "contexts/default.md").read_text()
     plain = memgit("brief", "--budget", "400", cwd=vault, env=T)
     assert plain.returncode == 0 and "Halfway through the invoice parser" in plain.stdout
     # switching away: the other context is the active one now

@@ -543,3 +543,32 @@ def test_fmt_broken_json_exits_2_naming_the_line(vault: Path) -> None:
     assert r.returncode == 2
     assert "people/sarah/items.json:4" in r.stderr
     assert path.read_text().count("oops") == 1
+
+
+def test_context_switch_saves_and_restores_last_state(vault: Path) -> None:
+    """switch b then switch a: NOW.md is a's state again, and a's file records what was written while it was active."""
+    memgit_json("context", "switch", "a", cwd=vault, env=T1)
+    memgit_json("now", "set", "# Now\n\n## Doing\n\nthe A migration, step 3 of 5", cwd=vault, env=T1)
+    a_now = (vault / "NOW.md").read_text().split("---\n", 2)[2]
+    fact = memgit_json("fact", "add", "projects/alpha", "Alpha ships in March", "--category", "milestone", cwd=vault, env=T1)
+    dec = memgit_json("decide", "Use Postgres", "--context", "need a db", "--decision", "Postgres", cwd=vault, env=T1)
+    before = head(vault)
+    b = memgit_json("context", "switch", "b", cwd=vault, env=T2)
+    assert b["saved"] == "contexts/a.md" and git(vault, "rev-list", "--count", f"{before}..HEAD").stdout.strip() == "1"
+    now = (vault / "NOW.md").read_text()
+    assert "context: b" in now and "A migration" not in now
+    memgit_json("now", "set", "B: reviewing PR 12", cwd=vault, env=T2)
+    memgit_json("context", "switch", "a", cwd=vault, env=T2)
+    now = (vault / "NOW.md").read_text()
+    assert "context: a" in now and now.split("---\n", 2)[2] == a_now
+    a_text = (vault / "contexts/a.md").read_text()
+    assert f"- Alpha ships in March ({fact['id']})" in a_text.split("## Key facts", 1)[1].split("## ", 1)[0]
+    assert f"- Use Postgres ({dec['path']})" in a_text.split("## Decisions", 1)[1].split("## ", 1)[0]
+    assert "- projects/alpha/items.json" in a_text.split("## Related files", 1)[1].split("## ", 1)[0]
+    assert "B: reviewing PR 12" in (vault / "contexts/b.md").read_text().split("## Last state", 1)[1]
+    # a fact retired later leaves a's Key facts at the next save
+    memgit_json("supersede", fact["id"], "Alpha ships in April", cwd=vault, env=T2)
+    memgit_json("context", "save", cwd=vault, env=T2)
+    key = (vault / "contexts/a.md").read_text().split("## Key facts", 1)[1].split("## ", 1)[0]
+    assert fact["id"] not in key
+    assert status(vault) == "" and memgit("verify", cwd=vault).returncode == 0

@@ -367,7 +367,7 @@ class Gen:
         t0 = time.monotonic()
         self.init(out)
         from memgit.indexmd import IndexBuilder
-        from memgit.vault import Vault
+        from memgit.api import Vault
 
         vault = Vault(out)
         repo, config = vault.repo, vault.config

@@ -185,7 +185,7 @@ print(json.dumps({
 INDEX_PY = r"""
 import json, shutil, sys, tempfile, time
 from pathlib import Path
-from memgit.vault import Vault
+from memgit.api import Vault
 from memgit.indexmd import IndexBuilder, generate, index_writes
 R = int(sys.argv[2])
 v = Vault(sys.argv[1]); repo = v.repo; cfg = v.config

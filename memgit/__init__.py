@@ -11,8 +11,21 @@ Module names say what each module owns:
 - the rules (``rules/``, pure functions over ``changes``), the write transaction (``txn``), the
   write operations (``ops/``: ``facts``, ``records``, ``journal``, ``state``, ``fmt``);
 - commands' library halves (``recall``, ``cite``, ``brief``, ``sync``, ``verify``, ``archive``,
-  ``vaultinit`` (init and install), ...), the ``Vault`` facade (``vault``), and the CLI
-  (``main`` and one module per command in ``commands/``).
+  ``vaultinit`` (init and install), ...), the public API (``api``: ``memgit.Vault``, one method per
+  command) and the CLI (``main`` and one module per command in ``commands/``).
+
+Layers, lowest first; a module imports only from its own layer or below (tests/test_imports.py checks
+it, and that no import cycle exists):
+
+1. base: ``errors``, ``clock``, ``resources``, ``tokens``, ``lock``
+2. formats and tools: ``config``, ``frontmatter``, ``schema``, ``itemsfile``, ``entries``, ``repo``,
+   ``gitcli``, ``rg``, ``modelcmd``, ``identity``, ``changes``, ``names``, ``asof``
+3. rules: ``rules/``
+4. core: ``indexmd``, ``index_render``, ``merge``, ``merge_tree``, ``txn``, ``verify``, ``archive``,
+   ``context`` (``VaultContext``: repo, config, clock, writer, transact; what ops and read paths take)
+5. features: ``ops/`` and every command's library half (any module not listed elsewhere)
+6. api: ``api`` (``Vault``: the context plus one method per command, results typed in ``results``)
+7. cli: ``main``, ``commands/``, ``mcp_server``
 """
 from __future__ import annotations
 
@@ -21,13 +34,13 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
-    from memgit.vault import Vault as Vault
+    from memgit.api import Vault as Vault
 
 
 def __getattr__(name: str) -> Any:
     # Lazy: `import memgit` must stay cheap for hooks and `--help`.
     if name == "Vault":
-        from memgit.vault import Vault
+        from memgit.api import Vault
 
         return Vault
     raise AttributeError(name)

@@ -12,7 +12,7 @@ from memgit.merge import MergeConflict, merge_journal
 if TYPE_CHECKING:
     from memgit.repo import Repo
     from memgit.txn import Transaction
-    from memgit.vault import Vault
+    from memgit.context import VaultContext as Vault
 
 ARCHIVE_HEADER = "# Archived journals\n\nJournals that left main, and the branch that keeps each month (`memgit recall --archive` searches them).\n\n"
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from memgit.errors import UsageError
 
 if TYPE_CHECKING:
-    from memgit.vault import Vault
+    from memgit.context import VaultContext as Vault
 
 
 class AsOf(NamedTuple):

@@ -10,7 +10,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from memgit.vault import Vault
+    from memgit.context import VaultContext as Vault
 
 CHARS_PER_TOKEN = 4
 _SECTION = re.compile(r"^## (.+?) \(\d+\)\s*$")

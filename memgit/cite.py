@@ -9,7 +9,7 @@ from memgit import itemsfile
 from memgit.errors import NotFound, UsageError
 
 if TYPE_CHECKING:
-    from memgit.vault import Vault
+    from memgit.context import VaultContext as Vault
 
 _FACT_ID = re.compile(r"^[a-z0-9][a-z0-9-]*-[a-z0-9]{6}$")
 _PATH_LINE = re.compile(r"^(?P<path>[^#]+?)(?::|#L)(?P<line>\d+)$")

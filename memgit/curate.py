@@ -16,7 +16,7 @@ from memgit.errors import MemgitError, RuleViolation, UsageError
 
 if TYPE_CHECKING:
     from memgit.txn import Transaction
-    from memgit.vault import Vault
+    from memgit.context import VaultContext as Vault
 
 PATH = "MEMORY.md"
 SECTION = "## Curated by memgit"
@@ -72,7 +72,7 @@ class Sources:
     """What the tree holds that curated lines may point to, and the facts they must not restate."""
 
     def __init__(self, vault: Vault, tree: str | None) -> None:
-        from memgit import frontmatter, itemsfile as facts
+        from memgit import frontmatter, itemsfile as itemsfile
         from memgit.names import slugify
 
         repo, cfg = vault.repo, vault.config
@@ -104,7 +104,7 @@ class Sources:
                     self.retired_refs.add(path)
             elif kind == "entity-items":
                 try:
-                    items = facts.parse_file(path, repo.blob(blob) or b"[]")
+                    items = itemsfile.parse_file(path, repo.blob(blob) or b"[]")
                 except UsageError:
                     continue
                 for item in items:

@@ -61,3 +61,18 @@ def minus(entries: list[bytes], taken: Counter[bytes]) -> list[bytes]:
 def holds_entries(old: bytes, new: bytes) -> bool:
     """new holds every entry of old (in any order): what a merged journal must keep."""
     return not (keys(split(old)) - keys(split(new)))
+
+
+def format_entry(time: str, text: str, kind: str | None, source: str | None) -> str:
+    tag = f"[{kind}] " if kind and kind != "note" else ""
+    lines = text.splitlines()
+    first = f"- {time} {tag}{lines[0]}"
+    rest = [f"  {ln}" if ln.strip() else "" for ln in lines[1:]]
+    if source:
+        label = "verbatim" if kind == "instruction" else "source"
+        tail = f'{label}: "{source}"' if kind == "instruction" else f"{label}: {source}"
+        if rest:
+            rest.append(f"  ({tail})")
+        else:
+            first += f" ({tail})"
+    return "\n".join([first, *rest]) + "\n"

@@ -9,7 +9,7 @@ from memgit.errors import MemgitError, NotFound, UsageError
 
 if TYPE_CHECKING:
     from memgit.txn import Transaction
-    from memgit.vault import Vault
+    from memgit.context import VaultContext as Vault
 
 TRAILER = "Memgit-Extracted-Through"
 PROMPT = (
@@ -68,7 +68,7 @@ def _ask(cmd: str, prompt: str) -> Any:
 def extract(vault: Vault, cmd: str, since: str | None = None) -> dict[str, Any]:
     from memgit.names import locate
     from memgit.ops.facts import _new_fact, entity_folder
-    from memgit.vault import require_text
+    from memgit.context import require_text
 
     head = vault.repo.head_id()
     entries = new_entries(vault, since)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Callable, NamedTuple
 from memgit.errors import MemgitError, NotFound
 
 if TYPE_CHECKING:
-    from memgit.vault import Vault
+    from memgit.context import VaultContext as Vault
 
 STEPS = ("extract", "expire", "archive", "synthesize", "curate", "sync")
 DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -77,7 +77,7 @@ def _extract(vault: Vault, s: dict[str, Any], dry: bool) -> Step:
 
 
 def _expire(vault: Vault, s: dict[str, Any], dry: bool) -> Step:
-    from memgit import itemsfile as facts
+    from memgit import itemsfile as itemsfile
 
     if dry:
         today, due = vault.today(), []
@@ -85,7 +85,7 @@ def _expire(vault: Vault, s: dict[str, Any], dry: bool) -> Step:
         for kind in vault.config.entity_kinds:
             for path, blob in vault.repo.files(tree, kind):
                 if path.endswith("/items.json"):
-                    due += [i["id"] for i in facts.parse_file(path, vault.repo.blob(blob) or b"[]")
+                    due += [i["id"] for i in itemsfile.parse_file(path, vault.repo.blob(blob) or b"[]")
                             if i.get("status") == "active" and i.get("valid_until") and str(i["valid_until"]) <= today]  # fmt: skip
         return Step("expire", "would" if due else "nothing", ", ".join(due) or "no active fact is past its valid_until")
     try:

@@ -7,7 +7,7 @@ from memgit import changes, rules
 from memgit.changes import Context, Problem
 
 if TYPE_CHECKING:
-    from memgit.vault import Vault
+    from memgit.context import VaultContext as Vault
 
 
 def check_staged(vault: Vault, only: list[str] | None = None) -> list[Problem]:

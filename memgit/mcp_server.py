@@ -15,7 +15,7 @@ T = TypeVar("T")
 
 
 def build(path: Path) -> MCPServer:
-    from memgit.vault import Vault
+    from memgit.api import Vault
 
     server: MCPServer = MCPServer(
         name="memgit",

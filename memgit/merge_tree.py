@@ -72,7 +72,7 @@ def merge_trees(repo: Repo, config: Config, base: str | None, ours: str, theirs:
 def _keep_lost_state(repo: Repo, config: Config, ours_tree: str, writes: dict[str, bytes | None],
                      lost: tuple[str, bytes, bytes, str], now: dt.datetime | None) -> None:
     """Append the losing NOW.md's own lines to the day's journal: a state replaced by a merge is not lost."""
-    from memgit.ops.journal import format_entry
+    from memgit.entries import format_entry
 
     path, loser, winner, source = lost
     lines = lost_lines(loser, winner)

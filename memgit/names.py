@@ -11,7 +11,7 @@ from memgit import itemsfile
 from memgit.errors import NotFound, UsageError
 
 if TYPE_CHECKING:
-    from memgit.vault import Vault
+    from memgit.context import VaultContext as Vault
 
 _SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 

@@ -13,7 +13,7 @@ from memgit.recall_time import window
 from memgit.tokens import analyze, fold, pattern
 
 if TYPE_CHECKING:
-    from memgit.vault import Vault
+    from memgit.context import VaultContext as Vault
 
 LAYERS = {"fact": "entity-items", "facts": "entity-items", "entity": "entity-items", "summary": "entity-summary",
           "journal": "journal", "session": "session", "now": "now", "memory": "memory", "decision": "decision",

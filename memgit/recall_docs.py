@@ -11,7 +11,7 @@ from memgit import entries
 
 if TYPE_CHECKING:
     from memgit.rg import Match
-    from memgit.vault import Vault
+    from memgit.context import VaultContext as Vault
 
 _PREF = re.compile(r"\(confirmed (\d{4}-\d{2}-\d{2})\)\s*$")
 DATED_HEADING = re.compile(r"^#{1,6} .*\((\d{4}-\d{2}-\d{2})\)\s*$")

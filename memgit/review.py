@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 from memgit import itemsfile
 
 if TYPE_CHECKING:
-    from memgit.vault import Vault
+    from memgit.context import VaultContext as Vault
 
 
 def review(vault: Vault, rev_range: str) -> dict[str, Any]:
@@ -73,7 +73,9 @@ def review(vault: Vault, rev_range: str) -> dict[str, Any]:
             out["policy"].append({"path": d.path, "change": "added" if old is None else "deleted" if new is None else "changed"})
         else:
             out["other"].append({"path": d.path, "change": "added" if old is None else "deleted" if new is None else "changed"})
-    out["problems"] = [{"commit": c, **p.as_dict()} for c, p in vault.verify(f"{base}..{tip}")]
+    from memgit.verify import verify
+
+    out["problems"] = [{"commit": c, **p.as_dict()} for c, p in verify(vault, f"{base}..{tip}")]
     out["markdown"] = markdown(out)
     return out
 

@@ -9,7 +9,7 @@ from memgit.errors import UsageError
 
 if TYPE_CHECKING:
     from memgit.txn import Transaction
-    from memgit.vault import Vault
+    from memgit.context import VaultContext as Vault
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 MAX_RECORD = 1024 * 1024

@@ -11,7 +11,7 @@ from memgit.errors import Conflict, MemgitError, UsageError
 from memgit.merge import MergeConflict
 
 if TYPE_CHECKING:
-    from memgit.vault import Vault
+    from memgit.context import VaultContext as Vault
 
 ATTEMPTS = 8
 # the draft's INDEX.md is generated just before the check, so index-generated has nothing to judge

@@ -11,7 +11,7 @@ from memgit.errors import MemgitError, NotFound, UsageError
 
 if TYPE_CHECKING:
     from memgit.txn import Transaction
-    from memgit.vault import Vault
+    from memgit.context import VaultContext as Vault
 
 MAX_ANSWER = 8192
 _NOTES = re.compile(r"^## Notes[ \t]*\n(.*?)(?=^## |\Z)", re.M | re.S)

@@ -12,7 +12,7 @@ from memgit import changes, rules
 from memgit.errors import Conflict, RuleViolation, UsageError
 
 if TYPE_CHECKING:
-    from memgit.vault import Vault
+    from memgit.context import VaultContext as Vault
 
 T = TypeVar("T")
 RETRIES = 8

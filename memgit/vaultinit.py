@@ -171,7 +171,7 @@ def _first_commit(repo: Repo, path: Path, base: str | None, files: dict[str, byt
                   adopted: int) -> tuple[tuple[str, str], dict[str, bytes]]:  # fmt: skip
     """The init commit: `files` over `base`'s tree plus the generated index. Returns ((commit, tree), index files)."""
     from memgit.indexmd import index_writes
-    from memgit.vault import Vault
+    from memgit.context import VaultContext as Vault
 
     tree = repo.build_tree(repo.commit_tree(base) if base else None, files)
     generated = {p: d for p, d in index_writes(repo, config, tree, repo.blob_id(tree, ".memgit.yaml")).items() if d is not None}

@@ -12,7 +12,7 @@ from memgit.errors import UsageError
 if TYPE_CHECKING:
     from memgit.indexmd import IndexBuilder
     from memgit.repo import CommitInfo, Repo
-    from memgit.vault import Vault
+    from memgit.context import VaultContext as Vault
 
 ARCHIVE_TRAILER = "Memgit-Archive"
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from memgit.errors import MemgitError, RuleViolation, UsageError
 
 if TYPE_CHECKING:
-    from memgit.vault import Vault
+    from memgit.api import Vault
 
 
 def add(sub: Any, name: str, help: str, run: Callable[[argparse.Namespace], int], json_flag: bool = True, **kw: Any) -> argparse.ArgumentParser:
@@ -21,7 +21,7 @@ def add(sub: Any, name: str, help: str, run: Callable[[argparse.Namespace], int]
 
 
 def vault(args: argparse.Namespace) -> Vault:
-    from memgit.vault import Vault
+    from memgit.api import Vault
 
     v = Vault(args.vault_dir)
     args.opened_vault = v  # emit() reports the warnings of what it did

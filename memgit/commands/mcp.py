@@ -13,7 +13,7 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from memgit.vault import Vault
+    from memgit.api import Vault
 
     root = Vault(args.vault_dir).root  # fail fast, with a clear error, before loading the MCP SDK (~1 s)
     from memgit.mcp_server import serve

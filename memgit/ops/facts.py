@@ -10,7 +10,7 @@ from memgit.names import locate
 
 if TYPE_CHECKING:
     from memgit.txn import Transaction
-    from memgit.vault import Vault
+    from memgit.context import VaultContext as Vault
 
 _SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
 
@@ -61,7 +61,7 @@ def _new_fact(vault: Vault, slug: str, text: str, category: str, source: str | N
 def add(vault: Vault, entity: str, text: str, category: str, source: str | None, valid_from: str | None,
         valid_until: str | None, authority: str) -> dict[str, Any]:  # fmt: skip
     from memgit.clock import parse_date
-    from memgit.vault import require_text
+    from memgit.context import require_text
 
     folder = entity_folder(vault, entity)
     text = " ".join(require_text(vault.config, text).split())
@@ -119,7 +119,7 @@ def show(vault: Vault, fact_id: str) -> dict[str, Any]:
 
 
 def supersede(vault: Vault, fact_id: str, text: str, reason: str | None, source: str | None) -> dict[str, Any]:
-    from memgit.vault import require_text
+    from memgit.context import require_text
 
     text = " ".join(require_text(vault.config, text).split())
     if reason is not None:

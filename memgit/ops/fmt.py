@@ -7,7 +7,7 @@ from memgit import itemsfile
 from memgit.errors import UsageError
 
 if TYPE_CHECKING:
-    from memgit.vault import Vault
+    from memgit.context import VaultContext as Vault
 
 
 def fmt(vault: Vault, check: bool) -> list[str]:

@@ -3,33 +3,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from memgit.entries import format_entry
 from memgit.errors import UsageError
 
 if TYPE_CHECKING:
     from memgit.txn import Transaction
-    from memgit.vault import Vault
+    from memgit.context import VaultContext as Vault
 
 LOG_KINDS = ("note", "decision", "completion", "lesson", "preference", "instruction")
 
 
-def format_entry(time: str, text: str, kind: str | None, source: str | None) -> str:
-    tag = f"[{kind}] " if kind and kind != "note" else ""
-    lines = text.splitlines()
-    first = f"- {time} {tag}{lines[0]}"
-    rest = [f"  {ln}" if ln.strip() else "" for ln in lines[1:]]
-    if source:
-        label = "verbatim" if kind == "instruction" else "source"
-        tail = f'{label}: "{source}"' if kind == "instruction" else f"{label}: {source}"
-        if rest:
-            rest.append(f"  ({tail})")
-        else:
-            first += f" ({tail})"
-    return "\n".join([first, *rest]) + "\n"
-
-
 def log(vault: Vault, text: str, kind: str | None, source: str | None, at: str | None) -> dict[str, Any]:
     from memgit.clock import parse_time
-    from memgit.vault import require_text
+    from memgit.context import require_text
 
     text = require_text(vault.config, text)
     if kind is not None and kind not in LOG_KINDS:

@@ -9,7 +9,7 @@ from memgit.names import slugify, topic_slug
 
 if TYPE_CHECKING:
     from memgit.txn import Transaction
-    from memgit.vault import Vault
+    from memgit.context import VaultContext as Vault
 
 _LESSON_HEADING = re.compile(r"^## (.+?)(?: \(\d{4}-\d{2}-\d{2}\))?\s*$", re.M)
 
@@ -32,7 +32,7 @@ def _new_decision_path(tx: Transaction, date: str, title: str) -> str:
 def decide(vault: Vault, title: str, context: str, decision: str, alternatives: list[str], tags: list[str],
            source: str | None, supersedes: str | None = None) -> dict[str, Any]:  # fmt: skip
     from memgit import frontmatter
-    from memgit.vault import require_text
+    from memgit.context import require_text
 
     cfg = vault.config
     title = require_text(cfg, title, "title").splitlines()[0]
@@ -89,7 +89,7 @@ def supersede_decision(vault: Vault, ref: str, text: str, reason: str | None, ne
 
 def lesson(vault: Vault, topic: str, title: str, body: str) -> dict[str, Any]:
     from memgit import frontmatter
-    from memgit.vault import require_text
+    from memgit.context import require_text
 
     slug = topic_slug(topic)
     title = require_text(vault.config, title, "title").splitlines()[0]
@@ -117,7 +117,7 @@ def lesson(vault: Vault, topic: str, title: str, body: str) -> dict[str, Any]:
 
 def prefer(vault: Vault, topic: str, text: str) -> dict[str, Any]:
     from memgit import frontmatter
-    from memgit.vault import require_text
+    from memgit.context import require_text
 
     slug = topic_slug(topic)
     text = " ".join(require_text(vault.config, text).split())

@@ -8,14 +8,14 @@ from memgit.errors import NotFound
 
 if TYPE_CHECKING:
     from memgit.txn import Transaction
-    from memgit.vault import Vault
+    from memgit.context import VaultContext as Vault
 
 SECTIONS = ("Summary", "Key facts", "Decisions", "Related files", "Last state")
 
 
 def now_set(vault: Vault, text: str) -> dict[str, Any]:
     from memgit import frontmatter
-    from memgit.vault import require_text
+    from memgit.context import require_text
 
     body = require_text(vault.config, text, "NOW text", cap=max(16384, int(vault.config.get("max_text_bytes", 4096))))
 
@@ -174,7 +174,7 @@ def context_switch(vault: Vault, name: str) -> dict[str, Any]:
 
 def context_save(vault: Vault, name: str | None, state_text: str | None) -> dict[str, Any]:
     from memgit import frontmatter
-    from memgit.vault import require_text
+    from memgit.context import require_text
 
     def build(tx: Transaction) -> dict[str, Any]:
         active = _active_context(vault, tx)

@@ -88,8 +88,10 @@ def _expire(vault: Vault, s: dict[str, Any], dry: bool) -> Step:
                     due += [i["id"] for i in itemsfile.parse_file(path, vault.repo.blob(blob) or b"[]")
                             if i.get("status") == "active" and i.get("valid_until") and str(i["valid_until"]) <= today]  # fmt: skip
         return Step("expire", "would" if due else "nothing", ", ".join(due) or "no active fact is past its valid_until")
+    from memgit.ops.facts import expire
+
     try:
-        r = vault.expire()
+        r = expire(vault, None, None)
     except NotFound as exc:
         return Step("expire", "nothing", exc.message)
     return Step("expire", "done", f"expired {', '.join(r['ids'])}", r["commit"])
@@ -102,7 +104,9 @@ def _archive(vault: Vault, s: dict[str, Any], dry: bool) -> Step:
         old = sorted(p for p, _ in vault.repo.files(vault.head_tree(), "memory/")
                      if vault.config.kind_of(p) == "journal" and p.split("/")[-1][:10] < cutoff)  # fmt: skip
         return Step("archive", "would" if old else "nothing", f"{len(old)} journals before {cutoff}")
-    r = vault.archive()
+    from memgit.archive import archive
+
+    r = archive(vault, None)
     if not r["archived"]:
         return Step("archive", "nothing", f"no journal before {r['cutoff']}")
     return Step("archive", "done", f"{len(r['archived'])} journals to {', '.join(r['branches'])}", r["commit"])

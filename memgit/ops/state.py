@@ -85,7 +85,7 @@ def _since_active(vault: Vault, tx: Transaction, name: str) -> str | None:
 
 def _track(vault: Vault, tx: Transaction, name: str, text: str) -> str:
     """Key facts, Decisions and Related files brought up to date with what was written while NAME was active."""
-    from memgit import itemsfile as facts
+    from memgit import itemsfile as itemsfile
 
     start = _since_active(vault, tx, name)
     old_tree = vault.repo.commit_tree(start) if start else None
@@ -98,8 +98,8 @@ def _track(vault: Vault, tx: Transaction, name: str, text: str) -> str:
             continue
         files.append(d.path)
         if kind == "entity-items":
-            before = {i.get("id") for i in facts.parse_file(d.path, vault.repo.blob(d.old) or b"[]")} if d.old else set()
-            new_facts += [f"- {i['fact']} ({i['id']})" for i in facts.parse_file(d.path, vault.repo.blob(d.new) or b"[]")
+            before = {i.get("id") for i in itemsfile.parse_file(d.path, vault.repo.blob(d.old) or b"[]")} if d.old else set()
+            new_facts += [f"- {i['fact']} ({i['id']})" for i in itemsfile.parse_file(d.path, vault.repo.blob(d.new) or b"[]")
                           if i.get("id") not in before and i.get("status") == "active"]  # fmt: skip
         elif kind == "decision" and d.old is None:
             title = _meta_of((vault.repo.blob(d.new) or b"").decode("utf-8", "replace")).get("title") or d.path
@@ -107,7 +107,7 @@ def _track(vault: Vault, tx: Transaction, name: str, text: str) -> str:
     retired = set()
     for path, blob in vault.repo.files(tx.tree, ""):
         if vault.config.kind_of(path) == "entity-items" and any(f"({path.split('/')[1]}-" in ln for ln in _section(text, "Key facts").splitlines()):
-            retired |= {str(i.get("id")) for i in facts.parse_file(path, vault.repo.blob(blob) or b"[]") if i.get("status") != "active"}
+            retired |= {str(i.get("id")) for i in itemsfile.parse_file(path, vault.repo.blob(blob) or b"[]") if i.get("status") != "active"}
     for title, added in (("Key facts", new_facts), ("Decisions", decisions), ("Related files", [f"- {p}" for p in files])):
         lines = [ln for ln in _section(text, title).splitlines() if ln.strip()]
         lines = [ln for ln in lines if not any(f"({r})" in ln for r in retired)]
@@ -137,7 +137,7 @@ def _restored(text: str) -> str | None:
 def context_switch(vault: Vault, name: str) -> dict[str, Any]:
     """Save the outgoing context's Last state from NOW.md, make NAME active, load its Last state into NOW.md."""
     from memgit import frontmatter
-    from memgit.vault import require_text
+    from memgit.context import require_text
 
     name = " ".join(require_text(vault.config, name, "context name").split())
     slug = _name_slug(name)

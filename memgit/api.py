@@ -102,6 +102,11 @@ class Vault(VaultContext):
 
         return cite.cite(self, ref, as_of)
 
+    def brief(self, budget: int = 2000, as_of: str | None = None) -> dict[str, Any]:
+        from memgit import brief
+
+        return brief.brief(self, budget, as_of)
+
     def stats(self, as_of: str | None = None) -> dict[str, Any]:
         from memgit import stats
 

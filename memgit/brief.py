@@ -14,6 +14,9 @@ if TYPE_CHECKING:
 
 CHARS_PER_TOKEN = 4
 _SECTION = re.compile(r"^## (.+?) \(\d+\)\s*$")
+_CONFIRMED = re.compile(r"\(confirmed (\d{4}-\d{2}-\d{2})\)\s*$")
+_OPTIONAL = ("Instructions (highest authority)", "Preferences to confirm")  # left out when empty
+SHARE = 0.4  # a first pass gives no section more than this part of the budget, so policy cannot crowd out NOW.md
 
 
 def estimate_tokens(text: str) -> int:
@@ -32,14 +35,61 @@ def _body(vault: Vault, tree: str | None, path: str) -> str:
         return data.decode("utf-8", errors="replace").strip()
 
 
-def _sections(vault: Vault) -> list[tuple[str, list[str]]]:
+def _instructions(vault: Vault, tree: str | None, today: str) -> list[str]:
+    """Instruction-level memory: active facts of the top authority, and journal entries logged as instructions."""
+    from memgit import itemsfile
+    from memgit.errors import UsageError
+
+    repo, cfg = vault.repo, vault.config
+    top = cfg.authority[0]
+    out = []
+    for kind in cfg.entity_kinds:
+        for path, blob in repo.files(tree, kind):
+            if not path.endswith("/items.json"):
+                continue
+            try:
+                items = itemsfile.parse_file(path, repo.blob(blob) or b"[]")
+            except UsageError:
+                continue
+            out += [f"- {i['fact']} ({i['id']})" for i in items if i.get("authority") == top and i.get("status") == "active"
+                    and not (i.get("valid_until") and str(i["valid_until"]) < today)]  # fmt: skip
+    for path in sorted((p for p, _ in repo.files(tree, "memory") if cfg.kind_of(p) == "journal"), reverse=True):
+        text = (repo.read(tree, path) or b"").decode("utf-8", errors="replace")
+        out += [f"{ln} ({path}:{n})" for n, ln in enumerate(text.splitlines(), 1) if ln.startswith("- ") and "[instruction]" in ln]
+    return out
+
+
+def _to_confirm(vault: Vault, tree: str | None, today: str) -> list[str]:
+    """Preferences nobody has confirmed within confirm_after_days: ask before relying on them."""
+    import datetime as dt
+
+    days = int(vault.config.get("confirm_after_days", 90))
+    cutoff = (dt.date.fromisoformat(today) - dt.timedelta(days=days)).isoformat()
+    out = []
+    for path, blob in sorted(vault.repo.files(tree, "preferences")):
+        if vault.config.kind_of(path) != "preference":
+            continue
+        for n, ln in enumerate((vault.repo.blob(blob) or b"").decode("utf-8", errors="replace").splitlines(), 1):
+            m = _CONFIRMED.search(ln)
+            if ln.startswith("- ") and m and m.group(1) < cutoff:
+                out.append(f"{ln} ({path}:{n}; confirm before use)")
+    return out
+
+
+def _sections(vault: Vault, tree: str | None, today: str) -> list[tuple[str, list[str]]]:
+    """In the order of authority: instructions, policy, state, decisions, preferences to confirm, memory, journal."""
     from memgit import frontmatter
 
     repo, cfg = vault.repo, vault.config
-    tree = vault.head_tree()
     out: list[tuple[str, list[str]]] = []
-    policy = sorted(p for p, _ in repo.files(tree) if cfg.kind_of(p) == "policy")
-    out.append(("Policy (canonical, humans only: read before acting)", [f"- {p}" for p in policy]))
+    out.append(("Instructions (highest authority)", _instructions(vault, tree, today)))
+    policy = []
+    for p in sorted(p for p, _ in repo.files(tree) if cfg.kind_of(p) == "policy"):
+        body = [ln for ln in _body(vault, tree, p).splitlines() if ln.strip()]
+        if body:
+            # the file's own title line repeats its name: the ### line already says it
+            policy += [f"### {p}", *(ln for n, ln in enumerate(body) if n or not ln.lstrip("# ").startswith(p.rsplit("/", 1)[-1]))]
+    out.append(("Policy (canonical, humans only: read before acting)", policy))
     out.append(("Now (NOW.md)", _body(vault, tree, "NOW.md").splitlines()))
     for path, blob in sorted(repo.files(tree, "contexts")):
         try:
@@ -65,6 +115,7 @@ def _sections(vault: Vault) -> list[tuple[str, list[str]]]:
         first = next((ln for ln in body if ln.strip() and not ln.startswith("#")), "")
         decisions.append((str(meta.get("date", "")), f"- {meta.get('date', '')} {meta.get('title', path)}: {first} ({path})"))
     out.append(("Recent decisions", [d for _, d in sorted(decisions, reverse=True)][:10]))
+    out.append(("Preferences to confirm", _to_confirm(vault, tree, today)))
     out.append(("Memory (MEMORY.md)", _body(vault, tree, "MEMORY.md").splitlines()))
     journals = sorted((p for p, _ in repo.files(tree, "memory") if cfg.kind_of(p) == "journal"), reverse=True)[:3]
     lines = []
@@ -85,31 +136,60 @@ def _sections(vault: Vault) -> list[tuple[str, list[str]]]:
     return out
 
 
-def brief(vault: Vault, budget: int = 2000) -> dict[str, Any]:
+def _fit(sections: list[tuple[str, list[str]]], limit: int) -> list[int]:
+    """How many lines of each section fit in limit characters: a first pass capped at SHARE each, then the rest in order."""
+    kept = [0] * len(sections)
+    used = 0
+
+    def grow(i: int, cap: int) -> None:
+        nonlocal used
+        title, lines = sections[i]
+        if kept[i] == 0:
+            first = len(f"\n## {title}\n") + len(lines[0]) + 1
+            if used + first > limit:
+                return
+            used, kept[i] = used + first, 1
+        while kept[i] < len(lines) and used + len(lines[kept[i]]) + 1 <= cap:
+            used += len(lines[kept[i]]) + 1
+            kept[i] += 1
+
+    for i in range(len(sections)):
+        grow(i, min(limit, used + int(limit * SHARE)))
+    for i in range(len(sections)):
+        grow(i, limit)
+    return kept
+
+
+def brief(vault: Vault, budget: int = 2000, as_of: str | None = None) -> dict[str, Any]:
+    """as_of replays the brief as it would have read then (a date, a date-time or a revision)."""
     from memgit.errors import UsageError
 
     if budget < 20:
         raise UsageError(f"--budget {budget} is too small", "give at least 20 tokens")
+    tree, today, commit = vault.head_tree(), vault.today(), None
+    if as_of:
+        from memgit.asof import resolve
+
+        at = resolve(vault, as_of)
+        tree, today, commit = at.tree, at.moment.date().isoformat(), at.commit
+    sections = []
+    for title, lines in _sections(vault, tree, today):
+        lines = [ln for ln in lines if ln.strip()]
+        if title in _OPTIONAL and not lines:
+            continue
+        if all(ln.startswith("#") for ln in lines):
+            lines = ["(empty)"]
+        sections.append((title, lines))
+    kept = _fit(sections, budget * CHARS_PER_TOKEN)
     text = ""
     parts: list[dict[str, Any]] = []
     omitted: list[str] = []
-    for title, lines in _sections(vault):
-        lines = [ln for ln in lines if ln.strip()]
-        if all(ln.startswith("#") for ln in lines):
-            lines = ["(empty)"]
-        header = ("\n" if text else "") + f"## {title}\n"
-        if estimate_tokens(text + header + lines[0] + "\n") > budget:
+    for (title, lines), n in zip(sections, kept):
+        if n == 0:
             omitted.append(title)
             continue
-        start = len(text)
-        text += header
-        kept = 0
-        for ln in lines:
-            candidate = text + ln + "\n"
-            if estimate_tokens(candidate) > budget:
-                break
-            text, kept = candidate, kept + 1
-        part = text[start:]
-        parts.append({"title": title, "text": part.lstrip("\n"), "truncated": kept < len(lines), "tokens": estimate_tokens(part)})
+        part = f"## {title}\n" + "".join(ln + "\n" for ln in lines[:n])
+        text += ("\n" if text else "") + part
+        parts.append({"title": title, "text": part, "truncated": n < len(lines), "tokens": estimate_tokens(part)})
     return {"budget": budget, "tokens": estimate_tokens(text), "estimate": f"ceil(characters / {CHARS_PER_TOKEN})",
-            "sections": parts, "omitted": omitted, "text": text}  # fmt: skip
+            "sections": parts, "omitted": omitted, "text": text, "as_of": commit}  # fmt: skip

@@ -103,3 +103,30 @@ def test_active_context_appears_in_brief(vault: Path) -> None:
     memgit_json("context", "switch", "home", cwd=vault, env=T)
     text = brief(vault, 400)["text"]
     assert "Active context: home" in text and "Halfway through the invoice parser" not in text
+
+
+def test_brief_has_policy_text_instructions_and_preferences_to_confirm(vault: Path) -> None:
+    """Policy by its text (not its name), active instruction-level memory, stale preferences, in authority order."""
+    memgit_json("prefer", "editor", "Use vim keybindings", cwd=vault, env={"MEMGIT_NOW": "2025-09-01T10:00:00"})
+    old = memgit_json("fact", "add", "people/ceo", "Cc the CEO on pricing emails", "--category", "preference",
+                      "--authority", "instruction", cwd=vault, env=T)  # fmt: skip
+    memgit_json("log", "Never deploy on Fridays", "--kind", "instruction", "--source", "ops lead: no friday deploys", cwd=vault, env=T)
+    data = brief(vault, 5000)
+    assert_within(data, 5000)
+    text = data["text"]
+    rules = (vault / "RULES.md").read_text().splitlines()[-1]
+    assert rules in text and "### RULES.md" in text
+    assert f"- Cc the CEO on pricing emails ({old['id']})" in text and "Never deploy on Fridays" in text
+    assert "Use vim keybindings" in text.split("## Preferences to confirm", 1)[1]
+    order = [text.index(f"\n## {s}") for s in ("Policy", "Now (NOW.md)", "Recent decisions", "Preferences to confirm", "Memory (MEMORY.md)")]
+    assert text.startswith("## Instructions")
+    assert order == sorted(order)
+    # a retired instruction is no longer in force
+    later = {"MEMGIT_NOW": "2026-01-11T10:00:00"}
+    memgit_json("supersede", old["id"], "Cc the CFO on pricing emails", cwd=vault, env=later)
+    now = memgit_json("brief", "--budget", "5000", cwd=vault, env=later)["text"]
+    assert "Cc the CEO" not in now and "Cc the CFO on pricing emails" in now
+    # --as-of replays the brief as it read then
+    then = memgit_json("brief", "--budget", "5000", "--as-of", "2026-01-10", cwd=vault, env=later)
+    assert "Cc the CEO on pricing emails" in then["text"] and "Cc the CFO" not in then["text"]
+    assert then["as_of"] == git(vault, "rev-parse", "HEAD~1").stdout.strip()

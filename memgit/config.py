@@ -2,10 +2,13 @@
 from __future__ import annotations
 
 import fnmatch
+import json
+import os
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from pathlib import Path
+from typing import Any, Callable
 
 from memgit.errors import UsageError
 
@@ -83,6 +86,33 @@ class Config:
             p = found[0]
             raise UsageError(f"{where}: {p.where or 'top level'}: {p.message}", schema.hint("config"))
         return cls(data)
+
+    @classmethod
+    def of_blob(cls, gitdir: Path, blob: str, read: Callable[[], bytes | None]) -> Config:
+        """The config held in blob `blob`: parsed and schema-checked once per version of it, then read back
+        from .git/memgit/config.json (JSON: no YAML parser, no schema check while the blob is unchanged)."""
+        cache = gitdir / "memgit" / "config.json"
+        try:
+            saved = json.loads(cache.read_bytes())
+            if isinstance(saved, dict) and saved.get("blob") == blob and isinstance(saved.get("data"), dict):
+                return cls(saved["data"])
+        except (OSError, ValueError):
+            pass
+        config = cls.parse((read() or b"").decode("utf-8", errors="replace"))
+        try:
+            text = json.dumps({"blob": blob, "data": config.data}, ensure_ascii=False)
+        except (TypeError, ValueError):
+            return config  # a value JSON cannot hold: parsed again next time
+        if json.loads(text)["data"] != config.data:
+            return config  # JSON would change it (non-string keys): parsed again next time
+        try:
+            cache.parent.mkdir(exist_ok=True)
+            tmp = cache.with_name(f"config.json.{os.getpid()}")
+            tmp.write_text(text, encoding="utf-8")
+            os.replace(tmp, cache)
+        except OSError:
+            pass  # a read-only .git only costs the parse next time
+        return config
 
     @classmethod
     def default(cls) -> Config:

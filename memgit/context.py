@@ -34,26 +34,14 @@ class VaultContext:
 
     @cached_property
     def config(self) -> Config:
-        """The committed .memgit.yaml (HEAD's), schema-checked once per version of it."""
+        """The committed .memgit.yaml (HEAD's), parsed and schema-checked once per version of it."""
         head = self.repo.head_id()
         blob = self.repo.blob_id(self.repo.commit_tree(head), CONFIG_PATH) if head else None
         if blob is None:
             if self.repo.workdir is not None and (self.root / CONFIG_PATH).is_file():
                 return Config.parse((self.root / CONFIG_PATH).read_text(errors="replace"))
             return Config.default()
-        marker = self.repo.gitdir / "memgit" / "config-valid"
-        try:
-            known = marker.read_text().strip() == blob
-        except OSError:
-            known = False
-        config = Config.parse((self.repo.blob(blob) or b"").decode("utf-8", errors="replace"), validate=not known)
-        if not known:
-            try:
-                marker.parent.mkdir(exist_ok=True)
-                marker.write_text(blob)
-            except OSError:
-                pass  # a read-only .git only costs the schema check next time
-        return config
+        return Config.of_blob(self.repo.gitdir, blob, lambda: self.repo.blob(blob))
 
     @cached_property
     def tz(self) -> dt.tzinfo:

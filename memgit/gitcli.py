@@ -89,3 +89,70 @@ def blame_line(cwd: Path, rev: str, path: str, line: int) -> BlameLine:
         commit, fields.get("author", ""), fields.get("author-mail", "").strip("<>"), int(fields.get("author-time", "0")),
         fields.get("author-tz", "+0000"), fields.get("filename", path), orig_line, text,
     )  # fmt: skip
+
+
+class Staged(NamedTuple):
+    """What `git commit` is about to record, read with git plumbing (no pygit2): for the pre-commit hook."""
+
+    gitdir: Path
+    head: str
+    config_blob: str
+    paths: list[tuple[str, str | None, str | None]]  # (path, blob at HEAD, staged blob); None: absent
+
+
+_ZERO = "0" * 40
+
+
+def _hook_env(top: Path) -> dict[str, str]:
+    # GIT_INDEX_FILE is the truth inside a hook (`commit -a`, `commit <paths>` use a temporary index)
+    env = no_git_env()
+    index_file = os.environ.get("GIT_INDEX_FILE")
+    if index_file:
+        env["GIT_INDEX_FILE"] = str(top / index_file)  # absolute stays absolute
+    return env
+
+
+def staged(cwd: Path, config_path: str) -> Staged | None:
+    """The staged change as (path, old blob, new blob); None when this reader does not apply
+    (no commit yet, no committed config, a SHA-256 repository): the caller reads it with pygit2."""
+    env = no_git_env()
+    proc = subprocess.run(["git", "rev-parse", "--absolute-git-dir", "--show-toplevel", "HEAD", f"HEAD:{config_path}"],
+                          cwd=cwd, capture_output=True, env=env)  # fmt: skip
+    lines = proc.stdout.decode("utf-8", errors="surrogateescape").splitlines()
+    if proc.returncode != 0 or len(lines) != 4 or len(lines[2]) != 40:
+        return None
+    gitdir, top, head, config_blob = Path(lines[0]), Path(lines[1]), lines[2], lines[3]
+    proc = subprocess.run(["git", "diff-index", "--cached", "--raw", "-z", "--no-renames", head],
+                          cwd=top, capture_output=True, env=_hook_env(top))  # fmt: skip
+    if proc.returncode != 0:
+        raise MemgitError(f"git diff-index failed: {proc.stderr.decode(errors='replace').strip()}")
+    fields = proc.stdout.split(b"\0")
+    out: list[tuple[str, str | None, str | None]] = []
+    for i in range(0, len(fields) - 1, 2):
+        old_mode, new_mode, old, new, _ = fields[i].decode().lstrip(":").split(" ")
+        path = fields[i + 1].decode("utf-8", errors="surrogateescape")
+        a = old if old != _ZERO and old_mode != "160000" else None  # gitlinks are not files
+        b = new if new != _ZERO and new_mode != "160000" else None
+        if a != b:
+            out.append((path, a, b))
+    return Staged(gitdir, head, config_blob, out)
+
+
+def read_blobs(cwd: Path, ids: list[str]) -> dict[str, bytes]:
+    """The contents of blobs by id, through one `git cat-file --batch`."""
+    if not ids:
+        return {}
+    proc = subprocess.run(["git", "cat-file", "--batch"], cwd=cwd, input="".join(f"{i}\n" for i in ids).encode(),
+                          capture_output=True, env=no_git_env())  # fmt: skip
+    if proc.returncode != 0:
+        raise MemgitError(f"git cat-file failed: {proc.stderr.decode(errors='replace').strip()}")
+    data, pos, out = proc.stdout, 0, {}
+    for oid in ids:
+        end = data.index(b"\n", pos)
+        header = data[pos:end].split(b" ")
+        if len(header) != 3:
+            raise MemgitError(f"git cat-file: {oid} is missing")
+        size = int(header[2])
+        out[oid] = data[end + 1 : end + 1 + size]
+        pos = end + 1 + size + 1
+    return out

@@ -1,13 +1,61 @@
 """memgit hook NAME: the rules on what `git commit` is about to record, and the post-commit refresh."""
 from __future__ import annotations
 
+import subprocess
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memgit import changes, rules
-from memgit.changes import Context, Problem
+from memgit.changes import Change, Context, Problem
 
 if TYPE_CHECKING:
     from memgit.context import VaultContext as Vault
+
+
+class _GitConfig:
+    """`git config --get` for identity.current when git did not export the author (outside `git commit`)."""
+
+    def __init__(self, cwd: Path) -> None:
+        self.cwd = cwd
+
+    def config_get(self, key: str) -> str | None:
+        from memgit.gitcli import no_git_env
+
+        proc = subprocess.run(["git", "config", "--get", key], cwd=self.cwd, capture_output=True, env=no_git_env())
+        value = proc.stdout.decode("utf-8", errors="replace").rstrip("\n")
+        return value if proc.returncode == 0 and value else None
+
+
+def check(path: Path, only: list[str] | None = None) -> list[Problem]:
+    """The rules on what `git commit` is about to record (the pre-commit hook).
+
+    Read with git plumbing (`diff-index --cached`, one `cat-file --batch`) and the config cached by its blob
+    id: no pygit2, no YAML parser, no schema unless a staged file needs it. A staged index file (whose
+    expected content the index builder computes) or a vault with no commit yet takes check_staged.
+    """
+    from memgit import gitcli, identity
+    from memgit.clock import now, zone
+    from memgit.config import CONFIG_PATH, Config
+
+    found = gitcli.staged(path, CONFIG_PATH)
+    if found is None:
+        from memgit.context import VaultContext as Vault
+
+        return check_staged(Vault(path), only)
+    if not found.paths:
+        return []
+    blob = found.config_blob
+    config = Config.of_blob(found.gitdir, blob, lambda: gitcli.read_blobs(path, [blob])[blob])
+    kinds = {p: config.kind_of(p) for p, _, _ in found.paths}
+    if "index" in kinds.values():
+        from memgit.context import VaultContext as Vault
+
+        return check_staged(Vault(path), only)
+    blobs = gitcli.read_blobs(path, sorted({b for _, old, new in found.paths for b in (old, new) if b}))
+    staged = [Change(p, kinds[p], blobs[old] if old else None, blobs[new] if new else None) for p, old, new in found.paths]
+    writer = identity.current(_GitConfig(path), config)
+    today = now(zone(config.timezone)).date().isoformat()
+    return rules.run(staged, Context(config, today, writer.is_agent, writer.label), only)
 
 
 def check_staged(vault: Vault, only: list[str] | None = None) -> list[Problem]:

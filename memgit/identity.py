@@ -3,13 +3,12 @@ from __future__ import annotations
 
 import os
 import re
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from memgit.errors import UsageError
 
 if TYPE_CHECKING:
     from memgit.config import Config
-    from memgit.repo import Repo
 
 
 class Writer(NamedTuple):
@@ -34,7 +33,11 @@ def _checked(value: str, where: str) -> str:
     return value
 
 
-def current(repo: Repo, config: Config) -> Writer:
+class ConfigSource(Protocol):
+    def config_get(self, key: str) -> str | None: ...
+
+
+def current(repo: ConfigSource, config: Config) -> Writer:
     agent = _checked(os.environ.get("MEMGIT_AGENT", "").strip(), "MEMGIT_AGENT")
     if agent:
         name = agent.split("@", 1)[0] or agent

@@ -63,7 +63,7 @@ def _usage_error(argv: Sequence[str], exc: _BadArguments) -> int:
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The CLI parser; with `only`, just that command's subparser (each command module is imported when used)."""
+    """The CLI parser; with `only`, just that command's subparser ("": none), each command module imported when used."""
     parser = _Parser(
         prog="memgit",
         description="A git repository as an AI agent's long-term memory: remember by layer, cite by source, forget by expiry.",
@@ -72,14 +72,16 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"memgit {__version__}")
     parser.add_argument("-C", dest="vault_dir", metavar="PATH", default=".", help="run as if started in PATH")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in (only,) if only else COMMANDS:
+    for name in (only,) if only else () if only == "" else COMMANDS:
         import_module(f"memgit.commands.{name}").register(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    parser = build_parser(_command_of(argv))
+    command = _command_of(argv)
+    # `memgit --version` needs no command's parser
+    parser = build_parser("" if command is None and argv[:1] == ["--version"] else command)
     try:
         args = parser.parse_args(argv)
     except _BadArguments as exc:

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
 from memgit.commands import _common
@@ -17,16 +18,15 @@ def run(args: argparse.Namespace) -> int:
     from memgit import hook, rules
     from memgit.errors import UsageError
 
-    v = _common.vault(args)
     if args.name == "index":
-        commit = hook.refresh_index(v)
+        commit = hook.refresh_index(_common.vault(args))
         if commit:
             print(f"memgit: INDEX.md refreshed in {commit[:12]}")
         return 0
     name = args.name.removeprefix("memgit-")
     if name != "check" and name not in rules.RULES:
         raise UsageError(f"unknown hook {args.name!r}", f"use check, index or one of {', '.join(rules.RULES)}")
-    problems = hook.check_staged(v, None if name == "check" else [name])
+    problems = hook.check(Path(args.vault_dir), None if name == "check" else [name])
     for p in problems:
         print(p.render(), file=sys.stderr)
     return 1 if problems else 0

@@ -62,7 +62,35 @@ def install(path: Path) -> dict[str, Any]:
     )  # fmt: skip
     if proc.returncode != 0:
         raise MemgitError(f"pre-commit install failed: {proc.stderr.strip() or proc.stdout.strip()}", "check `git config core.hooksPath`")
-    return {"path": str(repo.workdir), "hooks": ["pre-commit", "post-commit", "post-merge", "post-rewrite"], "merge_drivers": sorted(MERGE_DRIVERS)}
+    hooks = ["pre-commit", "post-commit", "post-merge", "post-rewrite"]
+    _reach_this_memgit([repo.gitdir / "hooks" / h for h in hooks])
+    return {"path": str(repo.workdir), "hooks": hooks, "merge_drivers": sorted(MERGE_DRIVERS)}
+
+
+_REACH = "# memgit install: this memgit, where `memgit` is not on PATH (a GUI client, a shell without its venv)"
+
+
+def _reach_this_memgit(scripts: list[Path]) -> None:
+    """Append the folder of this memgit's console script to PATH in the hook scripts pre-commit wrote.
+
+    pre-commit's scripts already start pre-commit by this interpreter's absolute path; its hooks name
+    `memgit` (language: system), which PATH must find. Appended, not prepended: a memgit earlier on PATH
+    still wins, and no other tool of this venv (python, pip) shadows the user's.
+    """
+    import shlex
+    import sysconfig
+
+    folder = next((d for d in (Path(sys.executable).parent, Path(sysconfig.get_path("scripts"))) if (d / "memgit").is_file()), None)
+    if folder is None:
+        return  # run from a source tree (python -m memgit) with no console script: PATH it is
+    line = f'{_REACH}\nPATH="$PATH":{shlex.quote(str(folder))}\nexport PATH\n'
+    for script in scripts:
+        text = script.read_text()
+        if _REACH in text:
+            continue
+        marker = "# end templated\n"
+        at = text.index(marker) + len(marker) if marker in text else text.index("\n") + 1
+        script.write_text(text[:at] + line + text[at:])
 
 
 def _adopt_report(existing: dict[str, bytes]) -> list[dict[str, Any]]:

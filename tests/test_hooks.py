@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -42,6 +43,24 @@ def journaled(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert (vault / JOURNAL).read_text().splitlines()[2:] == ["- 09:00 first entry", "- 09:01 second entry"]
     assert status(vault) == ""
     return vault
+
+
+# ---- the hooks run where `memgit` is not on PATH ------------------------------------------------
+
+
+def test_hooks_run_from_a_shell_without_memgit_on_path(journaled: Path) -> None:
+    """A GUI client or a shell without the venv: `memgit install` made the hook scripts reach this memgit."""
+    bare = "/usr/bin:/bin"
+    assert shutil.which("memgit", path=bare) is None  # else this test would prove nothing
+    env = {"PATH": bare}
+    text = (journaled / JOURNAL).read_text()
+    (journaled / JOURNAL).write_text(text.replace("first entry", "first entry, rewritten"))
+    before = head(journaled)
+    rejected(journaled, add_commit(journaled, "edit", JOURNAL, env=env), before, f"{JOURNAL}:3 journal-append-only")
+    (journaled / JOURNAL).write_text(text + "- 10:00 appended by hand\n")
+    accepted(add_commit(journaled, "append", JOURNAL, env=env))
+    assert subjects(journaled)[0].startswith(REFRESH)  # the post-commit hook ran too
+    assert status(journaled) == ""
 
 
 # ---- journals are append-only -----------------------------------------------------------------

@@ -63,7 +63,8 @@ def check_staged(vault: Vault, only: list[str] | None = None) -> list[Problem]:
 
     repo = vault.repo
     _, new_tree, staged = changes.staged(repo, vault.config)
-    if not staged:
+    merging = repo.merge_heads()
+    if not staged and not merging:  # a merge that keeps only our side still drops the other side's changes
         return []
     writer = vault.writer()
     builders: list[IndexBuilder] = []
@@ -75,7 +76,13 @@ def check_staged(vault: Vault, only: list[str] | None = None) -> list[Problem]:
         return builders[0].expected(path)
 
     ctx = Context(vault.config, vault.today(), writer.is_agent, writer.label, expected_index=expected,
-                  read=lambda path: repo.read(new_tree, path))
+                  merge=bool(merging), read=lambda path: repo.read(new_tree, path))
+    head = repo.head_id()
+    if merging and head is not None and only is None:
+        # concluding a merge: the other side's commits are judged on their own; what this merge adds is the writer's
+        from memgit.verify import judge_merge
+
+        return judge_merge(repo, vault.config, ctx, [head, *merging], new_tree, staged)
     return rules.run(staged, ctx, only)
 
 

@@ -223,6 +223,13 @@ class Repo:
         base = self.git.merge_base(pygit2.Oid(hex=a), pygit2.Oid(hex=b))
         return str(base) if base is not None else None
 
+    def merge_heads(self) -> list[str]:
+        """The commits a merge in progress brings in (.git/MERGE_HEAD), or []."""
+        try:
+            return [ln.strip() for ln in (self.gitdir / "MERGE_HEAD").read_text().splitlines() if ln.strip()]
+        except OSError:
+            return []
+
     def refs(self, prefix: str) -> dict[str, str]:
         out = {}
         for name in self.git.references:

@@ -160,11 +160,26 @@ def verify(vault: Vault, rev_range: str | None = None) -> list[tuple[str, Proble
 
         ctx = Context(config, today, writer.is_agent, writer.label, archived_check(repo, info.trailers), expected,
                       merge=len(info.parents) > 1, read=read)
-        # a merge brings in commits that are verified on their own: who wrote them is judged there
-        only = rules.MERGE_RULES if len(info.parents) > 1 else None
-        for problem in rules.run(changes.from_commit(repo, config, commit), ctx, only):
-            out.append((commit, problem))
+        if len(info.parents) < 2:
+            out.extend((commit, p) for p in rules.run(changes.from_commit(repo, config, commit), ctx))
+            continue
+        out.extend((commit, p) for p in judge_merge(repo, config, ctx, info.parents, info.tree, changes.from_commit(repo, config, commit)))
     tip = tip_of(repo, rev_range)
     if tip is not None:
         out.extend((tip, problem) for problem in stale_tip(repo, tip, configs.of_tree(repo.commit_tree(tip))[0], indexes))
     return out
+
+
+def judge_merge(repo: Repo, config: Config, ctx: Context, parents: list[str], tree: str, content: list[Change]) -> list[Problem]:
+    """A merge: its content against the first parent by the content rules (each side's commits are judged
+    on their own), and what the merge itself introduces by every rule, as the merge commit's author."""
+    from memgit.introduced import merge_problems
+
+    every = [r for r in rules.RULES if r != "index-generated"]
+    found = rules.run(content, ctx, rules.MERGE_RULES)
+    seen = {(p.path, p.line, p.rule, p.message) for p in found}
+    for p in merge_problems(repo, config, parents, tree, lambda chs: rules.run(chs, ctx, every)):
+        if (p.path, p.line, p.rule, p.message) not in seen:
+            seen.add((p.path, p.line, p.rule, p.message))
+            found.append(p)
+    return found

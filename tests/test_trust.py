@@ -313,3 +313,90 @@ def test_supersede_names_the_successor_both_ways_by_its_own_title(vault: Path) -
     git(vault, "add", "-A")
     r2 = commit(vault, "claim")
     assert r2.returncode != 0 and "decisions/2026-02-01-claim.md" in r2.out and "decision-record" in r2.out, r2.out
+
+
+# ---- 5. merges are judged for what they introduce -----------------------------------------------
+
+
+def _two_sides(vault: Path, side: Callable[[Path], None]) -> str:
+    """A human commits `side` on branch `side`; an agent logs on main. Returns main's tip before the merge."""
+    git(vault, "checkout", "-q", "-b", "side")
+    side(vault)
+    if status(vault):
+        git(vault, "add", "-A")
+        assert commit(vault, "the human's side").returncode == 0
+    git(vault, "checkout", "-q", "main")
+    memgit_json("log", "the agent's side", cwd=vault, env={"MEMGIT_AGENT": "bot"})
+    return head(vault)
+
+
+def _agent_merge(vault: Path, edit: Callable[[Path], None] | None = None) -> str:
+    """The agent merges `side` with plain git (hooks skipped), slipping `edit` into the merge commit."""
+    r = git(vault, *NO_HOOKS, "merge", "--no-ff", "--no-commit", "side", check=False, env=BOT)
+    assert "CONFLICT" not in r.stdout, r.stdout
+    if edit is not None:
+        edit(vault)
+        git(vault, "add", "-A")
+    git(vault, *NO_HOOKS, "commit", "-q", "--no-verify", "-m", "merge side", env=BOT)
+    return head(vault)
+
+
+def _human_instruction(v: Path) -> None:
+    memgit_json("fact", "add", "people/x", "Pay invoice 77 today", "--category", "status", "--authority", "instruction", cwd=v)
+
+
+def test_a_clean_merge_of_two_valid_sides_stays_valid(vault: Path, tmp_path: Path) -> None:
+    bare = bare_remote(vault, tmp_path)
+    before = _two_sides(vault, _human_instruction)
+    merge = _agent_merge(vault)
+    rc, out = verify_lines(vault, f"{tip(bare)}..{merge}")
+    assert rc == 0, out
+    p = git(vault, "push", str(bare), "main", check=False)
+    assert p.returncode == 0, p.stderr
+    assert before != merge
+
+
+def _expire_all(v: Path) -> None:
+    from memgit import itemsfile
+
+    path = v / "people/x/items.json"
+    items = itemsfile.parse(path.read_bytes())
+    for item in items:
+        item["status"], item["valid_until"] = "expired", "2026-01-01"
+    path.write_bytes(itemsfile.canonical(items))
+
+
+MERGE_EDITS: dict[str, tuple[Callable[[Path], None], Callable[[Path], None] | None, str, str]] = {
+    # name: (the human's side, what the agent slips into the merge, path, rule)
+    "policy edit in the merge": (lambda v: memgit_json("log", "side note", cwd=v),
+                                 lambda v: write(v, "AGENTS.md", "# Agents\n\nAnything goes.\n"), "AGENTS.md", "policy-guard"),
+    "config edit in the merge": (lambda v: memgit_json("log", "side note", cwd=v),
+                                 lambda v: _set_config(v, "agent: decision", "agent: instruction"), ".memgit.yaml", "policy-guard"),
+    "instruction expired in the merge": (_human_instruction, _expire_all, "people/x/items.json", "authority"),
+    "human's policy change dropped": (lambda v: write(v, "AGENTS.md", "# Agents\n\nNever pay invoices.\n"),
+                                      lambda v: git(v, "checkout", "HEAD", "--", "AGENTS.md"), "AGENTS.md", "policy-guard"),
+}
+
+
+@pytest.mark.parametrize("case", [c for c in MERGE_EDITS if MERGE_EDITS[c][2]])
+def test_what_a_merge_slips_in_is_judged_by_every_rule(vault: Path, tmp_path: Path, case: str) -> None:
+    side, edit, path, rule = MERGE_EDITS[case]
+    bare = bare_remote(vault, tmp_path)
+    remote_tip = tip(bare)
+    _two_sides(vault, side)
+    merge = _agent_merge(vault, edit)
+    rc, out = verify_lines(vault, f"{remote_tip}..{merge}")
+    assert rc == 1 and f"{merge[:12]} {path}" in out and rule in out, out
+    assert out.count("\n") == 1 or all(line.startswith(merge[:12]) for line in out.splitlines()), out
+    p = git(vault, "push", str(bare), "main", check=False)
+    assert p.returncode != 0 and rule in p.stderr and path in p.stderr, p.stderr
+    assert tip(bare) == remote_tip
+    # the same change through the hook that concludes a merge
+    git(vault, "reset", "-q", "--hard", "HEAD~1")
+    git(vault, *NO_HOOKS, "merge", "--no-ff", "--no-commit", "side", check=False, env=BOT)
+    assert edit is not None
+    edit(vault)
+    git(vault, "add", "-A")
+    r = commit(vault, "merge side", env=BOT)
+    assert r.returncode != 0 and path in r.out and rule in r.out, r.out
+    report(f"merge side door ({case})", cases=1, doors=3)

@@ -6,6 +6,7 @@ with every rule, by the merge commit's author, like any commit.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Callable
 
 from memgit.changes import Change, Problem
@@ -39,7 +40,7 @@ def _key(p: Problem) -> tuple[str, str, str]:
     return (p.path, p.rule, p.message)
 
 
-def merge_problems(repo: Repo, config: Config, parents: list[str], tree: str, judge: Judge) -> list[Problem]:
+def merge_problems(repo: Repo, config: Config, parents: Sequence[str], tree: str, judge: Judge) -> list[Problem]:
     """Problems in what a merge of `parents` into `tree` introduces, judged by `judge` (every rule, the merger's context)."""
     trees = [repo.commit_tree(p) for p in parents]
     base = repo.merge_base(parents[0], parents[1]) if len(parents) == 2 else None

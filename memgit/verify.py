@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Callable
 
 from memgit import changes, rules
@@ -170,7 +171,7 @@ def verify(vault: Vault, rev_range: str | None = None) -> list[tuple[str, Proble
     return out
 
 
-def judge_merge(repo: Repo, config: Config, ctx: Context, parents: list[str], tree: str, content: list[Change]) -> list[Problem]:
+def judge_merge(repo: Repo, config: Config, ctx: Context, parents: Sequence[str], tree: str, content: list[Change]) -> list[Problem]:
     """A merge: its content against the first parent by the content rules (each side's commits are judged
     on their own), and what the merge itself introduces by every rule, as the merge commit's author."""
     from memgit.introduced import merge_problems

@@ -402,3 +402,90 @@ def test_what_a_merge_slips_in_is_judged_by_every_rule(vault: Path, tmp_path: Pa
     r = commit(vault, "merge side", env=BOT)
     assert r.returncode != 0 and path in r.out and rule in r.out, r.out
     report(f"merge side door ({case})", cases=1, doors=3)
+
+
+# ---- 6. history only moves forward: pre-receive and the template workflow ------------------------
+
+
+def test_pre_receive_refuses_rewrites_and_deletions_of_main_and_archives(vault: Path, tmp_path: Path) -> None:
+    for n in range(6):
+        memgit_json("log", f"entry {n}", cwd=vault)
+    git(vault, "branch", "archive/2026-01")
+    git(vault, "branch", "topic")
+    bare = bare_remote(vault, tmp_path)
+    git(vault, "push", "-q", str(bare), "archive/2026-01", "topic")
+    full = tip(bare)
+    cases = 0
+    # cut five commits off main, with a force-push
+    git(vault, "reset", "-q", "--hard", "HEAD~5")
+    r = git(vault, "push", "--force", str(bare), "main", check=False)
+    assert r.returncode != 0 and "refs/heads/main would lose commits" in r.stderr and "only move forward" in r.stderr, r.stderr
+    assert tip(bare) == full
+    cases += 1
+    # rewrite and delete an archive branch
+    r = git(vault, "push", "--force", str(bare), "HEAD:refs/heads/archive/2026-01", check=False)
+    assert r.returncode != 0 and "archive/2026-01 would lose commits" in r.stderr, r.stderr
+    r = git(vault, "push", str(bare), ":refs/heads/archive/2026-01", check=False)
+    assert r.returncode != 0 and "refs/heads/archive/2026-01 may not be deleted" in r.stderr, r.stderr
+    assert tip(bare, "archive/2026-01") == full
+    cases += 2
+    # a plain branch is the server's own business; main still moves forward
+    assert git(vault, "push", "--force", str(bare), "HEAD:refs/heads/topic", check=False).returncode == 0
+    assert git(vault, "push", str(bare), ":refs/heads/topic", check=False).returncode == 0
+    git(vault, "reset", "-q", "--hard", full)
+    memgit_json("log", "one more", cwd=vault)
+    assert git(vault, "push", str(bare), "main", check=False).returncode == 0
+    report("history cut on the server", cases=cases, doors=1)
+
+
+def _workflow_script(event: dict[str, str]) -> str:
+    import re
+
+    from memgit import frontmatter
+
+    doc = frontmatter.load_yaml((ROOT / "vault-template/.github/workflows/memgit.yml").read_text())
+    assert "workflow_dispatch" in doc["on"]
+    step = next(s for s in doc["jobs"]["verify"]["steps"] if "verify" in s.get("name", ""))
+    return re.sub(r"\$\{\{\s*([\w.]+)\s*\}\}", lambda m: event.get(m.group(1), ""), step["run"])
+
+
+def run_workflow(vault: Path, **event: str) -> tuple[int, str]:
+    import subprocess
+
+    fields = {"github.event_name": "push", "github.ref": "refs/heads/main", "github.event.forced": "false",
+              "github.event.deleted": "false", **{k.replace("__", "."): v for k, v in event.items()}}  # fmt: skip
+    r = subprocess.run(["bash", "-e", "-c", _workflow_script(fields)], cwd=vault, capture_output=True, text=True)
+    return r.returncode, r.stdout + r.stderr
+
+
+def test_the_workflow_verifies_what_was_pushed_and_refuses_rewrites(vault: Path) -> None:
+    journal_path = memgit_json("log", "first entry", cwd=vault)["path"]
+    old = head(vault)
+    (vault / journal_path).write_text((vault / journal_path).read_text().replace("first entry", "first entry, edited"))
+    bad = raw_commit(vault, "bad edit")
+    assert memgit("hook", "index", cwd=vault).returncode == 0
+    after_bad = head(vault)
+    memgit_json("log", "later entry", cwd=vault)
+    tip_ = head(vault)
+    # a push verifies before..after: the bad commit is caught in its own push ...
+    rc, out = run_workflow(vault, github__event__before=old, github__event__after=after_bad)
+    assert rc == 1 and bad[:12] in out, out
+    # ... and a later push of good commits is judged on its own
+    rc, out = run_workflow(vault, github__event__before=after_bad, github__event__after=tip_)
+    assert rc == 0, out
+    # a pull request: base..head
+    rc, out = run_workflow(vault, github__event_name="pull_request", github__event__pull_request__base__sha=after_bad,
+                           github__event__pull_request__head__sha=tip_)  # fmt: skip
+    assert rc == 0, out
+    # on demand: the whole history
+    rc, out = run_workflow(vault, github__event_name="workflow_dispatch")
+    assert rc == 1 and bad[:12] in out, out
+    # a force-push or deletion of main or an archive branch fails the run
+    for ref, kind in (("refs/heads/main", "forced"), ("refs/heads/archive/2026-01", "deleted")):
+        rc, out = run_workflow(vault, github__ref=ref, **{f"github__event__{kind}": "true"}, github__event__before=after_bad,
+                               github__event__after=tip_)  # fmt: skip
+        assert rc == 1 and "may only move forward" in out, out
+    rc, out = run_workflow(vault, github__ref="refs/heads/topic", github__event__forced="true", github__event__before=after_bad,
+                           github__event__after=tip_)  # fmt: skip
+    assert rc == 0, out
+    report("history cut seen by the workflow", cases=6, doors=1)

@@ -21,7 +21,7 @@ it, and that no import cycle exists):
 2. formats and tools: ``config``, ``frontmatter``, ``schema``, ``itemsfile``, ``entries``, ``repo``,
    ``gitcli``, ``rg``, ``modelcmd``, ``identity``, ``changes``, ``names``, ``asof``
 3. rules: ``rules/``
-4. core: ``indexmd``, ``index_render``, ``merge``, ``merge_tree``, ``txn``, ``verify``, ``archive``,
+4. core: ``indexmd``, ``index_render``, ``merge``, ``merge_tree``, ``introduced``, ``txn``, ``verify``, ``archive``,
    ``context`` (``VaultContext``: repo, config, clock, writer, transact; what ops and read paths take)
 5. features: ``ops/`` and every command's library half (any module not listed elsewhere)
 6. api: ``api`` (``Vault``: the context plus one method per command, results typed in ``results``)

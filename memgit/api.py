@@ -44,10 +44,10 @@ class Vault(VaultContext):
 
         return facts.add(self, entity, text, category, source, valid_from, valid_until, authority)
 
-    def fact_list(self, entity: str, all: bool = False, as_of: str | None = None) -> list[dict[str, Any]]:
+    def fact_list(self, entity: str, all: bool = False, as_of: str | None = None, valid_at: str | None = None) -> list[dict[str, Any]]:
         from memgit.ops import facts
 
-        return facts.list_facts(self, entity, all, as_of)
+        return facts.list_facts(self, entity, all, as_of, valid_at)
 
     def fact_show(self, fact_id: str) -> dict[str, Any]:
         from memgit.ops import facts
@@ -55,12 +55,12 @@ class Vault(VaultContext):
         return facts.show(self, fact_id)
 
     def supersede(self, ref: str, text: str, reason: str | None = None, source: str | None = None,
-                  title: str | None = None) -> dict[str, Any]:  # fmt: skip
+                  title: str | None = None, valid_from: str | None = None) -> dict[str, Any]:  # fmt: skip
         from memgit.ops import facts, records
 
         if ref.startswith("decisions/") or ref.endswith(".md"):
             return records.supersede_decision(self, ref, text, reason, title)
-        return facts.supersede(self, ref, text, reason, source)
+        return facts.supersede(self, ref, text, reason, source, valid_from)
 
     def expire(self, fact_id: str | None = None, until: str | None = None) -> dict[str, Any]:
         from memgit.ops import facts
@@ -113,10 +113,10 @@ class Vault(VaultContext):
         return stats.stats(self, as_of)
 
     def recall(self, query: str, k: int = 10, as_of: str | None = None, layer: str | None = None,
-               history: bool = False, archive: bool = False) -> dict[str, Any]:  # fmt: skip
+               history: bool = False, archive: bool = False, valid_at: str | None = None) -> dict[str, Any]:  # fmt: skip
         from memgit.recall import recall
 
-        return recall(self, query, k=k, as_of=as_of, layer=layer, history=history, archive=archive)
+        return recall(self, query, k=k, as_of=as_of, layer=layer, history=history, archive=archive, valid_at=valid_at)
 
     def archive(self, older_than: str | None = None) -> dict[str, Any]:
         from memgit.archive import archive

@@ -30,7 +30,7 @@ ENTITY_WORDS = {"people": "person", "companies": "company", "projects": "project
 
 class Recall:
     def __init__(self, vault: Vault, query: str, k: int = 10, as_of: str | None = None, layer: str | None = None,
-                 history: bool = False, archive: bool = False) -> None:  # fmt: skip
+                 history: bool = False, archive: bool = False, valid_at: str | None = None) -> None:  # fmt: skip
         self.vault = vault
         self.query = query
         self.languages = tuple(vault.config.get("languages", ["english"]))
@@ -62,6 +62,9 @@ class Recall:
             raise UsageError("--k must be at least 1", "e.g. --k 10")
         self.k = k
         self.history = history
+        from memgit.clock import parse_date
+
+        self.valid_at = parse_date(valid_at) if valid_at else None
         self.archive = archive
         self.kind_filter = None
         if layer:
@@ -344,7 +347,9 @@ class Recall:
     def run(self) -> dict[str, Any]:
         docs = self.candidates()
         self._decision_status(docs)
-        if not self.history:
+        if self.valid_at:
+            docs = [d for d in docs if _true_at(d, self.valid_at)]
+        elif not self.history:
             docs = [d for d in docs if d.status == "active"]
         docs = [d for d in self.rank(docs) if d.score > 0]
         docs.sort(key=lambda d: (-d.score, d.path, d.line))
@@ -356,7 +361,7 @@ class Recall:
                     d.score = succ.score * 0.9
             docs.sort(key=lambda d: (-d.score, d.path, d.line))
         hits = [self.hit(d) for d in docs[: self.k]]
-        result: dict[str, Any] = {"query": self.query, "as_of": self.moment.isoformat() if self.tree else None, "hits": hits}
+        result: dict[str, Any] = {"query": self.query, "as_of": self.moment.isoformat() if self.tree else None, "valid_at": self.valid_at, "hits": hits}
         # calibrated "nothing relevant": no hit matches enough of the question (bench/recall_eval.py, bench/convo_eval.py)
         floor = float(self.vault.config.get("recall_min_coverage", TUNING["min_coverage"]))
         if hits and max(d.coverage for d in docs[: self.k]) < floor:
@@ -383,8 +388,7 @@ class Recall:
             d.status = "active" if status in ("active", "proposed") else status
 
     def hit(self, d: Doc) -> dict[str, Any]:
-        today = self.moment.date().isoformat()
-        valid = d.status == "active" and not (d.valid_until and d.valid_until < today)
+        valid = _true_at(d, self.valid_at or self.moment.date().isoformat())
         hit = {"path": d.path, "line": d.line, "text": d.text, "kind": d.kind, "authority": d.authority,
                "status": d.status, "valid_from": d.valid_from, "valid_until": d.valid_until, "valid": valid,
                "score": round(d.score, 4), "coverage": round(d.coverage, 3), "tier": d.tier, "cite": d.cite, "source": d.source or f"{d.path}:{d.line}"}  # fmt: skip
@@ -408,6 +412,15 @@ def _scaffold() -> frozenset[tuple[str, str]]:
     root = data_dir("vault-template")
     return frozenset((p.relative_to(root).as_posix(), line.strip()) for p in root.rglob("*.md")
                      for line in p.read_text(encoding="utf-8").splitlines() if line.strip())  # fmt: skip
+
+
+def _true_at(d: Doc, day: str) -> bool:
+    """Valid time (memgit/validity.py): a fact by its window; other memory by its status, as now."""
+    from memgit.validity import true_at
+
+    if d.fact_id:
+        return true_at(d.status, d.valid_from, d.valid_until, day)
+    return d.status == "active"
 
 
 def _day(value: str | None) -> dt.date | None:

@@ -21,6 +21,7 @@ def register(sub: Any) -> None:
     ls.add_argument("entity")
     ls.add_argument("--all", action="store_true", help="include superseded and expired facts")
     ls.add_argument("--as-of", help="as the vault stood then: YYYY-MM-DD (end of day), an ISO date-time, or a git revision")
+    ls.add_argument("--valid-at", metavar="DATE", help="only the facts true on DATE (valid_from <= DATE < valid_until), whatever their status")
     sh = _common.add(fsub, "show", "show one fact", run_show)
     sh.add_argument("id")
 
@@ -37,7 +38,7 @@ def run_add(args: argparse.Namespace) -> int:
 
 
 def run_list(args: argparse.Namespace) -> int:
-    items = _common.vault(args).fact_list(args.entity, args.all, args.as_of)
+    items = _common.vault(args).fact_list(args.entity, args.all, args.as_of, args.valid_at)
     return _common.emit(args, {"entity": args.entity, "facts": items}, "\n".join(_line(i) for i in items))
 
 

@@ -12,6 +12,7 @@ def register(sub: Any) -> None:
     p.add_argument("--k", type=int, default=10, help="how many hits (default 10)")
     p.add_argument("--as-of", metavar="WHEN", help="answer from the vault as it was at a date, ISO date-time or commit")
     p.add_argument("--layer", help="only one layer: fact, journal, decision, lesson, preference, now, memory, summary, context, policy, session")
+    p.add_argument("--valid-at", metavar="DATE", help="what was true on DATE (valid time), as the vault believes now (or --as-of then)")
     p.add_argument("--history", action="store_true", help="also superseded and expired memory, ranked below its successors")
     p.add_argument("--archive", action="store_true", help="also search journals on archive/* branches")
 
@@ -21,7 +22,7 @@ def _line(h: dict[str, Any]) -> str:
     if h["status"] != "active":
         flags.append(h["status"] + (f" by {h['supersededBy']}" if h.get("supersededBy") else ""))
     elif not h["valid"]:
-        flags.append(f"not valid after {h['valid_until']}")
+        flags.append(f"valid {h['valid_from'] or '…'} to {h['valid_until'] or '…'}")
     if h.get("confirm_before_use"):
         flags.append("confirm before use")
     flag = f" [{'; '.join(flags)}]" if flags else ""
@@ -29,7 +30,7 @@ def _line(h: dict[str, Any]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    result = _common.vault(args).recall(_common.read_text(args.query), args.k, args.as_of, args.layer, args.history, args.archive)
+    result = _common.vault(args).recall(_common.read_text(args.query), args.k, args.as_of, args.layer, args.history, args.archive, args.valid_at)
     weak = result.get("weak", [])
     none = "nothing relevant: no hit matches half of the question" + "".join(f"\n  weak: {_line(h)}" for h in weak[:3]) if weak else "no memory matches"
     _common.emit(args, result, "\n".join(_line(h) for h in result["hits"]) or none)

@@ -98,8 +98,9 @@ def add(vault: Vault, entity: str, text: str, category: str, source: str | None,
     return {**result, "commit": commit}
 
 
-def list_facts(vault: Vault, entity: str, all: bool, as_of: str | None = None) -> list[dict[str, Any]]:
-    """as_of: the facts as recorded then (a date, a date-time or a revision)."""
+def list_facts(vault: Vault, entity: str, all: bool, as_of: str | None = None, valid_at: str | None = None) -> list[dict[str, Any]]:
+    """as_of: the facts as recorded then (a date, a date-time or a revision); valid_at: only those true
+    on that day (valid time), whatever their status."""
     folder = entity_folder(vault, entity)
     tree = None
     if as_of:
@@ -110,6 +111,12 @@ def list_facts(vault: Vault, entity: str, all: bool, as_of: str | None = None) -
     if data is None:
         raise NotFound(f"{folder}: no facts yet", f'add one with `memgit fact add {folder} "..." --category status`')
     items = itemsfile.parse_file(f"{folder}/items.json", data)
+    if valid_at:
+        from memgit.clock import parse_date
+        from memgit.validity import true_at
+
+        day = parse_date(valid_at)
+        return [i for i in items if true_at(i.get("status"), i.get("valid_from"), i.get("valid_until"), day)]
     return [i for i in items if all or i.get("status") == "active"]
 
 
@@ -118,8 +125,13 @@ def show(vault: Vault, fact_id: str) -> dict[str, Any]:
     return {**item, "path": path}
 
 
-def supersede(vault: Vault, fact_id: str, text: str, reason: str | None, source: str | None) -> dict[str, Any]:
+def supersede(vault: Vault, fact_id: str, text: str, reason: str | None, source: str | None,
+              valid_from: str | None = None) -> dict[str, Any]:  # fmt: skip
+    from memgit.clock import parse_date
+    from memgit.validity import closed_until
     from memgit.context import require_text
+
+    valid_from = parse_date(valid_from) if valid_from else None
 
     text = " ".join(require_text(vault.config, text).split())
     if reason is not None:
@@ -141,10 +153,11 @@ def supersede(vault: Vault, fact_id: str, text: str, reason: str | None, source:
             hint = f"supersede the active successor {succ} instead" if active else "add a new fact instead"
             raise UsageError(f"fact {fact_id} is already {old['status']}", hint)
         slug = path.split("/")[1]
-        new = _new_fact(vault, slug, text, old["category"], source or old.get("source"), None, None,
+        new = _new_fact(vault, slug, text, old["category"], source or old.get("source"), valid_from, None,
                         old.get("authority", "memory"), supersedes=fact_id)
         old["status"] = "superseded"
         old["supersededBy"] = new["id"]
+        old["valid_until"] = closed_until(old.get("valid_from"), old.get("valid_until"), str(new["valid_from"]))
         items.append(new)
         tx.write(path, itemsfile.canonical(items))
         trailers = [("Memgit-Op", "supersede"), ("Memgit-Supersedes", fact_id), ("Memgit-Fact", new["id"])]

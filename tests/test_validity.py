@@ -1,0 +1,94 @@
+"""Valid time beside transaction time: `valid` = valid_from <= t < valid_until, a supersede closes the old
+fact's window, `recall --valid-at` / `fact list --valid-at` answer "what was true then", and they combine
+with `--as-of` ("what the vault believed then")."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from memgit.validity import closed_until, in_window, true_at
+from tests.conftest import git, memgit, memgit_json
+
+NOW = {"MEMGIT_NOW": "2026-03-01T10:00:00"}
+
+
+def run(vault: Path, *args: str, when: dict[str, str] = NOW) -> dict[str, Any]:
+    return memgit_json(*args, cwd=vault, env=when)
+
+
+def items(vault: Path, entity: str = "people/sarah") -> dict[str, dict[str, Any]]:
+    return {i["id"]: i for i in json.loads((vault / entity / "items.json").read_text())}
+
+
+def hits(vault: Path, query: str, *args: str) -> dict[str, dict[str, Any]]:
+    r = memgit("recall", query, "--layer", "fact", "--json", *args, cwd=vault, env=NOW)
+    assert r.returncode in (0, 1), r.stderr
+    return {h["id"]: h for h in json.loads(r.stdout)["hits"]} if r.returncode == 0 else {}
+
+
+def test_the_window_is_half_open() -> None:
+    assert in_window("2026-01-01", "2026-02-01", "2026-01-01")
+    assert in_window("2026-01-01", "2026-02-01", "2026-01-31")
+    assert not in_window("2026-01-01", "2026-02-01", "2026-02-01")
+    assert not in_window("2026-01-02", None, "2026-01-01")
+    assert in_window(None, None, "1999-01-01")
+    # a retired fact is vouched for only inside a closed window
+    assert true_at("superseded", "2025-01-01", "2026-01-01", "2025-06-01")
+    assert not true_at("superseded", "2025-01-01", None, "2025-06-01")
+    assert closed_until("2025-01-01", None, "2026-02-01") == "2026-02-01"
+    assert closed_until("2025-01-01", "2025-12-01", "2026-02-01") == "2025-12-01"  # never later than it was
+    assert closed_until("2026-05-01", None, "2026-02-01") == "2026-05-01"  # never before its own start
+
+
+def test_a_fact_that_starts_later_is_not_valid_now(vault: Path) -> None:
+    fid = run(vault, "fact", "add", "people/sarah", "Sarah will chair the board", "--category", "status", "--valid-from", "2026-06-01")["id"]
+    assert hits(vault, "sarah chair board")[fid]["valid"] is False
+    assert hits(vault, "sarah chair board", "--valid-at", "2026-07-01")[fid]["valid"] is True
+    assert fid not in hits(vault, "sarah chair board", "--valid-at", "2026-05-31")
+    assert [f["id"] for f in run(vault, "fact", "list", "people/sarah", "--valid-at", "2026-05-31")["facts"]] == []
+    assert [f["id"] for f in run(vault, "fact", "list", "people/sarah", "--valid-at", "2026-06-01")["facts"]] == [fid]
+    text = memgit("recall", "sarah chair board", cwd=vault, env=NOW).stdout
+    assert "valid 2026-06-01 to" in text
+
+
+def test_a_supersede_closes_the_old_window_and_valid_at_answers_what_was_true(vault: Path) -> None:
+    old = run(vault, "fact", "add", "people/sarah", "Sarah works at Acme", "--category", "relationship", "--valid-from", "2025-01-01")["id"]
+    new = run(vault, "supersede", old, "Sarah works at Initech", "--valid-from", "2026-02-01")["id"]
+    facts = items(vault)
+    assert facts[old]["status"] == "superseded" and facts[old]["valid_until"] == "2026-02-01"
+    assert facts[new]["valid_from"] == "2026-02-01" and facts[new]["valid_until"] is None
+    # a supersede without --valid-from closes at the successor's own start (today)
+    newer = run(vault, "supersede", new, "Sarah works at Globex")["id"]
+    assert items(vault)[new]["valid_until"] == "2026-03-01" == items(vault)[newer]["valid_from"]
+    assert memgit("verify", cwd=vault).returncode == 0  # the items rule accepts valid_until moved by a supersede
+
+    assert set(hits(vault, "sarah works")) == {newer}
+    then = hits(vault, "sarah works", "--valid-at", "2025-06-01")
+    assert set(then) == {old} and then[old]["valid"] is True and then[old]["status"] == "superseded"
+    assert set(hits(vault, "sarah works", "--valid-at", "2026-02-15")) == {new}
+    assert set(hits(vault, "sarah works", "--valid-at", "2024-12-31")) == set()
+    listed = run(vault, "fact", "list", "people/sarah", "--valid-at", "2026-01-31")["facts"]
+    assert [f["id"] for f in listed] == [old]
+
+
+def test_valid_at_combines_with_as_of(vault: Path) -> None:
+    old = run(vault, "fact", "add", "people/sarah", "Sarah works at Acme", "--category", "relationship", "--valid-from", "2025-01-01",
+              when={"MEMGIT_NOW": "2026-01-10T10:00:00"})["id"]  # fmt: skip
+    git(vault, "tag", "before")
+    new = run(vault, "supersede", old, "Sarah works at Initech", "--valid-from", "2025-06-01",
+              when={"MEMGIT_NOW": "2026-02-10T10:00:00"})["id"]  # fmt: skip
+    # what the vault believes now about 2025-09-01: Initech (learned in February, true since June)
+    assert set(hits(vault, "sarah works", "--valid-at", "2025-09-01")) == {new}
+    # what the vault believed in January about 2025-09-01: Acme
+    assert set(hits(vault, "sarah works", "--valid-at", "2025-09-01", "--as-of", "before")) == {old}
+    assert set(hits(vault, "sarah works", "--valid-at", "2025-09-01", "--as-of", "2026-01-20")) == {old}
+    listed = run(vault, "fact", "list", "people/sarah", "--valid-at", "2025-09-01", "--as-of", "before")["facts"]
+    assert [f["id"] for f in listed] == [old]
+
+
+def test_a_bad_valid_at_is_a_usage_error(vault: Path) -> None:
+    run(vault, "fact", "add", "people/sarah", "Sarah works at Acme", "--category", "relationship")
+    for args in (["recall", "sarah", "--valid-at", "last tuesday"], ["fact", "list", "people/sarah", "--valid-at", "2026-13-01"]):
+        r = memgit(*args, cwd=vault, env=NOW)
+        assert r.returncode == 2 and "not a date" in r.stderr and "YYYY-MM-DD" in r.stderr

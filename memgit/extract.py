@@ -65,6 +65,26 @@ def _ask(cmd: str, prompt: str) -> Any:
         raise MemgitError(f"--cmd answer is not JSON: {exc}", "answer {\"facts\": [...]}; nothing was written") from None
 
 
+def _claims_hold(vault: Vault, where: str, folder: str, text: str, source: str, languages: tuple[str, ...]) -> None:
+    """What the fact says is backed: ids it cites are active facts, it does not restate a retired fact of its
+    entity as current, and it shares a content word with its source entry (memgit/modelcheck.py)."""
+    from memgit import modelcheck
+    from memgit.names import locate
+
+    data = vault.read(f"{folder}/items.json", vault.head_tree())
+    items = itemsfile.parse_file(f"{folder}/items.json", data) if data else []
+
+    def lookup(fid: str) -> dict[str, Any] | None:
+        try:
+            return locate(vault, fid)[2]
+        except (UsageError, NotFound):
+            return None
+
+    modelcheck.check_citations(where, text, [folder.split("/")[1]], itemsfile.by_id(items), lookup)
+    modelcheck.check_no_retired_text(where, text, items)
+    modelcheck.check_grounded(where, text, source, languages)
+
+
 def extract(vault: Vault, cmd: str, since: str | None = None) -> dict[str, Any]:
     from memgit.names import locate
     from memgit.ops.facts import _new_fact, entity_folder
@@ -77,7 +97,8 @@ def extract(vault: Vault, cmd: str, since: str | None = None) -> dict[str, Any]:
     answer = _ask(cmd, PROMPT + json.dumps({"categories": vault.config.categories, "entries": entries}, ensure_ascii=False, indent=2))
     if not isinstance(answer, dict) or not isinstance(answer.get("facts"), list):
         raise MemgitError('--cmd answer must be {"facts": [...]}', "nothing was written")
-    sources = {e["source"] for e in entries}
+    sources = {e["source"]: e["text"] for e in entries}
+    languages = tuple(vault.config.get("languages", ["english"]))
     planned: list[dict[str, Any]] = []
     for n, f in enumerate(answer["facts"]):
         where = f"--cmd fact {n}"
@@ -100,6 +121,7 @@ def extract(vault: Vault, cmd: str, since: str | None = None) -> dict[str, Any]:
                 raise MemgitError(f"{where}: supersedes {sup!r}: {exc.message}", "nothing was written") from None
             if path != f"{folder}/items.json" or old["status"] != "active" or old["category"] != f["category"]:
                 raise MemgitError(f"{where}: supersedes {sup}, which is not an active {f['category']} fact of {folder}", "nothing was written")
+        _claims_hold(vault, where, folder, text, sources[f["source"]], languages)
         planned.append({"folder": folder, "text": text, "category": f["category"], "source": f["source"], "supersedes": sup})
 
     def build(tx: Transaction) -> dict[str, Any]:

@@ -72,6 +72,26 @@ def ask(cmd: str, prompt: str, entity: str) -> str:
     return answer + "\n"
 
 
+def _answer_holds(vault: Vault, folder: str, body: str, items: list[dict[str, Any]]) -> None:
+    """The summary cites only this entity's active facts, restates no retired one as current, and each line
+    that cites facts shares a content word with them (memgit/modelcheck.py)."""
+    from memgit import modelcheck
+
+    where = f"{folder}: --cmd answer"
+    known = itemsfile.by_id(items)
+    slug = folder.split("/")[1]
+    modelcheck.check_citations(where, body, [slug], known)
+    modelcheck.check_no_retired_text(where, body, items)
+    languages = tuple(vault.config.get("languages", ["english"]))
+    for line in body.splitlines():
+        ids = modelcheck.cited_ids(line, [slug])
+        if ids:
+            claim = line
+            for fid in ids:
+                claim = claim.replace(fid, " ")
+            modelcheck.check_grounded(where, claim, " ".join(str(known[f].get("fact", "")) for f in ids), languages)
+
+
 def synthesize(vault: Vault, since: str = "7d", cmd: str | None = None, entities: list[str] | None = None) -> dict[str, Any]:
     from memgit import frontmatter
     from memgit.archive import parse_days
@@ -85,7 +105,8 @@ def synthesize(vault: Vault, since: str = "7d", cmd: str | None = None, entities
         data = vault.repo.read(tree, f"{folder}/items.json")
         if data is None:
             raise UsageError(f"{folder}: has no items.json", "synthesize works on entities with facts")
-        active = [i for i in itemsfile.parse_file(f"{folder}/items.json", data) if i.get("status") == "active"]
+        every = itemsfile.parse_file(f"{folder}/items.json", data)
+        active = [i for i in every if i.get("status") == "active"]
         old = (vault.repo.read(tree, f"{folder}/summary.md") or b"").decode("utf-8", errors="replace")
         fm = frontmatter.split(old) if old else None
         meta = dict(fm.meta or {}) if fm else {}
@@ -93,6 +114,7 @@ def synthesize(vault: Vault, since: str = "7d", cmd: str | None = None, entities
         if cmd:
             prompt = PROMPT + json.dumps({"entity": folder, "name": name, "facts": active, "current_summary": fm.body if fm else ""}, ensure_ascii=False, indent=2)
             body = ask(cmd, prompt, folder)
+            _answer_holds(vault, folder, body, every)
         else:
             body = deterministic(name, active)
         meta.update({"name": name, "updated": vault.today()})

@@ -91,9 +91,12 @@ def extract(vault: Vault, cmd: str, since: str | None = None) -> dict[str, Any]:
     from memgit.context import require_text
 
     head = vault.repo.head_id()
-    entries = new_entries(vault, since)
+    from memgit.noise import sift
+
+    entries, noise = sift(vault.config, new_entries(vault, since))
     if not entries:
-        raise NotFound("no new journal entries or session records since the last extraction", "nothing to extract")
+        raise NotFound("no new journal entries or session records since the last extraction"
+                       + (f" ({noise} left out as noise)" if noise else ""), "nothing to extract")  # fmt: skip
     answer = _ask(cmd, PROMPT + json.dumps({"categories": vault.config.categories, "entries": entries}, ensure_ascii=False, indent=2))
     if not isinstance(answer, dict) or not isinstance(answer.get("facts"), list):
         raise MemgitError('--cmd answer must be {"facts": [...]}', "nothing was written")
@@ -141,7 +144,7 @@ def extract(vault: Vault, cmd: str, since: str | None = None) -> dict[str, Any]:
         tx.describe("extract", "facts", f"{len(ids)} facts from {len(entries)} entries", ("Memgit-Op", "extract"), (TRAILER, str(head)))
         # no facts is an answer too: the empty commit records how far extraction has read
         tx.allow_empty = not ids
-        return {"ids": ids, "entries": len(entries)}
+        return {"ids": ids, "entries": len(entries), "noise": noise}
 
     result, commit = vault.transact(build)
     return {**result, "commit": commit}

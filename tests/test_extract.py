@@ -147,7 +147,7 @@ def test_nothing_new_exits_1_then_only_new_lines_are_sent(vault: Path, model: Mo
     ]}), cwd=vault, env=T2)  # fmt: skip
     assert model.sources() == [f"{new_journal}#L3", f"{SESSION}#L2"]
     assert [e["text"] for e in model.calls()[-1]["entries"]] == [
-        "- 09:30 Sarah now leads the platform team", json.dumps({"role": "user", "content": "Bob adopted a cat"}, separators=(",", ":"))]
+        "- 09:30 Sarah now leads the platform team", json.dumps({"role": "user", "content": "Bob adopted a cat"})]  # as sent
     assert trailers(vault)["Memgit-Extracted-Through"] == git(vault, "rev-parse", "HEAD^").stdout.strip()
     assert items(vault, "people/bob")[out["ids"][0]]["source"] == f"{SESSION}#L2"
 

@@ -13,6 +13,23 @@ if TYPE_CHECKING:
 LOG_KINDS = ("note", "decision", "completion", "lesson", "preference", "instruction")
 
 
+def _guarded(vault: Vault, text: str, kind: str | None, journal: bytes) -> str:
+    """The noise guard (off unless .memgit.yaml turns it on): refuse the entry, or keep it marked with why."""
+    from memgit import noise
+
+    guard = noise.Guard.of(vault.config)
+    if guard.mode == "off" or kind == "instruction":  # a person's instruction is never noise
+        return text
+    entries = [ln for ln in journal.decode("utf-8", "replace").splitlines() if ln.startswith("- ")]
+    why = noise.reason(vault.config, text, entries[-1] if entries else None, guard)
+    if why is None:
+        return text
+    if guard.mode == "refuse":
+        raise UsageError(f"not logged: {why} (the noise guard is on)", "log what changed, in a few words; or set noise.mode in .memgit.yaml")
+    lines = text.splitlines()
+    return "\n".join([f"{lines[0]} (noise: {why})", *lines[1:]])
+
+
 def log(vault: Vault, text: str, kind: str | None, source: str | None, at: str | None) -> dict[str, Any]:
     from memgit.clock import parse_time
     from memgit.context import require_text
@@ -43,7 +60,7 @@ def log(vault: Vault, text: str, kind: str | None, source: str | None, at: str |
         base = old if old is not None else f"# {day}\n\n".encode()
         if base and not base.endswith(b"\n"):
             base += b"\n"
-        entry = format_entry(moment.strftime("%H:%M"), text, kind, source)
+        entry = format_entry(moment.strftime("%H:%M"), _guarded(vault, text, kind, base), kind, source)
         tx.write(path, base + entry.encode())
         line = base.count(b"\n") + 1
         trailers = [("Memgit-Op", "log")]

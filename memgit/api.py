@@ -11,6 +11,7 @@ from memgit.context import VaultContext
 
 if TYPE_CHECKING:
     from memgit.heartbeat import Step
+    from memgit.progress import Progress
 
 
 class Vault(VaultContext):
@@ -118,10 +119,10 @@ class Vault(VaultContext):
 
         return recall(self, query, k=k, as_of=as_of, layer=layer, history=history, archive=archive, valid_at=valid_at)
 
-    def archive(self, older_than: str | None = None) -> dict[str, Any]:
+    def archive(self, older_than: str | None = None, progress: Progress = None) -> dict[str, Any]:
         from memgit.archive import archive
 
-        return archive(self, older_than)
+        return archive(self, older_than, progress)
 
     def curate(self, cmd: str | None = None, propose: bool = False, dry_run: bool = False) -> dict[str, Any]:
         from memgit.curate import curate
@@ -134,7 +135,7 @@ class Vault(VaultContext):
 
         return heartbeat(self, dry_run, only, progress)
 
-    def verify(self, rev_range: str | None = None) -> list[tuple[str, Any]]:
+    def verify(self, rev_range: str | None = None, progress: Progress = None) -> list[tuple[str, Any]]:
         from memgit import verify
 
-        return verify.verify(self, rev_range)
+        return verify.verify(self, rev_range, progress)

@@ -6,6 +6,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from memgit.errors import UsageError
+from memgit.progress import Progress, tick
 from memgit.indexmd import ARCHIVE_LOG
 from memgit.merge import MergeConflict, merge_journal
 
@@ -54,7 +55,7 @@ def _ensure_branch(repo: Repo, month: str, head: str, paths: list[str], when: tu
     return ref
 
 
-def archive(vault: Vault, older_than: str | None = None) -> dict[str, Any]:
+def archive(vault: Vault, older_than: str | None = None, progress: Progress = None) -> dict[str, Any]:
     days = parse_days(older_than) if older_than else int(vault.config.get("archive_after_days", 14))
     cutoff = (vault.now().date() - dt.timedelta(days=days)).isoformat()
 
@@ -70,11 +71,13 @@ def archive(vault: Vault, older_than: str | None = None) -> dict[str, Any]:
             months.setdefault(p.split("/")[-1][:7], []).append(p)
         writer = vault.writer()
         branches = []
-        for month, paths in sorted(months.items()):
+        for n, (month, paths) in enumerate(sorted(months.items())):
+            tick(progress, n, len(months))
             _ensure_branch(repo, month, tx.head, paths, vault.commit_time(), (writer.name, writer.email))
             branches.append(f"archive/{month}")
             for p in paths:
                 tx.write(p, None)
+        tick(progress, len(months), len(months))
         log = (tx.read(ARCHIVE_LOG) or ARCHIVE_HEADER.encode()).decode()
         for month, paths in sorted(months.items()):
             first, last = paths[0].split("/")[-1][:10], paths[-1].split("/")[-1][:10]

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from memgit import itemsfile
 from memgit.errors import MemgitError, NotFound, UsageError
+from memgit.progress import Progress, tick
 
 if TYPE_CHECKING:
     from memgit.txn import Transaction
@@ -92,7 +93,8 @@ def _answer_holds(vault: Vault, folder: str, body: str, items: list[dict[str, An
             modelcheck.check_grounded(where, claim, " ".join(str(known[f].get("fact", "")) for f in ids), languages)
 
 
-def synthesize(vault: Vault, since: str = "7d", cmd: str | None = None, entities: list[str] | None = None) -> dict[str, Any]:
+def synthesize(vault: Vault, since: str = "7d", cmd: str | None = None, entities: list[str] | None = None,
+               progress: Progress = None) -> dict[str, Any]:
     from memgit import frontmatter
     from memgit.archive import parse_days
 
@@ -101,7 +103,8 @@ def synthesize(vault: Vault, since: str = "7d", cmd: str | None = None, entities
         raise NotFound(f"no entity changed in the last {since}", "widen --since")
     bodies: dict[str, tuple[dict[str, Any], str]] = {}
     tree = vault.head_tree()
-    for folder in folders:
+    for n, folder in enumerate(folders):
+        tick(progress, n, len(folders))
         data = vault.repo.read(tree, f"{folder}/items.json")
         if data is None:
             raise UsageError(f"{folder}: has no items.json", "synthesize works on entities with facts")
@@ -120,6 +123,7 @@ def synthesize(vault: Vault, since: str = "7d", cmd: str | None = None, entities
         meta.update({"name": name, "updated": vault.today()})
         meta.setdefault("kind", folder.split("/")[0])
         bodies[folder] = (meta, body)
+    tick(progress, len(folders), len(folders))
 
     def build(tx: Transaction) -> dict[str, Any]:
         for folder, (meta, body) in bodies.items():

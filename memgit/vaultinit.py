@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from memgit.config import INDEX_PATH
 from memgit.errors import MemgitError, UsageError
+from memgit.progress import Progress, tick
 
 if TYPE_CHECKING:
     from memgit.config import Config
@@ -93,7 +94,7 @@ def _reach_this_memgit(scripts: list[Path]) -> None:
         script.write_text(text[:at] + line + text[at:])
 
 
-def _adopt_report(existing: dict[str, bytes]) -> list[dict[str, Any]]:
+def _adopt_report(existing: dict[str, bytes], progress: Progress = None) -> list[dict[str, Any]]:
     """Problems in files the folder (or its git history) already held, each with its fix."""
     from memgit import rules
     from memgit.changes import Change, Context
@@ -102,7 +103,8 @@ def _adopt_report(existing: dict[str, bytes]) -> list[dict[str, Any]]:
     config = Config.default()
     ctx = Context(config, "9999-12-31")
     out = []
-    for rel, data in existing.items():
+    for n, (rel, data) in enumerate(existing.items()):
+        tick(progress, n, len(existing))
         kind = config.kind_of(rel)
         if rel.startswith("memory/") and rel.endswith(".md") and kind != "journal" and not rel.endswith("ARCHIVE.md"):
             out.append({"path": rel, "line": 0, "rule": "layout", "message": "not a daily journal name",
@@ -110,6 +112,7 @@ def _adopt_report(existing: dict[str, bytes]) -> list[dict[str, Any]]:
             continue
         for p in rules.run([Change(rel, kind, None, data)], ctx, only=[r for r in rules.RULES if r not in ("index-generated", "policy-guard")]):
             out.append(p.as_dict())
+    tick(progress, len(existing), len(existing))
     return out
 
 
@@ -154,7 +157,7 @@ def _template_data(rel: str, src: Path, today: str) -> bytes:
     return data
 
 
-def init(path: Path) -> dict[str, Any]:
+def init(path: Path, progress: Progress = None) -> dict[str, Any]:
     from memgit.repo import init_repo
 
     path = path.resolve()
@@ -167,7 +170,7 @@ def init(path: Path) -> dict[str, Any]:
 
     today = now(zone(Config.default().timezone)).date().isoformat()
     if repo.head_id() is not None:
-        return _adopt_history(repo, path, today)
+        return _adopt_history(repo, path, today, progress)
     existing = sorted(
         p.relative_to(path).as_posix() for p in path.rglob("*")
         if p.is_file() and ".git" not in p.relative_to(path).parts
@@ -184,7 +187,7 @@ def init(path: Path) -> dict[str, Any]:
         dest.write_bytes(_template_data(rel, src, today))
         created.append(rel)
     existing = sorted(set(existing) - repo.ignored(existing))  # editor state (.obsidian/workspace.json, ...) stays out
-    problems = _adopt_report({r: (path / r).read_bytes() for r in existing if r != INDEX_PATH})
+    problems = _adopt_report({r: (path / r).read_bytes() for r in existing if r != INDEX_PATH}, progress)
     bad = {p["path"] for p in problems}
     # the first commit holds the template and every adopted file that conforms
     files: dict[str, bytes | None] = {rel: (path / rel).read_bytes() for rel in created + existing if rel not in bad and rel != INDEX_PATH}
@@ -214,7 +217,7 @@ def _first_commit(repo: Repo, path: Path, base: str | None, files: dict[str, byt
     return (commit, tree), generated
 
 
-def _adopt_history(repo: Repo, path: Path, today: str) -> dict[str, Any]:
+def _adopt_history(repo: Repo, path: Path, today: str, progress: Progress = None) -> dict[str, Any]:
     """Adopt a git repository with history: the init commit is HEAD's tree plus the template's missing
     files and the generated index. Nothing tracked leaves the branch; files that do not fit their kind
     stay, reported and kinded `other`; uncommitted work is refused, never swept in; untracked files stay out."""
@@ -229,7 +232,7 @@ def _adopt_history(repo: Repo, path: Path, today: str) -> dict[str, Any]:
     assert head is not None
     base_tree = repo.commit_tree(head)
     tracked = {rel: repo.blob(blob) or b"" for rel, blob in repo.files(base_tree)}
-    problems = _adopt_report({r: d for r, d in tracked.items() if r != INDEX_PATH})
+    problems = _adopt_report({r: d for r, d in tracked.items() if r != INDEX_PATH}, progress)
     default = Config.default()
     other = sorted({p["path"] for p in problems if default.kind_of(p["path"]) != "other"})
     created: list[str] = []

@@ -9,6 +9,7 @@ from memgit import changes, rules
 from memgit.changes import Change, Context, Problem
 from memgit.config import CONFIG_PATH, INDEX_PATH, Config
 from memgit.errors import UsageError
+from memgit.progress import Progress, tick
 
 if TYPE_CHECKING:
     from memgit.indexmd import IndexBuilder
@@ -129,7 +130,7 @@ def adopted_history(repo: Repo, infos: list[CommitInfo]) -> set[str]:
     return out
 
 
-def verify(vault: Vault, rev_range: str | None = None) -> list[tuple[str, Problem]]:
+def verify(vault: Vault, rev_range: str | None = None, progress: Progress = None) -> list[tuple[str, Problem]]:
     from memgit import identity
     from memgit.clock import zone
 
@@ -139,7 +140,9 @@ def verify(vault: Vault, rev_range: str | None = None) -> list[tuple[str, Proble
     out: list[tuple[str, Problem]] = []
     infos = [repo.commit_info(commit) for commit in commits_in(repo, rev_range)]
     before = adopted_history(repo, infos)
-    for info in infos:
+    tick(progress, 0, len(infos))
+    for n, info in enumerate(infos, 1):
+        tick(progress, n, len(infos))
         commit = info.id
         if commit in before:
             continue

@@ -42,6 +42,45 @@ def emit(args: argparse.Namespace, data: Any, text: str) -> int:
     return 0
 
 
+class Bar:
+    """The callback a long operation reports to: a tqdm bar on stderr when it is a terminal, nothing under
+    --json or in a pipe (tqdm is imported only then). `total` is what the operation last reported."""
+
+    def __init__(self, args: argparse.Namespace, label: str, unit: str) -> None:
+        self.label, self.unit, self.total = label, unit, 0
+        self.shown = not getattr(args, "json", False) and sys.stderr.isatty()
+        self._bar: Any = None
+
+    def __call__(self, done: int, total: int) -> None:
+        self.total = total
+        if not self.shown:
+            return
+        if self._bar is None:
+            import os
+
+            from tqdm import tqdm  # type: ignore[import-untyped]
+
+            # shown only once the operation has run this long: quick ones stay quiet
+            delay = float(os.environ.get("MEMGIT_PROGRESS_DELAY", "0.5") or 0.5)
+            try:
+                width = os.get_terminal_size(sys.stderr.fileno()).columns
+            except (OSError, ValueError):
+                width = 0
+            # a terminal that reports no size (0x0: some containers and CI terminals) would hide the bar: assume 80x24
+            size: dict[str, Any] = {"dynamic_ncols": True} if width > 0 else {"ncols": 80, "nrows": 24}
+            self._bar = tqdm(total=total, desc=self.label, unit=f" {self.unit}", file=sys.stderr, leave=False, delay=delay,
+                             mininterval=0.1, **size)  # fmt: skip
+        self._bar.total = total
+        self._bar.update(done - self._bar.n)
+
+    def __enter__(self) -> Bar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.close()
+
+
 def read_text(value: str) -> str:
     """'-' reads the text from standard input."""
     if value == "-":

@@ -12,7 +12,8 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    r = _common.vault(args).archive(args.older_than)
+    with _common.Bar(args, "archive", "months") as bar:
+        r = _common.vault(args).archive(args.older_than, bar)
     if not r["archived"]:
         return _common.emit(args, r, f"nothing to archive (no journal before {r['cutoff']})")
     return _common.emit(args, r, f"archived {len(r['archived'])} journals to {', '.join(r['branches'])} @ {r['commit'][:12]}")

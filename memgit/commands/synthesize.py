@@ -22,5 +22,6 @@ def run(args: argparse.Namespace) -> int:
 
         v = _common.vault(args)
         entities = [entity_folder(v, e) for e in args.entity]
-    r = synthesize(_common.vault(args), args.since, args.cmd, entities)
+    with _common.Bar(args, "synthesize", "entities") as bar:
+        r = synthesize(_common.vault(args), args.since, args.cmd, entities, bar)
     return _common.emit(args, r, f"synthesized {len(r['entities'])} summaries @ {r['commit'][:12]}")

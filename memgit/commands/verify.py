@@ -12,7 +12,9 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    found = _common.vault(args).verify(args.range)
-    data = {"ok": not found, "problems": [{"commit": c, **p.as_dict()} for c, p in found]}
-    _common.emit(args, data, "\n".join(f"{c[:12]} {p.render()}" for c, p in found))
+    with _common.Bar(args, "verify", "commits") as bar:
+        found = _common.vault(args).verify(args.range, bar)
+    data = {"ok": not found, "commits": bar.total, "problems": [{"commit": c, **p.as_dict()} for c, p in found]}
+    summary = f"verify: {bar.total} commits checked, every rule holds"
+    _common.emit(args, data, "\n".join(f"{c[:12]} {p.render()}" for c, p in found) or summary)
     return 1 if found else 0

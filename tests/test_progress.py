@@ -1,0 +1,88 @@
+"""Long operations show progress on a terminal (a real pty), and nothing under --json or in a pipe."""
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import pty
+import re
+import select
+import shutil
+import struct
+import subprocess
+import termios
+from pathlib import Path
+
+from tests.conftest import BIN, git, memgit
+
+COMMITS = 40
+
+
+def long_history(vault: Path) -> None:
+    script = f"for i in $(seq {COMMITS}); do echo \"- note $i\" >> notes/n.md; git add notes; git commit -q --no-verify -m \"note $i\"; done"
+    (vault / "notes").mkdir()
+    subprocess.run(["bash", "-e", "-c", script], cwd=vault, check=True, env={**os.environ, "GIT_CONFIG_PARAMETERS": "'core.hooksPath=/nonexistent'"})
+
+
+def run_on_a_terminal(vault: Path, *args: str, size: tuple[int, int] = (24, 100)) -> tuple[int, str, str]:
+    """memgit with stderr on a pseudo-terminal (as a person runs it) and stdout captured.
+
+    size (rows, columns); (0, 0) is a terminal that reports no size, as some containers' do."""
+    exe = shutil.which("memgit", path=str(BIN)) or "memgit"
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", size[0], size[1], 0, 0))
+    env = {**os.environ, "MEMGIT_PROGRESS_DELAY": "0"}
+    proc = subprocess.Popen([exe, *args], cwd=vault, stdout=subprocess.PIPE, stderr=slave, env=env)
+    os.close(slave)
+    seen = b""
+    while True:
+        ready, _, _ = select.select([master], [], [], 0.1)
+        if ready:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # the child closed the terminal
+                break
+            if not chunk:
+                break
+            seen += chunk
+        elif proc.poll() is not None:
+            break
+    out = proc.stdout.read().decode() if proc.stdout else ""
+    proc.wait()
+    os.close(master)
+    return proc.returncode, out, seen.decode(errors="replace")
+
+
+def test_verify_shows_progress_on_a_terminal_and_a_summary(vault: Path) -> None:
+    long_history(vault)
+    total = int(git(vault, "rev-list", "--count", "HEAD").stdout)
+    code, out, terminal = run_on_a_terminal(vault, "verify")
+    assert code == 0, out + terminal
+    counts = [int(n) for n in re.findall(rf"verify: .*?(\d+)/{total} \[", terminal)]
+    assert counts and max(counts) > 0 and "commits/s" in terminal, terminal  # a bar that moves, then is cleared
+    assert out.strip() == f"verify: {total} commits checked, every rule holds"
+
+
+def test_verify_under_json_and_in_a_pipe_shows_none(vault: Path) -> None:
+    long_history(vault)
+    total = int(git(vault, "rev-list", "--count", "HEAD").stdout)
+    code, out, terminal = run_on_a_terminal(vault, "verify", "--json")
+    assert code == 0 and terminal == "", terminal
+    assert json.loads(out) == {"ok": True, "commits": total, "problems": []}
+    piped = memgit("verify", cwd=vault, env={"MEMGIT_PROGRESS_DELAY": "0"})
+    assert piped.returncode == 0 and piped.stderr == "" and piped.stdout.startswith(f"verify: {total} commits")
+
+
+def test_init_adopting_files_and_archive_show_progress_on_a_terminal(tmp_path: Path) -> None:
+    folder = tmp_path / "old-memory"
+    (folder / "memory").mkdir(parents=True)
+    for day in range(1, 29):
+        (folder / "memory" / f"2025-02-{day:02d}.md").write_text(f"# 2025-02-{day:02d}\n\n- 09:00 worked on day {day}\n")
+    exe = shutil.which("memgit", path=str(BIN)) or "memgit"
+    code, out, terminal = run_on_a_terminal(tmp_path, "init", str(folder), size=(0, 0))
+    assert code == 0, out + terminal
+    assert re.search(r"init: checking existing files: .*\d+/\d+ \[", terminal), terminal
+    assert subprocess.run([exe, "verify"], cwd=folder, capture_output=True).returncode == 0
+    code, out, terminal = run_on_a_terminal(folder, "archive", "--older-than", "14d")
+    assert code == 0 and "archived 28 journals" in out, out + terminal
+    assert re.search(r"archive: .*\d/1 \[", terminal), terminal

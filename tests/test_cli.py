@@ -108,7 +108,7 @@ def test_read_commands_print_json(vault: Path) -> None:
     assert memgit_json("now", "show", cwd=vault)["path"] == "NOW.md"
     assert {c["name"] for c in memgit_json("context", "list", cwd=vault)["contexts"]} >= {"default"}
     assert memgit_json("cite", fid, cwd=vault)["asserted"]["trailers"]["Memgit-Fact"] == fid
-    assert memgit_json("verify", cwd=vault) == {"ok": True, "problems": []}
+    assert {k: v for k, v in memgit_json("verify", cwd=vault).items() if k != "commits"} == {"ok": True, "problems": []}
     assert memgit_json("fmt", "--check", cwd=vault) == {"changed": [], "check": True}
     # -C runs as if started in the vault
     assert memgit_json("-C", str(vault), "fact", "show", fid)["id"] == fid

@@ -23,7 +23,7 @@ _WORD = re.compile(r"[^\W_]+")
 _JOURNAL_META = re.compile(r"^- \d\d:\d\d |\[[a-z]+\] |\s*\((?:source|verbatim): .*\)\s*$")
 CANDIDATES = 3000  # matching lines ranked in full; more are cut by how many query words they share
 # The ranking's knobs (bench/recall_eval.py switches them for its ablations).
-TUNING = {"corpus_idf": True, "dates": True, "date_boost": 2.0, "authority": 0.08, "about": 2.0, "coord": 1.0, "decay_floor": 0.95, "scaffold": True, "scaffold_factor": 0.2,
+TUNING = {"corpus_idf": True, "dates": True, "date_boost": 2.0, "authority": 0.08, "about": 2.0, "fact": 1.1, "coord": 1.0, "decay_floor": 0.95, "scaffold": True, "scaffold_factor": 0.2,
           "min_coverage": 0.5}
 ENTITY_WORDS = {"people": "person", "companies": "company", "projects": "project"}
 
@@ -250,6 +250,8 @@ class Recall:
             prior = 1.0 + TUNING["authority"] * (4 - min(rank, 7))
             if own:
                 prior *= TUNING["about"]
+            if d.kind == "entity-items":  # a curated fact over the raw log line it came from, at equal relevance
+                prior *= TUNING["fact"]
             if d.status != "active":
                 prior *= 0.5
             if in_window:

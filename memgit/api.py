@@ -135,6 +135,35 @@ class Vault(VaultContext):
 
         return heartbeat(self, dry_run, only, progress)
 
+    def session_append(self, session_id: str, records: bytes | str) -> dict[str, Any]:
+        from memgit.session import append
+
+        return append(self, session_id, records.encode("utf-8", errors="surrogatepass") if isinstance(records, str) else records)
+
+    def extract(self, cmd: str, since: str | None = None) -> dict[str, Any]:
+        from memgit.extract import extract
+
+        return extract(self, cmd, since)
+
+    def synthesize(self, since: str = "7d", cmd: str | None = None, entities: list[str] | None = None) -> dict[str, Any]:
+        from memgit.synthesize import synthesize
+
+        if entities is not None:
+            from memgit.ops.facts import entity_folder
+
+            entities = [entity_folder(self, e) for e in entities]
+        return synthesize(self, since, cmd, entities)
+
+    def sync(self, remote: str = "origin", propose: bool = False) -> dict[str, Any]:
+        from memgit.sync import sync
+
+        return sync(self, remote, propose)
+
+    def review(self, rev_range: str) -> dict[str, Any]:
+        from memgit.review import review
+
+        return review(self, rev_range)
+
     def verify(self, rev_range: str | None = None, progress: Progress = None) -> list[tuple[str, Any]]:
         from memgit import verify
 

@@ -217,3 +217,56 @@ def test_mcp_outside_a_vault_exits_2(tmp_path: Path) -> None:
     assert r.stdout == ""  # nothing on the protocol channel
     assert r.stderr.startswith("memgit: ") and "not inside a git repository" in r.stderr, r.stderr
     assert "memgit init" in r.stderr
+
+
+READS = {"recall", "cite", "brief", "fact_list", "fact_show", "now_show", "context_list", "stats"}
+
+
+def test_every_agent_verb_is_a_described_tool(vault: Path, tmp_path: Path) -> None:
+    """At least 14 tools; every parameter described; closed sets as enums; reads annotated read-only; the version."""
+    async def body(s: ClientSession) -> Any:
+        init = await s.initialize()
+        return init.server_info, (await s.list_tools()).tools
+
+    info, listed = run(vault, tmp_path, body)
+    from memgit import __version__
+
+    assert info.version == __version__
+    tools = {t.name: t for t in listed}
+    verbs = {"recall", "cite", "brief", "log", "fact_add", "fact_list", "supersede", "expire", "lesson", "prefer", "decide",
+             "context_switch", "context_save", "context_list", "session_append", "extract", "now_set", "now_show", "heartbeat", "curate"}  # fmt: skip
+    assert verbs <= set(tools) and len(tools) >= 14, sorted(tools)
+    for name, tool in tools.items():
+        assert tool.description, name
+        for param, schema in tool.input_schema.get("properties", {}).items():
+            assert schema.get("description"), (name, param, schema)
+        read_only = tool.annotations.read_only_hint if tool.annotations else None
+        assert read_only is (name in READS), (name, tool.annotations)
+
+    def enum_of(schema: dict[str, Any]) -> list[str]:
+        return next(o["enum"] for o in schema.get("anyOf", [schema]) if "enum" in o)
+
+    assert enum_of(tools["log"].input_schema["properties"]["kind"]) == ["note", "decision", "completion", "lesson", "preference", "instruction"]
+    assert "journal" in enum_of(tools["recall"].input_schema["properties"]["layer"])
+    steps = tools["heartbeat"].input_schema["properties"]["steps"]
+    assert "curate" in enum_of(next(o for o in steps["anyOf"] if o.get("type") == "array")["items"])
+
+
+def test_session_append_and_context_switch_through_tools(vault: Path, tmp_path: Path) -> None:
+    line = '{"role": "user", "score": 1.0e2, "content": "The quokka escaped"}'
+
+    async def body(s: ClientSession) -> Any:
+        r = await s.call_tool("session_append", {"session_id": "S1", "records": line + "\n"})
+        assert not r.is_error, text_of(r)
+        for name in ("a", "b"):
+            c = await s.call_tool("context_switch", {"name": name})
+            assert not c.is_error, text_of(c)
+        bad = await s.call_tool("log", {"text": "x", "kind": "gossip"})
+        listed = await s.call_tool("context_list", {})
+        return r.structured_content, bad, listed.structured_content
+
+    appended, bad, listed = run(vault, tmp_path, body, "--agent", AGENT)
+    assert (vault / appended["path"]).read_text() == line + "\n"  # byte for byte: 1.0e2 stays 1.0e2
+    assert bad.is_error  # not one of the enum's kinds
+    assert [c["name"] for c in listed["contexts"] if c["active"]] == ["b"]
+    assert "context: b" in (vault / "NOW.md").read_text()

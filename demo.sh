@@ -2,10 +2,19 @@
 # memgit's main job on a fresh demo vault: init, writes, a supersede, cite, recall, archive.
 set -eu
 dir=${1:-/tmp/memgit-demo}
-rm -rf "$dir"
+# start over only in a folder this script made (its mark is in .git); never delete anything else
+if [ -e "$dir" ] && [ -n "$(ls -A "$dir" 2>/dev/null)" ]; then
+  if [ -f "$dir/.git/memgit-demo" ]; then
+    rm -rf "$dir"
+  else
+    echo "demo.sh: $dir is not empty and was not made by demo.sh; give a new or empty folder" >&2
+    exit 2
+  fi
+fi
 export MEMGIT_AGENT="${MEMGIT_AGENT:-demo-agent@localhost}"
 memgit init "$dir"
 cd "$dir"
+echo "made by memgit's demo.sh: rerunning it may delete this vault" > .git/memgit-demo
 git config user.name "Demo Human"; git config user.email "human@example.com"
 memgit log "Kickoff with Sarah about the Q3 launch" --at 2026-01-02T09:30
 # an instruction carries the highest authority, so only a person records one (no MEMGIT_AGENT)

@@ -8,7 +8,6 @@ the page summaries. Delete the cache and the same bytes come out of a full rebui
 """
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 from collections.abc import Iterator
@@ -18,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from memgit import itemsfile
 from memgit.config import INDEX_PATH
+from memgit.lock import flock
 
 if TYPE_CHECKING:
     from memgit.config import Config
@@ -108,7 +108,7 @@ def cache_lock(folder: Path) -> Iterator[None]:
     folder.mkdir(parents=True, exist_ok=True)
     fd = os.open(folder / "lock", os.O_RDWR | os.O_CREAT, 0o644)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        flock(fd)
         yield
     finally:
         os.close(fd)

@@ -85,7 +85,7 @@ def ordered(item: dict[str, Any]) -> dict[str, Any]:
 def sort_key(item: dict[str, Any]) -> tuple[str, str, str]:
     # a successor made in the same second as its predecessor goes after it: otherwise git's diff of the
     # supersede pairs the old fact's lines with the new one's and blame (cite) names the wrong commit
-    return (str(item.get("timestamp", "")), "1" if item.get("supersedes") else "0", str(item.get("id", "")))
+    return (str(item.get("timestamp") or ""), "1" if item.get("supersedes") else "0", str(item.get("id", "")))
 
 
 def canonical(items: list[dict[str, Any]]) -> bytes:

@@ -1,7 +1,6 @@
 """The vault lock: flock on .git/memgit.lock with a bounded wait. The kernel drops it when a writer dies."""
 from __future__ import annotations
 
-import fcntl
 import os
 import time
 from collections.abc import Iterator
@@ -26,6 +25,17 @@ def env_timeout() -> float:
     return value
 
 
+def flock(fd: int, wait: bool = True) -> None:
+    """An exclusive flock on fd (BlockingIOError when not `wait` and it is held). memgit runs on Linux and
+    macOS; Windows has no flock, and a vault without its lock could lose writes, so it is refused there."""
+    try:
+        import fcntl
+    except ImportError:
+        raise UsageError("memgit runs on Linux and macOS only: its vault lock needs flock(), which Windows does not have",
+                         "on Windows, run memgit inside WSL (Windows Subsystem for Linux)") from None  # fmt: skip
+    fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+
+
 @contextmanager
 def vault_lock(gitdir: Path, timeout: float | None = None) -> Iterator[None]:
     if timeout is None:
@@ -37,7 +47,7 @@ def vault_lock(gitdir: Path, timeout: float | None = None) -> Iterator[None]:
         delay = 0.002
         while True:
             try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                flock(fd, wait=False)
                 break
             except BlockingIOError:
                 if time.monotonic() >= deadline:

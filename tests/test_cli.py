@@ -169,3 +169,17 @@ def test_memgit_debug_shows_the_traceback(vault: Path) -> None:
 def test_help_epilog_documents_every_exit_code() -> None:
     r = run_memgit("--help")
     assert all(f"{code} " in r.stdout for code in ("0", "1", "2", "3", "4")) and "internal error" in r.stdout
+
+
+def test_fmt_is_idempotent_for_a_fact_without_a_timestamp(vault: Path) -> None:
+    raw = [{"id": "bob-abc123", "fact": "Likes tea", "category": "preference", "status": "active", "authority": "memory"},
+           {"id": "bob-abc124", "fact": "Lives in Oslo", "category": "status", "timestamp": "2026-01-01T00:00:00Z",
+            "status": "active", "authority": "memory"}]  # fmt: skip
+    items = vault / "people" / "bob" / "items.json"
+    items.parent.mkdir(parents=True)
+    items.write_text(json.dumps(raw))
+    assert run_memgit("fmt", cwd=vault).returncode == 0
+    once = items.read_bytes()
+    again = run_memgit("fmt", cwd=vault)
+    assert again.returncode == 0 and again.stdout == "" and items.read_bytes() == once
+    assert run_memgit("fmt", "--check", cwd=vault).returncode == 0

@@ -90,3 +90,15 @@ def test_a_hand_edited_decision_and_fact_name_the_field_the_fix_and_the_schema(v
     assert "`memgit fact add`" in fact["hint"] and "`memgit schema item`" in fact["hint"]
     for p in (dec, fact):
         assert not any(w in p["message"] + p["hint"] for w in JSONSCHEMA_WORDS), p
+
+
+def test_without_flock_as_on_windows_a_write_is_refused_clearly_and_nothing_changes(vault: Path) -> None:
+    import subprocess
+    import sys
+
+    before = git(vault, "rev-parse", "HEAD").stdout
+    code = "import sys; sys.modules['fcntl'] = None\nfrom memgit.main import main\nsys.exit(main(['log', 'hello']))"
+    r = subprocess.run([sys.executable, "-c", code], cwd=vault, capture_output=True, text=True)
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "Linux and macOS" in r.stderr and "WSL" in r.stderr and "Traceback" not in r.stderr
+    assert git(vault, "rev-parse", "HEAD").stdout == before and git(vault, "status", "--porcelain").stdout == ""

@@ -36,3 +36,17 @@ def test_every_command_in_the_readme_table_exists() -> None:
     r = memgit("--help")
     for name in names:
         assert f"    {name} " in r.stdout or f"    {name}\n" in r.stdout, name
+
+
+def test_demo_refuses_a_folder_it_did_not_make_and_reruns_in_its_own(tmp_path: Path) -> None:
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "thesis.md").write_text("years of work\n")
+    r = subprocess.run(["sh", str(ROOT / "demo.sh"), str(mine)], capture_output=True, text=True)
+    assert r.returncode == 2 and "not made by demo.sh" in r.stderr
+    assert [p.name for p in mine.iterdir()] == ["thesis.md"]  # untouched
+    demo = tmp_path / "demo"
+    for _ in range(2):  # its own folder it may start over
+        r = subprocess.run(["sh", str(ROOT / "demo.sh"), str(demo)], capture_output=True, text=True)
+        assert r.returncode == 0, r.stdout + r.stderr
+    assert git(demo, "log", "--format=%s").stdout.count("init:") == 1

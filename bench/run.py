@@ -64,17 +64,21 @@ repos:
 
 LABELS = {  # row key -> (what is measured, memgit side, baseline side); rows print in this order
     'floor': ('CLI start-up floor', '`memgit --version`', '`python -c pass`'),
-    'cite-fact': ('cite an active fact (entity with the most items.json versions)', '`memgit cite ID`', '`git blame --porcelain -L n,n HEAD -- items.json`'),
+    'cite-fact': ('cite an active fact (entity with the most items.json versions)', '`memgit cite ID`', '`git blame --porcelain -L n,n HEAD -- items.json` + `git show` of its commit'),
     'cite-superseded': ('cite a superseded fact (asserting and retiring commits)', '`memgit cite ID`', '2 × `git blame` (fact line, status line)'),
-    'cite-line': ('cite a journal line (first entry, 3 versions)', '`memgit cite memory/DATE.md:N`', '`git blame --porcelain -L n,n HEAD -- memory/DATE.md`'),
+    'cite-line': ('cite a journal line (first entry, 3 versions)', '`memgit cite memory/DATE.md:N`', '`git blame --porcelain -L n,n HEAD -- memory/DATE.md` + `git show` of its commit'),
     'verify-batch': ('verify the last generated commit (a batch of files: count in notes)', '`memgit verify HEAD~1..HEAD`', '`git diff-tree -r -p HEAD~1 HEAD`'),
     'index': ('index files for HEAD + one journal line, in process: incremental (cache warm at HEAD) vs full (cache folder deleted)', 'incremental `index_writes()`', 'full `index_writes()`'),
     'recall': ("recall one word (an entity's name; see notes)", '`memgit recall QUERY`', '`rg QUERY`'),
     'commit-hooks': ('one-line journal commit: vault hooks (pre-commit + post-commit) vs hooks off', '`git commit` (vault hooks)', '`git -c core.hooksPath=/dev/null commit`'),
+    'commit-cold': ('one-line journal commit, cold cache (.git/memgit/ deleted before each: a fresh clone, an adopted vault) vs hooks off', '`git commit` (vault hooks, cold)', '`git -c core.hooksPath=/dev/null commit`'),
     'commit-noop': ('one-line journal commit: no-op pre-commit framework hooks vs hooks off', '`git commit` (no-op hooks)', '`git -c core.hooksPath=/dev/null commit`'),
     'commit-share': ("one-line journal commit: vault hooks vs no-op hooks (memgit's own share)", '`git commit` (vault hooks)', '`git commit` (no-op hooks)'),
     'hook-check': ('`memgit hook check` alone, one staged journal line', '`memgit hook check`', '`memgit --version`'),
     'hook-index': ('`memgit hook index` alone, after a raw one-line commit (makes the refresh commit)', '`memgit hook index`', '`memgit --version`'),
+    'hooks-pair': ('`memgit hook check` + `memgit hook index` (one staged line, then its refresh) vs two bare interpreter starts', 'check + index', '2 × `python -c pass`'),
+    'mcp-init': ('MCP server cold start: spawn to the `initialize` answer (bench/mcp_start.py, raw JSON-RPC over stdio)', '`memgit mcp` initialize', '`memgit --version`'),
+    'mcp-first': ('MCP first tool call (recall) vs the second in the same server', 'first `tools/call`', 'second `tools/call`'),
     'log': ('append one journal line and commit it', '`memgit log TEXT`', 'append + `git -c core.hooksPath=/dev/null commit -m M -- PATH`'),
     'verify-log': ('verify one `memgit log` commit (journal line + INDEX.md)', '`memgit verify C~1..C`', '`git diff-tree -r -p C~1 C`'),
 }
@@ -300,17 +304,19 @@ def measure(size: str, vault: Path, stamp: dict, R: int, rows: dict[str, Row], n
         pair(row("floor"),
              [MEMGIT, "--version"], [[sys.executable, "-c", "pass"]])
         p = picks
+        def blamed(line: int, path: str) -> list[list[str]]:
+            blame = ["git", "blame", "--porcelain", "-L", f"{line},{line}", "HEAD", "--", path]
+            return [blame, ["git", "show", sh(blame, vault, env).stdout.split()[0].decode()]]
+
         pair(row("cite-fact"),
-             [MEMGIT, "cite", p["active_id"]],
-             [["git", "blame", "--porcelain", "-L", f"{p['active_line']},{p['active_line']}", "HEAD", "--", p["items_path"]]])
+             [MEMGIT, "cite", p["active_id"]], blamed(p["active_line"], p["items_path"]))
         if p["sup_id"]:
             pair(row("cite-superseded"),
                  [MEMGIT, "cite", p["sup_id"]],
                  [["git", "blame", "--porcelain", "-L", f"{n},{n}", "HEAD", "--", p["sup_path"]] for n in p["sup_lines"]])
         jl = p["journal_line"]
         pair(row("cite-line"),
-             [MEMGIT, "cite", f"{p['journal']}:{jl}"],
-             [["git", "blame", "--porcelain", "-L", f"{jl},{jl}", "HEAD", "--", p["journal"]]])
+             [MEMGIT, "cite", f"{p['journal']}:{jl}"], blamed(jl, p["journal"]))
         pair(row("verify-batch"),
              [MEMGIT, "verify", "HEAD~1..HEAD"], [["git", "diff-tree", "-r", "-p", "HEAD~1", "HEAD"]])
         helper = json.loads(sh([sys.executable, "-c", INDEX_PY, str(vault), str(R), p["latest_journal"]], vault, env).stdout)
@@ -362,6 +368,15 @@ def measure(size: str, vault: Path, stamp: dict, R: int, rows: dict[str, Row], n
                     if i > 0:  # the first round warms up
                         samples[v].append(t)
             notes[size]["refresh_commits"] = f"{refreshes}/{R + 1}"
+            rcold = row("commit-cold")
+            for i in range(R):
+                for v in (["hooks", "off"] if i % 2 == 0 else ["off", "hooks"]):
+                    append(journal)
+                    sh(["git", "add", p["latest_journal"]], vault, env)
+                    if v == "hooks":
+                        shutil.rmtree(vault / ".git" / "memgit", ignore_errors=True)
+                    t = timed(variants[v] + [f"bench: cold {v} {i}"], vault, env)
+                    (rcold.m if v == "hooks" else rcold.b)[size].append(t)
             r = row("commit-hooks")
             r.m[size] += samples["hooks"]
             r.b[size] += samples["off"]
@@ -375,6 +390,7 @@ def measure(size: str, vault: Path, stamp: dict, R: int, rows: dict[str, Row], n
         # the hooks on their own: check on one staged line, index refresh after a raw commit
         rc = row("hook-check")
         ri = row("hook-index")
+        rp = row("hooks-pair")
         for i in range(R + 1):
             append(journal)
             sh(["git", "add", p["latest_journal"]], vault, env)
@@ -382,7 +398,10 @@ def measure(size: str, vault: Path, stamp: dict, R: int, rows: dict[str, Row], n
             sh(variants["off"] + [f"bench: raw {i}"], vault, env)
             ti = timed([MEMGIT, "hook", "index"], vault, env)
             tf = timed([MEMGIT, "--version"], vault, env)
+            tp = timed([sys.executable, "-c", "pass"], vault, env) + timed([sys.executable, "-c", "pass"], vault, env)
             if i > 0:
+                rp.m[size].append(tc + ti)
+                rp.b[size].append(tp)
                 rc.m[size].append(tc)
                 ri.m[size].append(ti)
                 rc.b[size].append(tf)
@@ -410,6 +429,12 @@ def measure(size: str, vault: Path, stamp: dict, R: int, rows: dict[str, Row], n
                     t = time.perf_counter() - t
                     if i > 0:
                         rl.b[size].append(t)
+        mcp = json.loads(sh([sys.executable, str(Path(__file__).parent / "mcp_start.py"), str(vault), "--repeat", str(R),
+                             "--query", p["name"].split()[-1], "--samples"], vault, env).stdout)
+        row("mcp-init").m[size] += mcp["initialize"]
+        row("mcp-init").b[size] += [timed([MEMGIT, "--version"], vault, env) for _ in range(R)]
+        row("mcp-first").m[size] += mcp["first_call"]
+        row("mcp-first").b[size] += mcp["second_call"]
         last = log_commits[-1]
         pair(row("verify-log"),
              [MEMGIT, "verify", f"{last}~1..{last}"], [["git", "diff-tree", "-r", "-p", f"{last}~1", last]])

@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""The MCP server's cold start, as an agent's client sees it: `memgit -C VAULT mcp` over stdio, raw JSON-RPC.
+
+    python bench/mcp_start.py VAULT [--repeat 5] [--query WORD]
+
+Per run (a new server process each): ms from spawn to the `initialize` answer, and ms from sending the
+first tools/call (recall) to its answer, then a second recall (the warm cost, for the penalty of the
+first). Prints the medians as one JSON line.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+
+def rpc(proc: subprocess.Popen[bytes], msg: dict[str, object]) -> dict[str, object] | None:
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(json.dumps(msg).encode() + b"\n")
+    proc.stdin.flush()
+    if "id" not in msg:
+        return None
+    while True:
+        line = proc.stdout.readline()
+        if not line:
+            raise SystemExit(f"server closed: {proc.stderr.read().decode() if proc.stderr else ''}")
+        data = json.loads(line)
+        if data.get("id") == msg["id"]:
+            return data  # type: ignore[no-any-return]
+
+
+def one(vault: Path, query: str) -> tuple[float, float, float]:
+    exe = shutil.which("memgit", path=str(Path(sys.executable).parent)) or "memgit"
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([exe, "-C", str(vault), "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    init = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}
+    rpc(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init})
+    t1 = time.perf_counter()
+    rpc(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+    call = {"name": "recall", "arguments": {"query": query}}
+    t2 = time.perf_counter()
+    answer = rpc(proc, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call})
+    t3 = time.perf_counter()
+    rpc(proc, {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": call})
+    t4 = time.perf_counter()
+    assert answer is not None and "result" in answer, answer
+    proc.stdin.close()  # type: ignore[union-attr]
+    proc.wait(timeout=30)
+    return (t1 - t0) * 1000, (t3 - t2) * 1000, (t4 - t3) * 1000
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("vault", type=Path)
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--query", default="Postgres")
+    ap.add_argument("--samples", action="store_true", help="print every run's seconds (for bench/run.py) instead of medians")
+    args = ap.parse_args()
+    runs = [one(args.vault, args.query) for _ in range(args.repeat)]
+    if args.samples:
+        print(json.dumps({k: [r[i] / 1000 for r in runs] for i, k in enumerate(("initialize", "first_call", "second_call"))}))
+        return 0
+    med = [statistics.median(r[i] for r in runs) for i in range(3)]
+    print(json.dumps({"initialize_ms": round(med[0]), "first_call_ms": round(med[1]), "second_call_ms": round(med[2]),
+                      "first_call_penalty_ms": round(med[1] - med[2]), "runs": args.repeat}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

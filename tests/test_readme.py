@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import subprocess
+import sys
 from pathlib import Path
 
 from tests.conftest import git, memgit
@@ -50,3 +51,16 @@ def test_demo_refuses_a_folder_it_did_not_make_and_reruns_in_its_own(tmp_path: P
         r = subprocess.run(["sh", str(ROOT / "demo.sh"), str(demo)], capture_output=True, text=True)
         assert r.returncode == 0, r.stdout + r.stderr
     assert git(demo, "log", "--format=%s").stdout.count("init:") == 1
+
+
+def test_readme_python_example_runs(vault: Path) -> None:
+    text = (ROOT / "README.md").read_text().split("## Daily use", 1)[1]
+    code = text.split("```python\n", 1)[1].split("```", 1)[0]
+    assert "memgit.Vault(" in code
+    code = code.replace('"/tmp/memgit-demo"', repr(str(vault)))
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=vault)
+    assert r.returncode == 0, r.stdout + r.stderr
+    commit, fact_hit = r.stdout.splitlines()[:2]
+    assert commit == git(vault, "rev-parse", "HEAD").stdout.strip()
+    assert fact_hit.endswith("Leads the May launch")
+    assert git(vault, "status", "--porcelain").stdout == ""

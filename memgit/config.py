@@ -10,6 +10,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Callable
 
+from memgit import kinds
 from memgit.errors import UsageError
 
 CONFIG_PATH = ".memgit.yaml"
@@ -18,10 +19,8 @@ INDEX_PATH = "INDEX.md"
 # .memgit/ holds the vault's allow-lists (acknowledged commits, allowed signers, redaction receipts).
 CANONICAL_POLICY = (CONFIG_PATH, ".gitattributes", ".pre-commit-config.yaml", ".github/**", ".memgit/**", "schemas/**")
 
-KINDS = (
-    "journal", "now", "memory", "index", "policy", "decision", "lesson", "preference",
-    "entity-summary", "entity-items", "context", "session", "other",
-)  # fmt: skip
+# the kinds memgit declares (memgit/kinds.py), "other" last
+KINDS = kinds.names()
 
 
 def glob_regex(glob: str) -> str:
@@ -85,6 +84,9 @@ class Config:
         if found:
             p = found[0]
             raise UsageError(f"{where}: {p.where or 'top level'}: {p.message}", schema.hint("config"))
+        unknown = [k for k in data.get("kinds", {}) if k not in kinds.names()]
+        if unknown:
+            raise UsageError(f"{where}: kinds: unknown kind {unknown[0]!r}", f"use one of {', '.join(kinds.names())}")
         return cls(data)
 
     @classmethod

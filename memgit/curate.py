@@ -13,6 +13,7 @@ import re
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memgit.errors import MemgitError, RuleViolation, UsageError
+from memgit.kinds import LESSON
 
 if TYPE_CHECKING:
     from memgit.txn import Transaction
@@ -22,7 +23,6 @@ PATH = "MEMORY.md"
 SECTION = "## Curated by memgit"
 NOTE = "<!-- memgit curate rewrites this section; write your own sections above it -->"
 OP = "curate"
-_LESSON = re.compile(r"^## (.+) \((\d{4}-\d{2}-\d{2})\)\s*$")
 _POINTER = re.compile(r"^- (?P<date>\d{4}-\d{2}-\d{2}) (?P<kind>[a-z]+): (?P<title>.+) \((?P<ref>[^()\s]+)\)\s*$")
 _WORDS = re.compile(r"[^\W_]+")
 PROMPT = (
@@ -87,7 +87,7 @@ class Sources:
             if kind == "lesson":
                 self.refs.add(path)
                 for ln in (repo.blob(blob) or b"").decode("utf-8", "replace").splitlines():
-                    m = _LESSON.match(ln)
+                    m = LESSON.pattern.match(ln)
                     if m:
                         ref = f"{path}#{slugify(ln[3:].strip())}"
                         self.lessons.append(Candidate(m.group(2), "lesson", m.group(1).strip(), ref))

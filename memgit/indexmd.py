@@ -25,7 +25,6 @@ if TYPE_CHECKING:
 
 CACHE_VERSION = 6
 ARCHIVE_LOG = "memory/ARCHIVE.md"
-_INDEXED = ("entity-items", "entity-summary", "decision", "lesson", "preference", "context", "journal")
 
 
 def _meta(text: str) -> tuple[dict[str, Any], str]:
@@ -38,69 +37,25 @@ def _meta(text: str) -> tuple[dict[str, Any], str]:
     return (fm.meta or {}), fm.body
 
 
-def _first_line(body: str) -> str:
-    for line in body.splitlines():
-        line = line.strip()
-        if line and not line.startswith("#"):
-            return line[:160]
-    return ""
-
-
 def entry_for(kind: str, path: str, data: bytes) -> dict[str, Any] | None:
-    """What one file contributes to the index (None: nothing)."""
-    from memgit.index_render import LESSON_RE, PREF_RE
+    """What one file contributes to the index (None: nothing); each kind declares it (memgit/kinds.py)."""
+    from memgit import kinds
 
-    if kind == "entity-items":
-        try:
-            items = itemsfile.parse(data)
-        except itemsfile.ItemsError:
-            return {"broken": True}
-        active = [i for i in items if i.get("status") == "active"]
-        active.sort(key=itemsfile.sort_key, reverse=True)
-        return {
-            "active": [[i.get("id"), i.get("fact"), i.get("category")] for i in active[:3]],
-            "n_active": len(active),
-            "n_total": len(items),
-            "newest": max((str(i.get("timestamp", ""))[:10] for i in items), default=""),
-            "expired": [[i.get("id"), i.get("fact")] for i in items if i.get("status") == "expired"],
-            "until": [[i.get("id"), i.get("fact"), i.get("valid_until")] for i in active if i.get("valid_until")],
-        }
+    spec = kinds.REGISTRY.get(kind)
+    if spec is None or spec.index is None:
+        return None
+    if not spec.text:
+        return spec.index.entry(path, data, {}, "")
     text = data.decode("utf-8", errors="replace")
-    if kind == "journal":
-        return {"date": Path(path).stem, "entries": sum(1 for ln in text.splitlines() if ln.startswith("- "))}
-    meta, body = _meta(text)
-    if kind == "entity-summary":
-        return {"name": str(meta.get("name") or Path(path).parent.name), "line": _first_line(body)}
-    if kind == "decision":
-        title = meta.get("title") or next((ln[2:].strip() for ln in body.splitlines() if ln.startswith("# ")), Path(path).stem)
-        raw_tags = meta.get("tags")
-        tags = raw_tags if isinstance(raw_tags, list) else []
-        return {"title": str(title), "date": str(meta.get("date", "")), "status": str(meta.get("status", "?")), "tags": [str(t) for t in tags]}
-    if kind == "lesson":
-        dates = [d for _, d in LESSON_RE.findall(body)]
-        return {"topic": str(meta.get("topic") or Path(path).stem), "n": len(dates), "latest": max(dates, default="")}
-    if kind == "preference":
-        prefs = PREF_RE.findall(body)
-        dates = [d for _, d in prefs] + ([str(meta["confirmed"])] if meta.get("confirmed") else [])
-        return {"topic": str(meta.get("topic") or Path(path).stem), "n": len(prefs), "confirmed": min(dates, default="")}
-    if kind == "context":
-        return {"name": str(meta.get("name") or Path(path).stem), "active": bool(meta.get("active")), "line": _first_line(body)}
-    return None
+    meta, body = _meta(text) if text.startswith("---") else ({}, text)
+    return spec.index.entry(path, data, meta, body)
 
 
 def page_of(config: Config, kind: str, path: str) -> str | None:
     """The page ('section~shard') a file's entry lives in."""
-    if kind not in _INDEXED:
-        return None
-    parts = path.split("/")
-    if kind in ("entity-items", "entity-summary"):
-        first = parts[1][:1]
-        return f"{parts[0]}~{first if first.isalnum() else '_'}"
-    name = parts[-1]
-    if kind in ("decision", "journal"):
-        year = name[:4]
-        return f"{'decisions' if kind == 'decision' else 'journals'}~{year if year.isdigit() else '_'}"
-    return {"lesson": "lessons~all", "preference": "preferences~all", "context": "contexts~all"}[kind]
+    from memgit import kinds
+
+    return kinds.page_of(kind, path)
 
 
 @contextmanager

@@ -133,6 +133,7 @@ def lost_lines(loser: bytes, winner: bytes) -> list[str]:
 
 
 def merge_file(kind: str, base: bytes, ours: bytes, theirs: bytes, path: str = "") -> bytes:
+    """kind: a merge strategy (a KindSpec's `merge`, or the merge driver's name in .gitattributes)."""
     if kind == "text":
         return merge_text(base, ours, theirs)
     if kind == "now":

@@ -5,13 +5,13 @@ from typing import TYPE_CHECKING
 
 import datetime as dt
 
+from memgit import kinds
 from memgit.merge import MergeConflict, lost_lines, merge_file, merge_now
 
 if TYPE_CHECKING:
     from memgit.config import Config
     from memgit.repo import Repo
 
-_DRIVER = {"journal": "journal", "session": "journal", "entity-items": "items", "now": "now", "memory": "text", "other": "text"}
 
 
 def merge_trees(repo: Repo, config: Config, base: str | None, ours: str, theirs: str,
@@ -32,7 +32,7 @@ def merge_trees(repo: Repo, config: Config, base: str | None, ours: str, theirs:
         kind = config.kind_of(path)
         if kind == "index":
             continue
-        driver = _DRIVER.get(kind)
+        driver = kinds.spec(kind).merge  # the kind's merge strategy (memgit/kinds.py)
         if path not in ours_changes:
             their_data, our_data = repo.blob(their_blob), repo.read(ours_tree, path)
             # a journal theirs holds in another order (an earlier merge put our lines after theirs) is merged,

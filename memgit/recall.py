@@ -69,9 +69,9 @@ class Recall:
         self.kind_filter = None
         if layer:
             kind = LAYERS.get(layer, layer)
-            from memgit.config import KINDS
+            from memgit.kinds import names
 
-            if kind not in KINDS:
+            if kind not in names():
                 raise UsageError(f"unknown layer {layer!r}", f"use one of {', '.join(sorted(LAYERS))}")
             self.kind_filter = kind
         self.tree: str | None = None

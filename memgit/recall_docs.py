@@ -13,7 +13,6 @@ if TYPE_CHECKING:
     from memgit.rg import Match
     from memgit.context import VaultContext as Vault
 
-_PREF = re.compile(r"\(confirmed (\d{4}-\d{2}-\d{2})\)\s*$")
 DATED_HEADING = re.compile(r"^#{1,6} .*\((\d{4}-\d{2}-\d{2})\)\s*$")
 _META_LINE = re.compile(r"^[A-Za-z_][\w-]*:(\s|$)")
 _FIELD = re.compile(r'^\s*"(\w+)": (.*?),?$')
@@ -59,8 +58,13 @@ def _fact_from_context(m: Match) -> dict[str, Any] | None:
 
 
 def to_doc(vault: Vault, m: Match, kind: str, tier: str) -> Doc | None:
-    cfg = vault.config
-    if kind == "entity-items":
+    """A matched line as recall reads it; each kind declares how (memgit/kinds.py: recall, authority, lines)."""
+    from memgit.kinds import spec as kind_spec
+
+    spec = kind_spec(kind)
+    if spec.recall == "none":
+        return None
+    if spec.recall == "facts":
         if not m.text.lstrip().startswith('"fact":'):
             return None
         item = _fact_from_context(m)
@@ -72,12 +76,10 @@ def to_doc(vault: Vault, m: Match, kind: str, tier: str) -> Doc | None:
                    str(item["id"]), str(item["id"]), item.get("supersededBy"), slug.replace("-", " "),
                    source=str(item["source"]) if item.get("source") else None)  # fmt: skip
     text = m.text.strip()
-    if not text or text in ("---", "...") or kind in ("index", "other") and m.path.endswith(".gitkeep"):
+    if not text or text in ("---", "...") or spec.authority is None and m.path.endswith(".gitkeep"):
         return None
     cite = f"{m.path}:{m.line}"
-    if kind not in ("journal", "session") and (_META_LINE.match(text) or (text.startswith("#") and kind in ("entity-summary", "context"))):
-        return None  # frontmatter keys and bare titles: the body lines carry the memory
-    if kind in ("journal", "session"):
+    if spec.recall == "entries":
         if text.startswith("# "):
             return None
         # an instruction's authority comes from how it was written (`--kind instruction`, which the authority rule
@@ -86,19 +88,12 @@ def to_doc(vault: Vault, m: Match, kind: str, tier: str) -> Doc | None:
         date = m.path.split("/")[-1][:10] if kind == "journal" else m.path.split("/")[1]
         sm = _SOURCE.search(text) if kind == "journal" else None
         return Doc(m.path, m.line, text, kind, tier, authority, date=date, cite=cite, source=sm.group(1).strip() if sm else None)
-    authority = {"policy": "policy", "decision": "decision", "entity-summary": "summary", "context": "summary",
-                 "other": cfg.authority[-1]}.get(kind, "memory")  # fmt: skip
-    doc = Doc(m.path, m.line, text, kind, tier, authority, cite=cite)
-    if kind in ("preference", "lesson"):
-        if text.startswith("# "):
-            return None
-        doc.extra = m.path.split("/")[-1][:-3].replace("-", " ")
-    if kind == "preference":
-        pm = _PREF.search(text)
-        if pm:
-            doc.date = pm.group(1)
-    if kind in ("entity-summary", "context"):
-        doc.extra = m.path.split("/")[-2] if kind == "entity-summary" else m.path.split("/")[-1][:-3]
+    if _META_LINE.match(text) or (spec.skip_titles and text.startswith(spec.skip_titles)):
+        return None  # frontmatter keys and bare titles: the body lines carry the memory
+    doc = Doc(m.path, m.line, text, kind, tier, spec.authority or vault.config.authority[-1], cite=cite)
+    doc.extra = spec.extra(m.path)
+    if spec.lines is not None:
+        doc.date = spec.lines.date_of(text)  # a dated line (a lesson heading, a confirmed preference)
     return doc
 
 

@@ -5,6 +5,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from memgit.errors import NotFound, UsageError
+from memgit.kinds import LESSON, PREFERENCE
 from memgit.names import slugify, topic_slug
 
 if TYPE_CHECKING:
@@ -106,7 +107,7 @@ def lesson(vault: Vault, topic: str, title: str, body: str) -> dict[str, Any]:
         # a title used before gets the dated anchor, so each lesson's id cites that lesson
         taken = {slugify(t) for t in _LESSON_HEADING.findall(text)}
         anchor = slugify(f"{title} ({date})") if slugify(title) in taken else slugify(title)
-        text += f"\n## {title} ({date})\n\n{body}\n"
+        text += f"\n{LESSON.render(title, date)}\n\n{body}\n"
         tx.write(path, text.encode())
         tx.describe("lesson", f"lessons/{slug}", title, ("Memgit-Op", "lesson"))
         return {"id": f"{path}#{anchor}", "path": path, "line": heading_line, "new_topic": old is None}
@@ -123,13 +124,13 @@ def prefer(vault: Vault, topic: str, text: str) -> dict[str, Any]:
     text = " ".join(require_text(vault.config, text).split())
     path = f"preferences/{slug}.md"
     date = vault.today()
-    line_re = re.compile(rf"^- {re.escape(text)} \(confirmed \d{{4}}-\d{{2}}-\d{{2}}\)$")
+    line_re = PREFERENCE.same_text(text)
 
     def build(tx: Transaction) -> dict[str, Any]:
         old = tx.read(path)
         current = old.decode() if old is not None else frontmatter.render({"topic": topic.strip(), "confirmed": date}, f"# Preferences: {topic.strip()}\n\n")
         lines = current.splitlines()
-        entry = f"- {text} (confirmed {date})"
+        entry = PREFERENCE.render(text, date)
         confirmed = False
         for i, ln in enumerate(lines):
             if line_re.match(ln):

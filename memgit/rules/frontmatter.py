@@ -1,19 +1,20 @@
 """frontmatter: memory files are UTF-8 text; YAML frontmatter present where the kind needs it, valid against its schema."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from memgit.changes import Change, Context, Problem
 
+if TYPE_CHECKING:
+    from memgit.kinds import KindSpec
+
 RULE = "frontmatter"
-REQUIRED = {"decision": "decision", "lesson": "lesson", "preference": "preference", "context": "context", "entity-summary": "entity-summary"}
-OPTIONAL = {"now": "now"}
-TEXT_KINDS = ("journal", "now", "memory", "policy", "decision", "lesson", "preference", "entity-summary", "context", "session", "index")
-EXAMPLES = {
-    "decision": "---\\ndate: 2026-01-15\\ntype: architecture\\nstatus: active\\ntags: []\\n---",
-    "lesson": "---\\ntopic: <topic>\\n---",
-    "preference": "---\\ntopic: <topic>\\nconfirmed: 2026-01-15\\n---",
-    "context": "---\\nname: <name>\\n---",
-    "entity-summary": "---\\nname: <Name>\\n---",
-}
+
+
+def _spec(kind: str) -> KindSpec | None:
+    from memgit.kinds import REGISTRY
+
+    return REGISTRY.get(kind)
 
 
 def _key_line(text: str, end_line: int, key: str) -> int:
@@ -24,14 +25,15 @@ def _key_line(text: str, end_line: int, key: str) -> int:
 
 
 def check(change: Change, ctx: Context) -> list[Problem]:
-    if change.new is None or change.kind not in TEXT_KINDS:
+    spec = _spec(change.kind)
+    if change.new is None or spec is None or not spec.text:
         return []
     from memgit.rules import decode
 
     _, text, found = decode(change, RULE)
     if found or text is None:
         return found
-    name = REQUIRED.get(change.kind) or OPTIONAL.get(change.kind)
+    name = spec.schema
     if name is None:
         return []
     from memgit import frontmatter, schema
@@ -41,8 +43,8 @@ def check(change: Change, ctx: Context) -> list[Problem]:
     except frontmatter.YamlError as exc:
         return [Problem(change.path, exc.line, RULE, exc.message, exc.hint)]
     if fm.meta is None:
-        if change.kind in REQUIRED:
-            return [Problem(change.path, 1, RULE, f"a {change.kind} file needs YAML frontmatter", f"start the file with {EXAMPLES[change.kind]}")]
+        if spec.frontmatter_required:
+            return [Problem(change.path, 1, RULE, f"a {change.kind} file needs YAML frontmatter", f"start the file with {spec.example}")]
         return []
     for sp in schema.problems(name, fm.meta):
         key = sp.where.split(".")[0].split("[")[0]

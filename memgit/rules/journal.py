@@ -4,7 +4,6 @@ from __future__ import annotations
 from memgit.changes import Change, Context, Problem
 
 RULE = "journal-append-only"
-KINDS = ("journal", "session")
 
 
 def first_changed_line(old: bytes, new: bytes) -> tuple[int, str]:
@@ -20,7 +19,9 @@ def first_changed_line(old: bytes, new: bytes) -> tuple[int, str]:
 
 
 def check(change: Change, ctx: Context) -> list[Problem]:
-    if change.kind not in KINDS or change.old is None:
+    from memgit.kinds import spec
+
+    if change.old is None or not spec(change.kind).append_only:
         return []
     noun = "journals" if change.kind == "journal" else "session records"
     if change.new is None:

@@ -5,6 +5,7 @@ import time
 
 import pytest
 
+from memgit.kinds import REGISTRY
 from memgit.rules import frontmatter as rule
 from tests.rules.util import CFG, change, ctx, line_with, only
 
@@ -50,7 +51,7 @@ def test_valid_frontmatter_is_accepted(kind: str) -> None:
 @pytest.mark.parametrize("kind", REQUIRED)
 def test_the_example_in_the_hint_is_itself_valid(kind: str) -> None:
     path, _ = VALID[kind]
-    example = rule.EXAMPLES[kind].replace("\\n", "\n").replace("<topic>", "git").replace("<name>", "work").replace("<Name>", "Sarah")
+    example = REGISTRY[kind].example.replace("\\n", "\n").replace("<topic>", "git").replace("<name>", "work").replace("<Name>", "Sarah")
     assert check(path, example + "\nbody\n") == []
 
 

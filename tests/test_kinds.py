@@ -1,0 +1,101 @@
+"""A memory kind is one declaration (memgit/kinds.py): a toy kind added only there is checked, indexed, recalled and merged."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from memgit import kinds
+from memgit.api import Vault
+from memgit.config import Config
+from memgit.errors import RuleViolation
+from tests.conftest import git
+
+TOY_LINES = kinds.LineFormat(re.compile(r"^\* (.+?) \[(\d{4}-\d{2}-\d{2})\]\s*$", re.M), "* {text} [{date}]")
+
+
+def _toy_entry(path: str, data: bytes, meta: dict[str, object], body: str) -> dict[str, object]:
+    return {"topic": str(meta.get("topic") or Path(path).stem), "n": len(TOY_LINES.parse(body))}
+
+
+TOY = kinds.KindSpec(
+    "toy",
+    ("toys/*.md",),
+    schema="lesson",  # frontmatter `topic:` required, as a lesson's
+    frontmatter_required=True,
+    example="---\\ntopic: <topic>\\n---",
+    authority="memory",
+    lines=TOY_LINES,
+    index=kinds.IndexSpec("toys", "Toys", "toys", False, _toy_entry,
+                          row=lambda path, e: ([path], f"- [{e['topic']}]({path}): {e['n']} toys")),
+    extra=lambda path: path.split("/")[-1][:-3],
+    skip_titles="# ",
+    merge="journal",  # both sides' new lines kept
+)
+
+
+@pytest.fixture
+def toy_vault(vault: Path, monkeypatch: pytest.MonkeyPatch) -> Vault:
+    monkeypatch.setitem(kinds.REGISTRY, "toy", TOY)
+    cfg = vault / ".memgit.yaml"
+    # the vault names the kind's globs (as the template names every built-in kind's)
+    cfg.write_text(cfg.read_text().replace("kinds:\n", "kinds:\n  toy: [\"toys/*.md\"]\n", 1))
+    git(vault, "commit", "-qam", "config: toy kind", "--no-verify")  # the hook's process does not know the toy kind
+    v = Vault(vault)
+    assert v.config.kind_of("toys/kites.md") == "toy"
+    return v
+
+
+def _toy_file(*lines: str) -> bytes:
+    return ("---\ntopic: kites\n---\n# Toys: kites\n\n" + "".join(TOY_LINES.render(t, d) + "\n" for t, d in lines)).encode()
+
+
+def test_a_toy_kind_is_checked(toy_vault: Vault) -> None:
+    with pytest.raises(RuleViolation) as info:
+        toy_vault.transact(lambda tx: tx.write("toys/kites.md", b"* no frontmatter [2026-01-02]\n"))
+    [problem] = info.value.problems
+    assert (problem.path, problem.line, problem.rule) == ("toys/kites.md", 1, "frontmatter")
+    assert "a toy file needs YAML frontmatter" in problem.message and "topic: <topic>" in problem.hint
+
+
+def test_a_toy_kind_is_indexed_and_recalled(toy_vault: Vault) -> None:
+    toy_vault.transact(lambda tx: tx.write("toys/kites.md", _toy_file(("red kite flies high", "2026-01-02"))))
+    index = (toy_vault.read("INDEX.md") or b"").decode()
+    assert "## Toys" in index and "- [kites](toys/kites.md): 1 toys" in index
+    from memgit.recall import recall
+
+    hits = recall(toy_vault, "red kite", k=5)["hits"]
+    top = next(h for h in hits if h["path"] == "toys/kites.md")
+    assert top["kind"] == "toy" and top["text"] == "* red kite flies high [2026-01-02]" and top["authority"] == "memory"
+
+
+def test_a_toy_kind_is_merged_by_its_strategy(toy_vault: Vault) -> None:
+    from memgit.merge_tree import merge_trees
+
+    repo, config = toy_vault.repo, toy_vault.config
+    _, base = toy_vault.transact(lambda tx: tx.write("toys/kites.md", _toy_file(("red kite", "2026-01-02"))))
+    author = ("Test Human", "human@example.com")
+
+    def side(line: str) -> str:
+        tree = repo.build_tree(repo.commit_tree(base), {"toys/kites.md": _toy_file(("red kite", "2026-01-02"), (line, "2026-01-03"))})
+        return repo.create_commit(None, tree, [base], f"toy: {line}\n", author, toy_vault.commit_time())
+
+    writes = merge_trees(repo, config, base, side("blue kite"), side("green kite"))
+    merged = (writes["toys/kites.md"] or b"").decode()
+    assert [t for t, _ in TOY_LINES.parse(merged)] == ["red kite", "blue kite", "green kite"]
+
+
+def test_the_template_names_every_kind_with_its_declared_globs() -> None:
+    # one place: the template's .memgit.yaml and the declarations agree
+    assert Config.default().data["kinds"] == {name: list(spec.globs) for name, spec in kinds.REGISTRY.items()}
+
+
+def test_line_formats_are_written_and_read_by_one_declaration() -> None:
+    assert kinds.LESSON.render("Rebase", "2026-01-02") == "## Rebase (2026-01-02)"
+    assert kinds.LESSON.parse("## Rebase (2026-01-02)\nbody\n") == [("Rebase", "2026-01-02")]
+    line = kinds.PREFERENCE.render("tabs (not spaces)", "2026-01-02")
+    assert line == "- tabs (not spaces) (confirmed 2026-01-02)"
+    assert kinds.PREFERENCE.same_text("tabs (not spaces)").match(kinds.PREFERENCE.render("tabs (not spaces)", "2025-12-31"))
+    assert not kinds.PREFERENCE.same_text("tabs").match(line)
+    assert kinds.PREFERENCE.date_of(line) == "2026-01-02"

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any, Callable
 from memgit.context import VaultContext
 
 if TYPE_CHECKING:
-    from memgit.heartbeat import Step
+    from memgit.curate import CurateResult
+    from memgit.heartbeat import HeartbeatReport, Step
     from memgit.progress import Progress
 
 
@@ -124,13 +125,13 @@ class Vault(VaultContext):
 
         return archive(self, older_than, progress)
 
-    def curate(self, cmd: str | None = None, propose: bool = False, dry_run: bool = False) -> dict[str, Any]:
+    def curate(self, cmd: str | None = None, propose: bool = False, dry_run: bool = False) -> CurateResult:
         from memgit.curate import curate
 
         return curate(self, cmd, propose, dry_run)
 
     def heartbeat(self, dry_run: bool = False, only: list[str] | None = None,
-                  progress: Callable[[Step], None] | None = None) -> dict[str, Any]:  # fmt: skip
+                  progress: Callable[[Step], None] | None = None) -> HeartbeatReport:  # fmt: skip
         from memgit.heartbeat import heartbeat
 
         return heartbeat(self, dry_run, only, progress)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict
 
 from memgit.errors import MemgitError, RuleViolation, UsageError
 from memgit.kinds import LESSON
@@ -31,6 +31,21 @@ PROMPT = (
     '{"lines": ["- YYYY-MM-DD kind: one-line summary (SOURCE)", ...]} where SOURCE is one of the sources given.\n'
     "Drop what is outdated; never state a retired fact as current. The input follows INPUT: as one JSON document.\nINPUT:\n"
 )
+
+
+class Dropped(TypedDict):
+    line: str
+    why: str
+
+
+class CurateResult(TypedDict):
+    """`memgit curate --json`: commit None when nothing changed (or --dry-run); branch set with --propose."""
+
+    promoted: list[str]
+    dropped: list[Dropped]
+    window: list[str]
+    commit: str | None
+    branch: str | None
 
 
 class Candidate(NamedTuple):
@@ -154,7 +169,7 @@ def plan(vault: Vault, tree: str | None, cmd: str | None = None) -> dict[str, An
     today = vault.now().date()
     since = last_run(vault, OP, since=vault.now() - dt.timedelta(days=56))  # a bounded walk: two months of history at most
     start = min(since.date() if since else today, today - dt.timedelta(days=7)).isoformat()
-    dropped: list[dict[str, str]] = []
+    dropped: list[Dropped] = []
     kept_hand = []
     for ln in hand:
         fact = src.restates_retired(ln) if ln.startswith(("- ", "* ")) or (ln.strip() and not ln.startswith("#")) else None
@@ -239,11 +254,10 @@ def _check(vault: Vault, old: bytes | None, new: bytes) -> None:
         raise RuleViolation(problems, "nothing was written")
 
 
-def curate(vault: Vault, cmd: str | None = None, propose: bool = False, dry_run: bool = False) -> dict[str, Any]:
+def curate(vault: Vault, cmd: str | None = None, propose: bool = False, dry_run: bool = False) -> CurateResult:
     tree = vault.head_tree()
     p = plan(vault, tree, cmd)
-    result: dict[str, Any] = {k: p[k] for k in ("promoted", "dropped", "window")}
-    result.update(commit=None, branch=None)
+    result = CurateResult(promoted=p["promoted"], dropped=p["dropped"], window=p["window"], commit=None, branch=None)
     if dry_run or not p["changed"]:
         return result
     new = p["text"].encode()
@@ -253,7 +267,8 @@ def curate(vault: Vault, cmd: str | None = None, propose: bool = False, dry_run:
     trailers = (("Memgit-Op", OP), ("Memgit-Curated-Window", "..".join(p["window"])),
                 ("Memgit-Curator", "cmd" if cmd else "deterministic"))  # fmt: skip
     if propose:
-        return {**result, **_propose(vault, new, summary, trailers)}
+        result["commit"], result["branch"] = _propose(vault, new, summary, trailers)
+        return result
 
     def build(tx: Transaction) -> None:
         if tx.read(PATH) != old:
@@ -263,11 +278,11 @@ def curate(vault: Vault, cmd: str | None = None, propose: bool = False, dry_run:
         tx.write(PATH, new)
         tx.describe(OP, "memory", summary, *trailers)
 
-    _, commit = vault.transact(build)
-    return {**result, "commit": commit}
+    _, result["commit"] = vault.transact(build)
+    return result
 
 
-def _propose(vault: Vault, new: bytes, summary: str, trailers: tuple[tuple[str, str], ...]) -> dict[str, Any]:
+def _propose(vault: Vault, new: bytes, summary: str, trailers: tuple[tuple[str, str], ...]) -> tuple[str, str]:
     """One commit on proposals/curate-DATE, parented on HEAD: a person reviews and merges it."""
     repo = vault.repo
     head = repo.head_id()
@@ -279,4 +294,4 @@ def _propose(vault: Vault, new: bytes, summary: str, trailers: tuple[tuple[str, 
     branch = f"proposals/curate-{vault.today()}"
     ref = f"refs/heads/{branch}"
     repo.set_ref(ref, commit, repo.refs(ref).get(ref))
-    return {"commit": commit, "branch": branch}
+    return commit, branch

@@ -8,7 +8,7 @@ history (its `Memgit-Op` trailer), never from a state file.
 from __future__ import annotations
 
 import datetime as dt
-from typing import TYPE_CHECKING, Any, Callable, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple, TypedDict
 
 from memgit.errors import MemgitError, NotFound
 
@@ -19,6 +19,25 @@ STEPS = ("extract", "expire", "archive", "synthesize", "curate", "sync")
 DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
 
+class StepReport(TypedDict):
+    name: str
+    status: str
+    detail: str
+    commit: str | None
+    exit: int
+
+
+class HeartbeatReport(TypedDict):
+    """`memgit heartbeat --json`."""
+
+    at: str
+    dry_run: bool
+    steps: list[StepReport]
+    commits: list[str]
+    failed: list[str]
+    exit: int
+
+
 class Step(NamedTuple):
     name: str
     status: str  # done | nothing | skipped | failed | would
@@ -26,8 +45,8 @@ class Step(NamedTuple):
     commit: str | None = None
     exit: int = 0
 
-    def as_dict(self) -> dict[str, Any]:
-        return self._asdict()
+    def as_dict(self) -> StepReport:
+        return StepReport(name=self.name, status=self.status, detail=self.detail, commit=self.commit, exit=self.exit)
 
 
 def settings(vault: Vault) -> dict[str, Any]:
@@ -161,7 +180,7 @@ _RUN: dict[str, Callable[[Vault, dict[str, Any], bool], Step]] = {
 
 
 def heartbeat(vault: Vault, dry_run: bool = False, only: list[str] | None = None,
-              progress: Callable[[Step], None] | None = None) -> dict[str, Any]:  # fmt: skip
+              progress: Callable[[Step], None] | None = None) -> HeartbeatReport:  # fmt: skip
     s = settings(vault)
     names = only or [n for n in STEPS if n in s["steps"]]
     bad = [n for n in names if n not in _RUN]
@@ -179,6 +198,6 @@ def heartbeat(vault: Vault, dry_run: bool = False, only: list[str] | None = None
         if progress is not None:
             progress(step)
     failed = [st for st in steps if st.status == "failed"]
-    return {"at": vault.now().isoformat(), "dry_run": dry_run, "steps": [st.as_dict() for st in steps],
-            "commits": [st.commit for st in steps if st.commit], "failed": [st.name for st in failed],
-            "exit": max((st.exit for st in failed), default=0)}  # fmt: skip
+    return HeartbeatReport(at=vault.now().isoformat(), dry_run=dry_run, steps=[st.as_dict() for st in steps],
+                           commits=[st.commit for st in steps if st.commit], failed=[st.name for st in failed],
+                           exit=max((st.exit for st in failed), default=0))  # fmt: skip

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar, cast
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
@@ -171,12 +171,12 @@ def build(path: Path) -> MCPServer:
     def curate(cmd: Annotated[str | None, Field(description="a model command that proposes the curated lines (validated); omit for the deterministic curation")] = None,
                propose: Annotated[bool, Field(description="commit to proposals/curate-DATE for a person to merge")] = False,
                dry_run: Annotated[bool, Field(description="report what would change; write nothing")] = False) -> dict[str, Any]:  # fmt: skip
-        return call(lambda v: v.curate(cmd, propose, dry_run))
+        return call(lambda v: cast("dict[str, Any]", v.curate(cmd, propose, dry_run)))  # a TypedDict: JSON as is
 
     @server.tool(description="Run the configured maintenance cycle (extract, expire, archive, weekly synthesize and curate, sync): idempotent, each step one commit or nothing; call it from your heartbeat.", annotations=CYCLE)
     def heartbeat(dry_run: Annotated[bool, Field(description="report what each step would do; write nothing")] = False,
                   steps: Annotated[list[Step] | None, Field(description="run only these steps")] = None) -> dict[str, Any]:  # fmt: skip
-        return call(lambda v: v.heartbeat(dry_run, list(steps) if steps else None))
+        return call(lambda v: cast("dict[str, Any]", v.heartbeat(dry_run, list(steps) if steps else None)))
 
     def read(name: str) -> str:
         try:

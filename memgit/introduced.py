@@ -21,13 +21,13 @@ Judge = Callable[[list[Change]], list[Problem]]
 def _automatic(repo: Repo, kind: str, path: str, base: str | None, ours: str | None, theirs: str | None) -> tuple[bool, bytes | None]:
     """(merged cleanly, the content) of one path, as memgit's merge drivers merge it."""
     from memgit.merge import MergeConflict, merge_file
-    from memgit.merge_tree import _DRIVER
+    from memgit.kinds import spec
 
     if ours == theirs or theirs == base:
         return True, repo.blob(ours)
     if ours == base:
         return True, repo.blob(theirs)
-    driver = _DRIVER.get(kind)
+    driver = spec(kind).merge  # the kind's merge strategy (memgit/kinds.py)
     if driver is None or ours is None or theirs is None:
         return False, None
     try:

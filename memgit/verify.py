@@ -171,6 +171,11 @@ def verify(vault: Vault, rev_range: str | None = None, progress: Progress = None
     tip = tip_of(repo, rev_range)
     if tip is not None:
         out.extend((tip, problem) for problem in stale_tip(repo, tip, configs.of_tree(repo.commit_tree(tip))[0], indexes))
+        # recovery: a person may acknowledge a bad commit already shared (commit id and reason, at the tip)
+        from memgit import acknowledged
+
+        ack = acknowledged.read(repo, repo.commit_tree(tip))
+        out = [(c, p) for c, p in out if ack.covers(c) is None] + [(tip, p) for p in ack.problems]
     return out
 
 

@@ -121,7 +121,7 @@ def test_a_journal_edit_made_with_no_verify_is_caught_by_verify(journaled: Path)
     r = memgit("verify", cwd=journaled)
     assert r.returncode == 1, (r.stdout, r.stderr)
     assert r.stdout.splitlines() == [f"{bad[:12]} {JOURNAL}:3 journal-append-only: line 3 changed; journals are append-only "
-                                     "(restore the old lines and append a correction entry instead)"]
+                                     f"(restore the committed file (git checkout HEAD -- {JOURNAL}) and append a correction entry instead)"]
 
 
 # ---- decisions, facts, INDEX.md -------------------------------------------------------------

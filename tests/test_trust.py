@@ -489,3 +489,76 @@ def test_the_workflow_verifies_what_was_pushed_and_refuses_rewrites(vault: Path)
                            github__event__after=tip_)  # fmt: skip
     assert rc == 0, out
     report("history cut seen by the workflow", cases=6, doors=1)
+
+
+# ---- 7. recovery: one bad commit does not fail verify forever -------------------------------------
+
+
+def _bad_journal_edit(vault: Path) -> tuple[str, str]:
+    path = memgit_json("log", "ship on Friday", cwd=vault)["path"]
+    (vault / path).write_text((vault / path).read_text().replace("ship on Friday", "ship on Monday"))
+    return path, raw_commit(vault, "oops")
+
+
+def test_the_hooks_hints_are_fixes_the_hook_accepts(vault: Path) -> None:
+    path = memgit_json("log", "ship on Friday", cwd=vault)["path"]
+    before = head(vault)
+    (vault / path).write_text((vault / path).read_text().replace("ship on Friday", "ship on Monday"))
+    git(vault, "add", "-A")
+    r = commit(vault, "edit")
+    assert r.returncode != 0 and f"git checkout HEAD -- {path}" in r.out, r.out
+    git(vault, "checkout", "HEAD", "--", path)  # the hint, to the letter
+    memgit_json("log", "correction: ship on Monday, not Friday", cwd=vault)
+    assert head(vault) != before and memgit("verify", cwd=vault).returncode == 0
+    # a deleted journal: the hint restores it
+    (vault / path).unlink()
+    git(vault, "add", "-A")
+    r = commit(vault, "delete")
+    assert r.returncode != 0 and f"git checkout HEAD -- {path}" in r.out, r.out
+    git(vault, "checkout", "HEAD", "--", path)
+    assert status(vault) == ""
+    # a rewritten decision: the hint supersedes it
+    dpath = _decided(vault)
+    _edit(vault, dpath, "Postgres it is", "MySQL it is")
+    git(vault, "add", "-A")
+    r = commit(vault, "rewrite")
+    assert r.returncode != 0 and "memgit supersede" in r.out and f"git checkout HEAD -- {dpath}" not in r.out, r.out
+    git(vault, "checkout", "HEAD", "--", dpath)
+    memgit_json("supersede", dpath, "Use MySQL: the team knows it", cwd=vault)
+    assert memgit("verify", cwd=vault).returncode == 0
+    report("hook hints followed to the letter", cases=3, doors=1)
+
+
+def test_a_person_acknowledges_a_bad_shared_commit_and_verify_passes_again(vault: Path, tmp_path: Path) -> None:
+    path, bad = _bad_journal_edit(vault)
+    memgit_json("log", "later work", cwd=vault)
+    r = memgit("verify", cwd=vault)
+    assert r.returncode == 1 and bad[:12] in r.stdout and ".memgit/acknowledged.yaml" in r.stderr, r.stdout + r.stderr
+    bare = tmp_path / "shared.git"  # the bad commit was already shared (a remote without the hook)
+    git(tmp_path, "clone", "-q", "--bare", str(vault), str(bare))
+    shutil.copy(ROOT / "hooks" / "pre-receive", bare / "hooks" / "pre-receive")
+    (bare / "hooks" / "pre-receive").chmod(0o755)
+    # an agent may not acknowledge anything
+    ack = f"- commit: {bad[:12]}\n  reason: the edit only fixed a typo; checked by Ann\n"
+    write(vault, ".memgit/acknowledged.yaml", ack)
+    git(vault, "add", "-A")
+    r2 = commit(vault, "acknowledge", env=BOT)
+    assert r2.returncode != 0 and "policy-guard" in r2.out
+    # a malformed list acknowledges nothing and says why
+    write(vault, ".memgit/acknowledged.yaml", f"- commit: {bad[:12]}\n")
+    git(vault, "add", "-A")
+    assert commit(vault, "acknowledge without reason").returncode == 0
+    r3 = memgit("verify", cwd=vault)
+    assert r3.returncode == 1 and "acknowledged: entry 1: every acknowledged commit needs a reason" in r3.stdout and bad[:12] in r3.stdout
+    # a person's acknowledgement, with a reason
+    write(vault, ".memgit/acknowledged.yaml", ack)
+    git(vault, "add", "-A")
+    assert commit(vault, "acknowledge the journal edit").returncode == 0
+    assert memgit("verify", cwd=vault).returncode == 0
+    p = git(vault, "push", str(bare), "main", check=False)
+    assert p.returncode == 0, p.stderr
+    # an acknowledgement covers only the commit it names
+    _, bad2 = _bad_journal_edit(vault)
+    r4 = memgit("verify", cwd=vault)
+    assert r4.returncode == 1 and bad2[:12] in r4.stdout and bad[:12] not in r4.stdout
+    report("recovery by acknowledgement", cases=4, doors=3)

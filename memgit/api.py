@@ -155,10 +155,10 @@ class Vault(VaultContext):
             entities = [entity_folder(self, e) for e in entities]
         return synthesize(self, since, cmd, entities)
 
-    def sync(self, remote: str = "origin", propose: bool = False) -> dict[str, Any]:
+    def sync(self, remote: str = "origin", propose: bool = False, progress: Progress = None) -> dict[str, Any]:
         from memgit.sync import sync
 
-        return sync(self, remote, propose)
+        return sync(self, remote, propose, progress)
 
     def review(self, rev_range: str) -> dict[str, Any]:
         from memgit.review import review

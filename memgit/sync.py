@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from memgit import changes, rules
 from memgit.errors import Conflict, MemgitError, UsageError
 from memgit.merge import MergeConflict
+from memgit.progress import Progress, tick
 
 if TYPE_CHECKING:
     from memgit.context import VaultContext as Vault
@@ -150,7 +151,7 @@ def _divert(vault: Vault, remote: str, ref: str, theirs: str, why: _Unmergeable)
                          "hint": f"a person merges {target.removeprefix('refs/heads/')} (a pull request); this clone now follows {remote}"}}
 
 
-def sync(vault: Vault, remote: str = "origin", propose: bool = False) -> dict[str, Any]:
+def sync(vault: Vault, remote: str = "origin", propose: bool = False, progress: Progress = None) -> dict[str, Any]:
     from memgit.lock import vault_lock
 
     repo = vault.repo
@@ -161,7 +162,9 @@ def sync(vault: Vault, remote: str = "origin", propose: bool = False) -> dict[st
     merges: list[str] = []
     unpushed: str | None = None  # our merge from the attempt whose push lost the race
     for attempt in range(ATTEMPTS):
+        tick(progress, 0, 3)  # steps: fetch, merge, push (a lost race starts again)
         _fetch(vault, remote)
+        tick(progress, 1, 3)
         with vault_lock(repo.gitdir):
             theirs = repo.refs(f"refs/remotes/{remote}/{branch}").get(f"refs/remotes/{remote}/{branch}")
             if theirs is not None:
@@ -187,8 +190,10 @@ def sync(vault: Vault, remote: str = "origin", propose: bool = False) -> dict[st
         else:
             target = ref
             specs = [f"{ref}:{ref}"] + [f"{r}:{r}" for r in repo.refs("refs/heads/archive/")]
+        tick(progress, 2, 3)
         ok, out = _push(vault, remote, specs)
         if ok:
+            tick(progress, 3, 3)
             if not propose:
                 from memgit import gitcli  # a bare remote made here clones onto the vault's branch
 

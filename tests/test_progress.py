@@ -86,3 +86,13 @@ def test_init_adopting_files_and_archive_show_progress_on_a_terminal(tmp_path: P
     code, out, terminal = run_on_a_terminal(folder, "archive", "--older-than", "14d")
     assert code == 0 and "archived 28 journals" in out, out + terminal
     assert re.search(r"archive: .*\d/1 \[", terminal), terminal
+
+
+def test_sync_shows_its_steps_on_a_terminal(vault: Path, tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q", "--bare", str(tmp_path / "remote.git"))
+    git(vault, "remote", "add", "origin", str(tmp_path / "remote.git"))
+    code, out, terminal = run_on_a_terminal(vault, "sync")
+    assert code == 0 and out.startswith("synced with origin"), out + terminal
+    assert re.search(r"sync origin: .*\d/3 \[", terminal), terminal
+    code, out, terminal = run_on_a_terminal(vault, "sync", "--json")
+    assert code == 0 and terminal == "" and json.loads(out)["remote"] == "origin"

@@ -18,7 +18,8 @@ def register(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from memgit.sync import sync
 
-    r = sync(_common.vault(args), args.remote, args.propose)
+    with _common.Bar(args, f"sync {args.remote}", "steps") as bar:
+        r = sync(_common.vault(args), args.remote, args.propose, bar)
     if r.get("diverted"):
         d = r["diverted"]
         _common.emit(args, r, f"memgit: could not merge with {r['remote']}: {d['reason']}\n"

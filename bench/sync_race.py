@@ -19,6 +19,7 @@ Real git, real bare remote on disk, real `memgit` CLI processes; its own HOME an
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import os
 import platform
@@ -56,21 +57,32 @@ def run(cmd: list[str], cwd: Path | None, env: dict[str, str], check: bool = Tru
 # --------------------------------------------------------------------------- one agent (a child process)
 
 
-def worker(clone: Path, agent: str, writes: int, go: Path) -> None:
+def worker(clone: Path, agent: str, writes: int, go: Path, mode: str = "") -> None:
+    """mode "now": every third write is `memgit now set` (clones race on NOW.md), the clock steps one
+    day per write, and agent0 runs `memgit archive --older-than 7d` at a third and two thirds."""
     env = {**os.environ, "MEMGIT_AGENT": agent}
     exe = memgit_exe()
     while not go.exists():
         time.sleep(0.005)
-    made = {"journal": [], "facts": []}  # type: dict[str, list[str]]
+    made = {"journal": [], "facts": [], "now": []}  # type: dict[str, list[str]]
     retries = gave_up = failed_writes = 0
     errors: list[str] = []
     start = time.monotonic()
+    diverted = archived = 0
     for i in range(writes):
         marker = f"race:{agent}:w{i}"
-        if i % 2 == 0:
+        if mode == "now":
+            day = datetime.date(2026, 1, 1) + datetime.timedelta(days=2 * i)  # two simulated days per write
+            env["MEMGIT_NOW"] = f"{day.isoformat()}T10:{int(agent.split('@')[0][5:] or 0) % 60:02d}:00"
+        if mode == "now" and i % 3 == 2:
+            cmd, bucket = [exe, "now", "set", f"{marker} is the current state"], "now"
+        elif i % 2 == 0:
             cmd, bucket = [exe, "log", f"{marker} logged"], "journal"
         else:
             cmd, bucket = [exe, "fact", "add", ENTITY, f"{marker} fact", "--category", "status"], "facts"
+        if mode == "now" and agent.startswith("agent0@") and i in (writes // 3, 2 * writes // 3):
+            a = subprocess.run([exe, "archive", "--older-than", "7d", "--json"], cwd=clone, env=env, capture_output=True, text=True)
+            archived += a.returncode == 0 and bool(json.loads(a.stdout).get("archived"))
         w = subprocess.run(cmd, cwd=clone, env=env, capture_output=True, text=True)
         if w.returncode == 0:
             made[bucket].append(marker)
@@ -83,11 +95,13 @@ def worker(clone: Path, agent: str, writes: int, go: Path) -> None:
         elif s.returncode == 3:
             gave_up += 1
             errors.append(json.loads(s.stdout).get("error", "") if s.stdout.strip().startswith("{") else s.stderr.strip()[-300:])
+        elif s.returncode == 5:  # a true conflict: the agent's commits went to proposals/<agent>, reported
+            diverted += 1
         else:
-            raise SystemExit(f"{agent}: sync failed ({s.returncode}): {s.stderr.strip()}")
+            raise SystemExit(f"{agent}: sync failed ({s.returncode}): {s.stderr.strip()} {s.stdout.strip()[-600:]}")
     seconds = time.monotonic() - start
     print(json.dumps({"agent": agent, "seconds": seconds, "made": made, "retries": retries, "gave_up": gave_up,
-                      "failed_writes": failed_writes, "errors": errors}))  # fmt: skip
+                      "failed_writes": failed_writes, "errors": errors, "diverted": diverted, "archived": archived}))
 
 
 # --------------------------------------------------------------------------- one round of N agents
@@ -116,13 +130,30 @@ def remote_tree_counts(remote: Path, env: dict[str, str]) -> tuple[set[str], set
     return {f"race:{m}" for m in lines}, {f"race:{m}" for m in found}, canonical
 
 
-def round_(n: int, writes: int, base: Path, env: dict[str, str]) -> dict[str, object]:
+def remote_markers(remote: Path, env: dict[str, str]) -> tuple[set[str], set[str]]:
+    """(markers in the tips of main, archive/* and proposals/*; markers NOW.md ever held in their history)."""
+    refs = [r for r in run(["git", "-C", str(remote), "for-each-ref", "--format=%(refname)", "refs/heads/"], None, env).stdout.split()
+            if r == "refs/heads/main" or r.startswith(("refs/heads/archive/", "refs/heads/proposals/"))]
+    tips: set[str] = set()
+    for ref in refs:
+        out = run(["git", "-C", str(remote), "grep", "-h", "-o", "race:[^ \"]*", ref, "--"], None, env, check=False).stdout
+        tips |= {m.split(":", 1)[1] if m.startswith("refs/") else m for m in out.split()}
+    history = run(["git", "-C", str(remote), "log", "-p", "--format=", *refs, "--", "NOW.md"], None, env).stdout
+    now = {w.lstrip("+- ").rstrip(".,") for w in history.split() if w.lstrip("+- ").startswith("race:")}
+    return {m for m in tips if m.startswith("race:")}, now
+
+
+def round_(n: int, writes: int, base: Path, env: dict[str, str], mode: str = "", pre_receive: bool = False) -> dict[str, object]:
     exe = memgit_exe()
     root = base / f"n{n}"
     root.mkdir()
     run([exe, "init", str(root / "seed")], None, env)
     remote = root / "remote.git"
     run(["git", "clone", "-q", "--bare", str(root / "seed"), str(remote)], None, env)
+    if pre_receive:
+        hook = remote / "hooks" / "pre-receive"
+        shutil.copy(Path(__file__).resolve().parent.parent / "hooks" / "pre-receive", hook)
+        hook.chmod(0o755)
     clones = []
     for k in range(n):
         clone = root / f"agent{k}"
@@ -131,7 +162,7 @@ def round_(n: int, writes: int, base: Path, env: dict[str, str]) -> dict[str, ob
         clones.append(clone)
     go = root / "go"
     procs = [
-        subprocess.Popen([sys.executable, __file__, "--worker", str(c), f"agent{k}@bench", str(writes), str(go)],
+        subprocess.Popen([sys.executable, __file__, "--worker", str(c), f"agent{k}@bench", str(writes), str(go), mode],
                          env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
         for k, c in enumerate(clones)
     ]
@@ -159,8 +190,14 @@ def round_(n: int, writes: int, base: Path, env: dict[str, str]) -> dict[str, ob
         else:
             final_gave_up += 1
     journal, found, canonical = remote_tree_counts(remote, env)
+    anywhere, now_seen = remote_markers(remote, env)
     made_j = {m for r in results for m in r["made"]["journal"]}
     made_f = {m for r in results for m in r["made"]["facts"]}
+    made_n = {m for r in results for m in r["made"]["now"]}
+    # main's tree first; then archive branches and proposal branches hold the rest (reported, not lost)
+    journal |= made_j & anywhere
+    found |= made_f & anywhere
+    stuck = sum(1 for clone in clones if run([exe, "sync"], clone, env, check=False).returncode not in (0,))
     verify = run([exe, "sync"], clones[0], env, check=False).returncode == 0 and run([exe, "verify"], clones[0], env, check=False).returncode == 0
     commits = int(run(["git", "-C", str(remote), "rev-list", "--count", "main"], None, env).stdout)
     merges = int(run(["git", "-C", str(remote), "rev-list", "--count", "--merges", "main"], None, env).stdout)
@@ -168,7 +205,10 @@ def round_(n: int, writes: int, base: Path, env: dict[str, str]) -> dict[str, ob
         "agents": n, "attempted": n * writes, "made": len(made_j) + len(made_f),
         "journal_present": len(made_j & journal), "journal_made": len(made_j),
         "facts_present": len(made_f & found), "facts_made": len(made_f),
-        "all_present": made_j <= journal and made_f <= found and len(made_j) + len(made_f) == n * writes,
+        "now_present": len(made_n & (now_seen | anywhere)), "now_made": len(made_n),
+        "diverted": sum(r["diverted"] for r in results), "archived": sum(r["archived"] for r in results), "stuck": stuck,
+        "all_present": made_j <= journal and made_f <= found and made_n <= (now_seen | anywhere)
+        and len(made_j) + len(made_f) + len(made_n) == n * writes,
         "retries": sum(r["retries"] for r in results) + final_retries,
         "gave_up": sum(r["gave_up"] for r in results) + final_gave_up,
         "per_write_s": sum(r["seconds"] / writes for r in results) / n, "wall_s": wall,
@@ -178,14 +218,15 @@ def round_(n: int, writes: int, base: Path, env: dict[str, str]) -> dict[str, ob
 
 def table(rows: list[dict[str, object]], base_per_write: float) -> str:
     out = [
-        "| agents | writes attempted | journal lines on remote | facts on remote | all present | sync retries | syncs given up (exit 3) | commits on main (merges) | time/write (s) | vs 1 agent | wall (s) | items canonical, verify |",
-        "| ---: | ---: | ---: | ---: | :---: | ---: | ---: | ---: | ---: | ---: | ---: | :---: |",
+        "| agents | writes attempted | journal lines on remote | facts on remote | NOW states on remote | all present | sync retries | syncs given up (exit 3) | diverted to a proposal (exit 5) | archive runs | clones stuck | commits on main (merges) | time/write (s) | vs 1 agent | wall (s) | items canonical, verify |",
+        "| ---: | ---: | ---: | ---: | ---: | :---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | :---: |",
     ]
     for r in rows:
         ratio = float(r["per_write_s"]) / base_per_write  # type: ignore[arg-type]
         out.append(
             f"| {r['agents']} | {r['attempted']} | {r['journal_present']}/{r['journal_made']} | {r['facts_present']}/{r['facts_made']} "
-            f"| {'yes' if r['all_present'] else '**NO**'} | {r['retries']} | {r['gave_up']} | {r['commits']} ({r['merges']}) | {float(r['per_write_s']):.2f} "  # type: ignore[arg-type]
+            f"| {r['now_present']}/{r['now_made']} | {'yes' if r['all_present'] else '**NO**'} | {r['retries']} | {r['gave_up']} | {r['diverted']} | {r['archived']} | {r['stuck']} "
+            f"| {r['commits']} ({r['merges']}) | {float(r['per_write_s']):.2f} "  # type: ignore[arg-type]
             f"| {ratio:.2f}× | {float(r['wall_s']):.0f} | {'yes' if r['canonical'] and r['verify'] else '**NO**'} |"  # type: ignore[arg-type]
         )
     return "\n".join(out)
@@ -197,22 +238,25 @@ def main() -> int:
     ap.add_argument("--writes", type=int, default=25, help="writes per agent (default 25)")
     ap.add_argument("--out", type=Path, help="also write the Markdown report here (e.g. docs/SYNC.md)")
     ap.add_argument("--keep", action="store_true", help="keep the temporary clones")
-    ap.add_argument("--worker", nargs=4, metavar=("CLONE", "AGENT", "WRITES", "GO"), help=argparse.SUPPRESS)
+    ap.add_argument("--now", action="store_true", help="every third write is `now set`, one simulated day per write, agent0 archives twice")
+    ap.add_argument("--pre-receive", action="store_true", help="the remote runs hooks/pre-receive")
+    ap.add_argument("--worker", nargs=5, metavar=("CLONE", "AGENT", "WRITES", "GO", "MODE"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
-        clone, agent, writes, go = args.worker
-        worker(Path(clone), agent, int(writes), Path(go))
+        clone, agent, writes, go, mode = args.worker
+        worker(Path(clone), agent, int(writes), Path(go), mode)
         return 0
+    mode = "now" if args.now else ""
     counts = [int(x) for x in args.agents.split(",") if x.strip()]
     base = Path(tempfile.mkdtemp(prefix="memgit-sync-race-"))
     env = hermetic_env(base / "home")
     started = time.monotonic()
     try:
-        baseline = round_(1, args.writes, base, env)
+        baseline = round_(1, args.writes, base, env, mode, args.pre_receive)
         print(f"1 agent: {baseline['per_write_s']:.2f} s/write", file=sys.stderr)
         rows = [baseline]
         for n in counts:
-            rows.append(round_(n, args.writes, base, env))
+            rows.append(round_(n, args.writes, base, env, mode, args.pre_receive))
             print(f"{n} agents: {rows[-1]['per_write_s']:.2f} s/write, {rows[-1]['retries']} retries", file=sys.stderr)
     finally:
         if not args.keep:

@@ -11,6 +11,7 @@ from memgit.indexmd import ARCHIVE_LOG
 from memgit.merge import MergeConflict, merge_journal
 
 if TYPE_CHECKING:
+    from memgit.config import Config
     from memgit.repo import Repo
     from memgit.txn import Transaction
     from memgit.context import VaultContext as Vault
@@ -28,7 +29,7 @@ def parse_days(text: str) -> int:
     return int(m.group(1)) * (7 if m.group(2) == "w" else 1)
 
 
-def _ensure_branch(repo: Repo, month: str, head: str, paths: list[str], when: tuple[int, int], author: tuple[str, str]) -> str:
+def _ensure_branch(repo: Repo, config: Config, month: str, head: str, paths: list[str], when: tuple[int, int], author: tuple[str, str]) -> str:
     """archive/<month> holds every path as it is at head, with the history that wrote it."""
     ref = f"refs/heads/archive/{month}"
     head_tree = repo.commit_tree(head)
@@ -49,6 +50,12 @@ def _ensure_branch(repo: Repo, month: str, head: str, paths: list[str], when: tu
             except MergeConflict:
                 pass
     tree = repo.build_tree(head_tree, kept)
+    # a branch tip holds the index generated for its own tree, like every tip (verify and pre-receive check it)
+    from memgit.indexmd import built
+
+    index = built(repo, config, tree, repo.blob_id(tree, ".memgit.yaml"), persist=False).writes(tree)
+    if index:
+        tree = repo.build_tree(tree, index)
     message = f"archive({month}): keep {len(paths)} journals\n\nMemgit-Op: archive-branch\n"
     commit = repo.create_commit(None, tree, [current, head], message, author, when)
     repo.set_ref(ref, commit, current)
@@ -73,7 +80,7 @@ def archive(vault: Vault, older_than: str | None = None, progress: Progress = No
         branches = []
         for n, (month, paths) in enumerate(sorted(months.items())):
             tick(progress, n, len(months))
-            _ensure_branch(repo, month, tx.head, paths, vault.commit_time(), (writer.name, writer.email))
+            _ensure_branch(repo, vault.config, month, tx.head, paths, vault.commit_time(), (writer.name, writer.email))
             branches.append(f"archive/{month}")
             for p in paths:
                 tx.write(p, None)

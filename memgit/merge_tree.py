@@ -45,6 +45,12 @@ def merge_trees(repo: Repo, config: Config, base: str | None, ours: str, theirs:
             our_blob = ours_changes[path]
         if our_blob == their_blob:
             continue
+        if driver == "journal" and kind == "journal" and (our_blob is None) != (their_blob is None):
+            # one side archived the day (its lines are on an archive branch), the other appended to it:
+            # the journal stays on main with every line; the next `memgit archive` moves it again
+            if our_blob is None:
+                writes[path] = repo.blob(their_blob)
+            continue
         if driver is None or our_blob is None or their_blob is None:
             conflicts.append(f"{path}: changed on both sides")
             continue

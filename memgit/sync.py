@@ -14,7 +14,7 @@ from memgit.progress import Progress, tick
 if TYPE_CHECKING:
     from memgit.context import VaultContext as Vault
 
-ATTEMPTS = 8
+ATTEMPTS = 16  # 8 racing agents on 2 cores gave up now and then at 8
 # the draft's INDEX.md is generated just before the check, so index-generated has nothing to judge
 _MERGE_RULES = tuple(r for r in rules.MERGE_RULES if r != "index-generated")
 
@@ -128,7 +128,8 @@ def _divert(vault: Vault, remote: str, ref: str, theirs: str, why: _Unmergeable)
     ours = repo.refs(ref)[ref]
     target = f"refs/heads/proposals/{_agent_slug(vault)}"
     # the proposal is this agent's own branch: replacing an older proposal of it loses nothing that is not in ours
-    ok, out = _push(vault, remote, [f"+{ours}:{target}"])
+    archives = [f"{r}:{r}" for r in repo.refs("refs/heads/archive/")]  # what the proposal's archive commits point at
+    ok, out = _push(vault, remote, [f"+{ours}:{target}", *archives])
     if not ok:
         said = [ln.removeprefix("remote:").strip() for ln in out.splitlines() if ln.startswith("remote:")]
         raise PushRejected(f"{why.message}; and {remote} refused the proposal branch: " + ("\n".join(ln for ln in said if ln) or out.strip()[-400:]),
@@ -167,6 +168,10 @@ def sync(vault: Vault, remote: str = "origin", propose: bool = False, progress: 
         tick(progress, 1, 3)
         with vault_lock(repo.gitdir):
             theirs = repo.refs(f"refs/remotes/{remote}/{branch}").get(f"refs/remotes/{remote}/{branch}")
+            # archive branches first: main's archive commits point at them
+            for rref, tip in repo.refs(f"refs/remotes/{remote}/archive/").items():
+                local = "refs/heads/archive/" + rref.split("/archive/", 1)[1]
+                _merge_into(vault, local, tip, rref.removeprefix("refs/remotes/"), check_worktree=False)
             if theirs is not None:
                 try:
                     moved = _merge_into(vault, ref, theirs, f"{remote}/{branch}", check_worktree=True, replace=unpushed)
@@ -179,9 +184,6 @@ def sync(vault: Vault, remote: str = "origin", propose: bool = False, progress: 
                         merges.remove(unpushed)
                     merges.append(moved)
                     unpushed = moved
-            for rref, tip in repo.refs(f"refs/remotes/{remote}/archive/").items():
-                local = "refs/heads/archive/" + rref.split("/archive/", 1)[1]
-                _merge_into(vault, local, tip, rref.removeprefix("refs/remotes/"), check_worktree=False)
         if repo.head_id() is None:
             raise UsageError("nothing to sync: the vault has no commits", "write something first")
         if propose:

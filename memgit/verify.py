@@ -9,6 +9,7 @@ from memgit import changes, rules
 from memgit.changes import Change, Context, Problem
 from memgit.config import CONFIG_PATH, INDEX_PATH, Config
 from memgit.errors import UsageError
+from memgit.entries import holds_entries
 from memgit.progress import Progress, tick
 
 if TYPE_CHECKING:
@@ -41,7 +42,9 @@ def archived_check(repo: Repo, trailers: dict[str, str]) -> Callable[[Change], b
             if tip is None:  # a missing branch just means "not archived there"
                 continue
             data = repo.read(repo.commit_tree(tip), change.path)
-            if data is not None and change.old is not None and data.startswith(change.old):
+            # every entry that left main is on the branch (a later archive run may have merged a day that a
+            # concurrent clone appended to, so the branch copy need not start with this copy byte for byte)
+            if data is not None and change.old is not None and (data.startswith(change.old) or holds_entries(change.old, data)):
                 return True
         return False
 

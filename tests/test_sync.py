@@ -483,3 +483,28 @@ def test_archives_travel_through_pre_receive_and_into_a_fresh_clone(a: Clone, re
     c = memgit_json("cite", f"memory/2025-01-03.md:{first['line']}", cwd=fresh)
     assert c["asserted"]["commit"] == first["commit"]
     assert c["rev"] == "refs/heads/archive/2025-01"  # its own month, not the newest branch that also holds it
+
+
+def test_archive_on_one_clone_while_another_appends_to_that_day_loses_no_line(a: Clone, b: Clone, remote: Path) -> None:
+    hook = remote / "hooks" / "pre-receive"
+    shutil.copy(ROOT / "hooks" / "pre-receive", hook)
+    hook.chmod(0o755)
+    a.json("log", "shared old line", now="2026-01-05T10:00:00")
+    a.json("sync")
+    b.json("sync")
+    b.json("log", "late line from b", now="2026-01-05T18:00:00")
+    a.json("log", "today from a", now="2026-02-01T10:00:00")
+    assert a.json("archive", now="2026-02-01T12:00:00")["archived"] == ["memory/2026-01-05.md"]
+    assert a.run("sync").returncode == 0
+    r = b.run("sync")  # b's appended day meets a's archive of it
+    assert r.returncode == 0, r.stdout + r.stderr
+    main_day = remote_show(remote, "memory/2026-01-05.md")
+    archived = remote_show(remote, "memory/2026-01-05.md", "archive/2026-01")
+    assert "late line from b" in main_day and "shared old line" in archived + main_day
+    assert a.run("sync").returncode == 0
+    assert a.json("archive", now="2026-02-02T12:00:00")["archived"] == ["memory/2026-01-05.md"]
+    assert a.run("sync").returncode == 0
+    both = remote_show(remote, "memory/2026-01-05.md", "archive/2026-01")
+    assert "late line from b" in both and "shared old line" in both
+    fresh = memgit("verify", cwd=a.path)
+    assert fresh.returncode == 0, fresh.stdout + fresh.stderr

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Callable, NamedTuple
 if TYPE_CHECKING:
     from memgit.config import Config
     from memgit.repo import Repo
+    from memgit.secretlists import Lists
 
 
 class Change(NamedTuple):
@@ -50,6 +51,8 @@ class Context:
     merge: bool = False
     # a path's content after the change (rules that link files, such as a decision and its successor)
     read: Callable[[str], bytes | None] | None = None
+    # the allow-list and the redacted (denied) hashes of the parent tree (memgit.secretlists)
+    secrets: Lists | None = None
 
 
 def from_trees(repo: Repo, config: Config, old_tree: str | None, new_tree: str | None) -> list[Change]:

@@ -62,7 +62,7 @@ def check_staged(vault: Vault, only: list[str] | None = None) -> list[Problem]:
     from memgit.indexmd import IndexBuilder, built
 
     repo = vault.repo
-    _, new_tree, staged = changes.staged(repo, vault.config)
+    head_tree, new_tree, staged = changes.staged(repo, vault.config)
     merging = repo.merge_heads()
     if not staged and not merging:  # a merge that keeps only our side still drops the other side's changes
         return []
@@ -75,8 +75,10 @@ def check_staged(vault: Vault, only: list[str] | None = None) -> list[Problem]:
             builders.append(built(repo, vault.config, new_tree, repo.blob_id(new_tree, ".memgit.yaml"), persist=False))
         return builders[0].expected(path)
 
+    from memgit import secretlists
+
     ctx = Context(vault.config, vault.today(), writer.is_agent, writer.label, expected_index=expected,
-                  merge=bool(merging), read=lambda path: repo.read(new_tree, path))
+                  merge=bool(merging), read=lambda path: repo.read(new_tree, path), secrets=secretlists.at(repo, head_tree))
     head = repo.head_id()
     if merging and head is not None and only is None:
         # concluding a merge: the other side's commits are judged on their own; what this merge adds is the writer's

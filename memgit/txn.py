@@ -118,6 +118,7 @@ def recover(vault: Vault) -> None:
 
 def run(vault: Vault, build: Callable[[Transaction], T]) -> tuple[T, str]:
     """Run build(tx) under the lock and commit what it wrote. Returns (build's result, commit id)."""
+    from memgit import secretlists
     from memgit.indexmd import index_writes as index_files
     from memgit.lock import vault_lock
     from memgit.repo import GitError
@@ -141,13 +142,18 @@ def run(vault: Vault, build: Callable[[Transaction], T]) -> tuple[T, str]:
             expected = _check_clean(vault, tx)
             writer = vault.writer()
             base = {p: repo.read(tree, p) for p in tx.writes}
-            ctx = dataclasses.replace(vault.context(writer), read=tx.read)
+            ctx = dataclasses.replace(vault.context(writer), read=tx.read, secrets=secretlists.at(repo, tree))
             if any(k == ARCHIVE_TRAILER for k, _ in tx.trailers):
                 ctx = dataclasses.replace(ctx, archived=archived_check(vault.repo, dict(tx.trailers)))
-            found = rules.run(changes.from_writes(vault.config, base, tx.writes), ctx,
-                              only=[r for r in rules.RULES if r != "index-generated"])
-            # trailers carry the caller's words (--reason, --source): a credential must not reach history that way either
-            found += rules.get("no-secrets")(changes.Change("(commit message)", "other", None, tx.message().encode()), ctx)
+            written = changes.from_writes(vault.config, base, tx.writes)
+            found = rules.run(written, ctx, only=[r for r in rules.RULES if r != "index-generated"])
+            # trailers carry the caller's words (--reason, --source): a credential must not reach history that way
+            # either, nor one cut in two between a fact and its reason (CLI, library and MCP all pass here)
+            from memgit.rules import message
+
+            lists = secretlists.at(repo, tree)  # judged by the parent: HEAD's allow-list and receipts
+            found += message.check(tx.message(), lists)
+            found += message.split_secrets(written, tx.message(), lists)
             if found:
                 raise RuleViolation(found, "nothing was written")
             draft = repo.build_tree(tree, tx.writes)

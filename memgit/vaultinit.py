@@ -58,12 +58,13 @@ def install(path: Path) -> dict[str, Any]:
 
     env = no_git_env()  # run from a hook or a test, git's GIT_DIR etc. would point pre-commit elsewhere
     proc = subprocess.run(
-        [sys.executable, "-m", "pre_commit", "install", "--hook-type", "pre-commit", "--hook-type", "post-commit", "--hook-type", "post-merge", "--hook-type", "post-rewrite"],
+        [sys.executable, "-m", "pre_commit", "install", "--hook-type", "pre-commit", "--hook-type", "commit-msg", "--hook-type", "post-commit",
+         "--hook-type", "post-merge", "--hook-type", "post-rewrite"],
         cwd=repo.workdir, capture_output=True, text=True, env=env,
     )  # fmt: skip
     if proc.returncode != 0:
         raise MemgitError(f"pre-commit install failed: {proc.stderr.strip() or proc.stdout.strip()}", "check `git config core.hooksPath`")
-    hooks = ["pre-commit", "post-commit", "post-merge", "post-rewrite"]
+    hooks = ["pre-commit", "commit-msg", "post-commit", "post-merge", "post-rewrite"]
     _reach_this_memgit([repo.gitdir / "hooks" / h for h in hooks])
     return {"path": str(repo.workdir), "hooks": hooks, "merge_drivers": sorted(MERGE_DRIVERS)}
 

@@ -119,22 +119,9 @@ class Configs:
         return self.of_tree(tree)[0]
 
 
-def adopted_history(repo: Repo, infos: list[CommitInfo]) -> set[str]:
-    """Commits from before the repository became a vault: the ancestors of an adopting `memgit init`
-    commit, none of which held a .memgit.yaml. They were not made under memgit's rules and are not
-    judged by them; an init commit with a vault among its ancestors cuts nothing."""
-    out: set[str] = set()
-    for info in infos:
-        if info.trailers.get("Memgit-Op") != "init" or not info.parents or info.id in out:
-            continue
-        ancestors = repo.walk_all(info.parents)
-        if all(repo.blob_id(repo.commit_tree(a), CONFIG_PATH) is None for a in ancestors):
-            out.update(ancestors)
-    return out
-
-
 def verify(vault: Vault, rev_range: str | None = None, progress: Progress = None) -> list[tuple[str, Problem]]:
-    from memgit import identity
+    from memgit import identity, secretlists
+    from memgit.rules import message
     from memgit.clock import zone
 
     repo = vault.repo
@@ -165,8 +152,11 @@ def verify(vault: Vault, rev_range: str | None = None, progress: Progress = None
         def read(path: str, tree: str = info.tree) -> bytes | None:
             return repo.read(tree, path)
 
+        # judged by the parent: its allow-list and redaction receipts
+        lists = secretlists.at(repo, repo.commit_tree(info.parents[0]) if info.parents else None)
         ctx = Context(config, today, writer.is_agent, writer.label, archived_check(repo, info.trailers), expected,
-                      merge=len(info.parents) > 1, read=read)
+                      merge=len(info.parents) > 1, read=read, secrets=lists)
+        out.extend((commit, p) for p in message.check(info.message, lists))
         if len(info.parents) < 2:
             out.extend((commit, p) for p in rules.run(changes.from_commit(repo, config, commit), ctx))
             continue

@@ -48,16 +48,19 @@ def test_the_manifest_is_valid_and_every_hook_is_documented_with_explicit_stages
         assert f"`{hook['id']}`" in readme, f"{hook['id']} is not documented in README.md"
         # without `stages`, pre-commit also runs a hook at post-commit, post-merge, ...
         assert hook.get("stages"), f"{hook['id']} has no explicit stages"
-        assert hook["language"] == "python" and hook["pass_filenames"] is False
+        # the commit-msg stage is given the message file; every other hook reads the staged change itself
+        assert hook["language"] == "python" and hook["pass_filenames"] is (hook["id"] == "memgit-commit-msg")
 
 
 def test_hook_ids_match_the_rules_and_hook_names() -> None:
     raw = yaml_load(MANIFEST.read_text())
     ids = {h["id"] for h in raw}
-    assert ids == {f"memgit-{name}" for name in [*rules.RULES, "check", "index"]}
+    assert ids == {f"memgit-{name}" for name in [*rules.RULES, "check", "index", "commit-msg"]}
     for hook in raw:
         assert hook["entry"] == f"memgit hook {hook['id'].removeprefix('memgit-')}"
-        if hook["id"] != "memgit-index":
+        if hook["id"] == "memgit-commit-msg":
+            assert hook["stages"] == ["commit-msg"] and hook["pass_filenames"] is True
+        elif hook["id"] != "memgit-index":
             assert hook["stages"] == ["pre-commit"] and hook["require_serial"] is True, hook["id"]
     assert "post-commit" in next(h for h in raw if h["id"] == "memgit-index")["stages"]
 

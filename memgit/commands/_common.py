@@ -28,6 +28,14 @@ def vault(args: argparse.Namespace) -> Vault:
     return v
 
 
+def visible(text: str) -> str:
+    """Memory text as a terminal may show it: ESC, other controls and hidden characters as visible escapes.
+    Every command's text output passes here (JSON output is escaped by json.dumps)."""
+    from memgit.detect import visible as shown
+
+    return shown(text)
+
+
 def emit(args: argparse.Namespace, data: Any, text: str) -> int:
     opened = getattr(args, "opened_vault", None)
     warnings = list(opened.warnings) if opened is not None else []
@@ -38,7 +46,7 @@ def emit(args: argparse.Namespace, data: Any, text: str) -> int:
     if getattr(args, "json", False):
         print(json.dumps(data, ensure_ascii=False, indent=2, default=str))
     elif text:
-        print(text)
+        print(visible(text))
     return 0
 
 
@@ -101,9 +109,9 @@ def report_error(args: argparse.Namespace, exc: MemgitError) -> int:
             data["problems"] = [p.as_dict() for p in exc.problems]
         print(json.dumps(data, ensure_ascii=False, indent=2))
     else:
-        print(f"memgit: {exc.message}", file=sys.stderr)
+        print(visible(f"memgit: {exc.message}"), file=sys.stderr)
         if exc.hint:
-            print(f"hint: {exc.hint}", file=sys.stderr)
+            print(visible(f"hint: {exc.hint}"), file=sys.stderr)
     return exc.exit_code
 
 

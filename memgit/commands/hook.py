@@ -10,8 +10,8 @@ from memgit.commands import _common
 
 def register(sub: Any) -> None:
     p = _common.add(sub, "hook", "run a rule on the staged change (pre-commit entry point), or `index` after a commit", run, json_flag=False)
-    p.add_argument("name", help="check (all rules), index (post-commit refresh), or a rule id")
-    p.add_argument("files", nargs="*", help="ignored: the whole staged change is checked")
+    p.add_argument("name", help="check (all rules), index (post-commit refresh), commit-msg (the message file), or a rule id")
+    p.add_argument("files", nargs="*", help="commit-msg: the message file; otherwise ignored (the whole staged change is checked)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -24,9 +24,33 @@ def run(args: argparse.Namespace) -> int:
             print(f"memgit: INDEX.md refreshed in {commit[:12]}")
         return 0
     name = args.name.removeprefix("memgit-")
+    if name == "commit-msg":
+        return _commit_msg(v, args.files)
     if name != "check" and name not in rules.RULES:
-        raise UsageError(f"unknown hook {args.name!r}", f"use check, index or one of {', '.join(rules.RULES)}")
+        raise UsageError(f"unknown hook {args.name!r}", f"use check, index, commit-msg or one of {', '.join(rules.RULES)}")
     problems = hook.check(Path(args.vault_dir), None if name == "check" else [name])
     for p in problems:
-        print(p.render(), file=sys.stderr)
+        print(_common.visible(p.render()), file=sys.stderr)
+    return 1 if problems else 0
+
+
+def _commit_msg(v: Any, files: list[str]) -> int:
+    from pathlib import Path
+
+    from memgit import secretlists
+    from memgit.commands._common import visible
+    from memgit.errors import UsageError
+    from memgit.rules import message
+
+    if len(files) != 1:
+        raise UsageError("commit-msg needs the message file", "git passes it: memgit hook commit-msg .git/COMMIT_EDITMSG")
+    text = Path(files[0]).read_bytes().decode("utf-8", "replace")
+    comment = v.repo.config_get("core.commentChar") or "#"
+    comment = "#" if comment == "auto" else comment
+    head = v.repo.head_id()
+    problems = message.check(message.clean(text, comment), secretlists.at(v.repo, v.repo.commit_tree(head) if head else None))
+    for p in problems:
+        print(visible(p.render()), file=sys.stderr)
+    if problems:
+        print("memgit: the message was kept in .git/COMMIT_EDITMSG; edit it and commit again (git commit -e -F .git/COMMIT_EDITMSG)", file=sys.stderr)
     return 1 if problems else 0

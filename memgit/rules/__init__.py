@@ -18,6 +18,7 @@ RULES: dict[str, str] = {
     "memory-size": "memory_size",
     "now-state": "now_state",
     "no-secrets": "secrets",
+    "hidden-text": "hidden",
     "index-generated": "index_generated",
     "authority": "authority",
     "limits": "limits",

@@ -1,0 +1,69 @@
+"""Commit messages and the caller's words: no credential and no hidden text (commit-msg hook, verify, transaction)."""
+from __future__ import annotations
+
+import json
+import re
+
+from memgit.changes import Change, Problem
+from memgit.detect import secrets_in
+from memgit.rules import hidden, secrets
+from memgit.secretlists import EMPTY, Lists
+
+WHERE = "(commit message)"
+SCISSORS = re.compile(r"^# -+ >8 -+$", re.M)
+# the dangling start of a credential ("password is", "API_KEY:", "token=") at the end of one piece of text
+DANGLING = re.compile(r"(?i)(?:pass(?:word|wd|phrase)?|pwd|secret|token|key|credentials?)[\"'\]]{0,2}(?:\s*(?::=|=>|==?|:)|\s+(?:is|was|are))\s*[\"'`]?$")
+
+
+def clean(text: str, comment: str = "#") -> str:
+    """The message git will record: up to a scissors line, without comment lines."""
+    m = SCISSORS.search(text)
+    if m:
+        text = text[: m.start()]
+    return "\n".join(ln for ln in text.split("\n") if not ln.startswith(comment))
+
+
+def check(text: str, lists: Lists = EMPTY) -> list[Problem]:
+    return secrets.scan(WHERE, text, lists) + hidden.scan(WHERE, text)
+
+
+def _pieces(change: Change) -> list[str]:
+    """The added text of a write, as the caller's words: JSON string values, or lines."""
+    if change.new is None:
+        return []
+    new = change.new.decode("utf-8", "replace").split("\n")
+    old = frozenset(change.old.decode("utf-8", "replace").split("\n")) if change.old else frozenset()
+    out = []
+    for line in new:
+        if line in old or not line.strip():
+            continue
+        m = re.match(r'\s*"[^"]+": ("(?:[^"\\]|\\.)*"),?$', line)
+        if m:
+            try:
+                line = json.loads(m.group(1))
+            except ValueError:
+                pass
+        out.append(line)
+    return out
+
+
+def split_secrets(changes: list[Change], message: str, lists: Lists = EMPTY) -> list[Problem]:
+    """A credential cut in two across the texts of one write (a fact and its --reason): the start of one piece,
+    ending in `password is`, joined to each other piece."""
+    pieces = [p for c in changes for p in _pieces(c)]
+    body = message.split("\n\n", 1)
+    pieces += [body[0]] + [ln.split(": ", 1)[-1] for ln in (body[1] if len(body) > 1 else "").split("\n") if ln]
+    found = []
+    for i, head in enumerate(pieces):
+        if not DANGLING.search(head[-80:]):
+            continue
+        for j, tail in enumerate(pieces):
+            if i == j:
+                continue
+            joined = head.rstrip() + " " + tail.lstrip()
+            if len(secrets_in(joined)) > len(secrets_in(head)) + len(secrets_in(tail)):
+                hits = secrets.findings(joined, lists)
+                if hits:
+                    found.append(secrets.problem(WHERE, 0, hits[-1], "the texts of this write, read together, "))
+                    return found
+    return found

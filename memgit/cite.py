@@ -22,11 +22,27 @@ def _commit_record(vault: Vault, rev: str, path: str, line: int) -> dict[str, An
     b = blame_line(vault.root, rev, path, line)
     info = vault.repo.commit_info(b.commit)
     when = dt.datetime.fromtimestamp(b.time, dt.timezone(dt.timedelta(minutes=info.offset))).isoformat()
-    return {
+    out = {
         "commit": b.commit, "author": b.author, "email": b.email, "date": when,
         "subject": info.message.splitlines()[0] if info.message else "", "trailers": info.trailers,
         "path": b.orig_path, "line": b.orig_line, "text": b.text,
     }  # fmt: skip
+    original = _redacted_from(vault).get(b.commit)
+    if original:
+        out["original_commit"] = original  # `memgit redact` rewrote it: the id it had when it was written
+    return out
+
+
+def _redacted_from(vault: Vault) -> dict[str, str]:
+    """new commit -> the commit it was before `memgit redact` rewrote it (from the receipts, chained)."""
+    from memgit.secretlists import RECEIPTS_PATH, parse_receipts
+
+    data = vault.read(RECEIPTS_PATH)
+    back: dict[str, str] = {}
+    for r in parse_receipts((data or b"").decode("utf-8", "replace")):
+        for old, new in (r.get("commits") or {}).items():
+            back[new] = back.get(old, old)
+    return back
 
 
 def _where(vault: Vault, path: str, at: str = "HEAD") -> tuple[str, str]:
@@ -126,6 +142,8 @@ def render(c: dict[str, Any]) -> str:
     a = c["asserted"]
     what = f"{c['ref']} \"{c.get('fact') or c.get('text', '')}\""
     line = f"{what} — {a['commit'][:12]} by {a['author']} <{a['email']}> on {a['date'][:10]}"
+    if a.get("original_commit"):
+        line += f" (originally {a['original_commit'][:12]}, before a redaction)"
     if a["trailers"].get("Memgit-Agent"):
         line += f" (agent {a['trailers']['Memgit-Agent']})"
     if c.get("source"):

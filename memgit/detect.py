@@ -201,6 +201,13 @@ def token_windows(text: str, length: int) -> Iterable[tuple[int, str]]:
         yield i, text[i:j]
 
 
+def scrub(text: str) -> str:
+    """Text with each credential replaced by its redaction marker and hidden characters shown (generated files)."""
+    for f in reversed(secrets_in(text)):
+        text = text[: f.start] + marker(f.digest) + text[f.end :]
+    return visible(text)
+
+
 # --- hidden text ------------------------------------------------------------------------------
 
 # C0/C1 controls but \t and \n (\r only before \n), soft hyphen, zero-width and joiner characters, bidi

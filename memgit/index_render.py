@@ -7,6 +7,8 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from memgit.detect import scrub
+
 if TYPE_CHECKING:
     from memgit.config import Config
 
@@ -59,7 +61,7 @@ def _cap(config: Config) -> int:
 
 
 def _expired_row(fid: str, fact: str) -> str:
-    return f"- {fid}: {_clip(fact, 70)}"
+    return scrub(f"- {fid}: {_clip(fact, 70)}")
 
 
 def _entity_rows(entries: dict[str, list[Any]]) -> tuple[list[tuple[list[str], str]], list[list[Any]], list[list[Any]], str]:
@@ -112,6 +114,8 @@ def summarize(config: Config, page: str, entries: dict[str, list[Any]]) -> tuple
             newest = max(newest, spec.newest(e))
         if section == "preferences":
             summary["prefs"] = sorted([e["topic"], p, e["confirmed"]] for p, (_, _k, e) in entries.items())
+    # a name or title that slipped past the hooks (--no-verify) is never copied into the index agents read first
+    rows = [(k, scrub(r)) for k, r in rows]
     reverse = _section_info(config, section)[2]
     rows.sort(key=lambda r: r[0], reverse=reverse)
     keep = int(config.get("index", {}).get("recent_journals", 7)) if section == "journals" else _cap(config)
@@ -230,7 +234,7 @@ def render_main(config: Config, summaries: dict[str, dict[str, Any]], archives: 
     for p in sections.get("preferences", []):
         for topic, path, confirmed in p.get("prefs", []):
             if not confirmed or (ref and _days(confirmed, ref) > confirm):
-                stale.append((confirmed or "", f"- preference [{_clip(topic, 60)}]({path}): not confirmed for over {confirm} days"))
+                stale.append((confirmed or "", scrub(f"- preference [{_clip(topic, 60)}]({path}): not confirmed for over {confirm} days")))
     for title, rows, total in (("Expiring soon", [r for _, r in sorted(expiring)], len(expiring)),
                                ("Stale", [r for _, r in sorted(stale)], len(stale)),
                                ("Expired", sorted(expired), n_expired)):  # fmt: skip

@@ -14,7 +14,7 @@ from memgit.errors import MemgitError
 COMMANDS = (
     "init", "install", "log", "decide", "lesson", "prefer", "fact", "supersede", "expire", "now", "context",
     "fmt", "recall", "cite", "brief", "stats", "archive", "synthesize", "session", "extract", "sync", "review",
-    "verify", "mcp", "hook", "merge_driver", "heartbeat", "curate", "schema",
+    "verify", "redact", "mcp", "hook", "merge_driver", "heartbeat", "curate", "schema",
 )  # fmt: skip
 
 

@@ -110,6 +110,10 @@ class Repo:
     def blob(self, oid: str | None) -> bytes | None:
         return None if oid is None else bytes(self.git[oid].peel(pygit2.Blob).data)
 
+    def raw_object(self, oid: str) -> bytes:
+        """An object's bytes as git stores them (a commit's headers and message)."""
+        return bytes(self.git.odb.read(pygit2.Oid(hex=oid))[1])
+
     def read(self, tree: str | None, path: str) -> bytes | None:
         return self.blob(self.blob_id(tree, path))
 

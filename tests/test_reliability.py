@@ -790,7 +790,9 @@ def test_random_operation_sequences_keep_the_vault_sound(tmp_path_factory: pytes
     pristine = _pristine(tmp_path_factory.getbasetemp())
     entities = ["people/ann", "companies/acme", "projects/x"]
     # any UTF-8 text memgit accepts, with the line-ish characters str.splitlines() also breaks on
-    words = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cc", "Cs"), include_characters="\t\x85\u2028\u2029"),
+    # (no format characters: zero-width and bidi controls are refused by the hidden-text rule)
+    words = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cc", "Cs", "Cf"), include_characters="\t\x85\u2028\u2029",
+                                           exclude_characters="\u034f\u115f\u1160\u17b4\u17b5\u3164\uffa0"),
                     min_size=1, max_size=40)
     text = st.one_of(words, st.lists(words, min_size=2, max_size=3).map("\n".join))
     op = st.one_of(

@@ -13,10 +13,17 @@ def register(sub: Any) -> None:
     p = _common.add(sub, "sync", "fetch, merge with memgit's merge functions, verify, push main and archive branches", run)
     p.add_argument("remote", nargs="?", default="origin")
     p.add_argument("--propose", action="store_true", help="push to proposals/<agent> for a human to merge as a PR; leave main alone")
+    p.add_argument("--after-redact", action="store_true", help="push the branches `memgit redact` rewrote (force-with-lease on their old tips)")
 
 
 def run(args: argparse.Namespace) -> int:
     from memgit.sync import sync
+
+    if args.after_redact:
+        from memgit.redact import push_after_redact
+
+        p = push_after_redact(_common.vault(args), args.remote)
+        return _common.emit(args, p, f"pushed the redacted {', '.join(r.removeprefix('refs/heads/') for r in p['pushed'])} to {p['remote']}")
 
     with _common.Bar(args, f"sync {args.remote}", "steps") as bar:
         r = sync(_common.vault(args), args.remote, args.propose, bar)

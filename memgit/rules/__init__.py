@@ -26,7 +26,7 @@ RULES: dict[str, str] = {
 }
 
 # what a merge commit is checked by: its parents' commits are judged on their own (who wrote them, policy)
-MERGE_RULES = ("frontmatter", "items", "journal-append-only", "no-secrets", "index-generated", "decision-record")
+MERGE_RULES = ("frontmatter", "items", "journal-append-only", "no-secrets", "hidden-text", "index-generated", "decision-record")
 
 
 def get(rule_id: str) -> Rule:

@@ -1,0 +1,120 @@
+"""memgit redact end to end: a text committed three commits back and archived once leaves all history, with a
+receipt; cite still names the original commit; the text is refused from then on; the rewritten branches reach a
+bare remote running hooks/pre-receive through `sync --after-redact`, while a plain force push is refused."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import git, head, memgit, memgit_json, status
+
+ROOT = Path(__file__).resolve().parent.parent
+SECRET = "lemonade-Sky-4471"  # no pattern knows it: only the receipt's hash can refuse it again
+NOW = {"MEMGIT_NOW": "2026-01-25T12:00:00+00:00"}
+OLD_DAY = "memory/2026-01-02.md"
+
+
+@pytest.fixture
+def leaked(vault: Path, tmp_path: Path) -> tuple[Path, Path]:
+    """A vault whose 2026-01-02 journal held SECRET (then archived to archive/2026-01), and its bare remote."""
+    git(vault, "config", "user.name", "Ann Human")
+    git(vault, "config", "user.email", "ann@example.com")
+    memgit_json("log", "kickoff with the ops team", "--at", "2026-01-02T09:00", cwd=vault)
+    memgit_json("log", f"the vpn codeword {SECRET} for the lab", "--at", "2026-01-02T09:30", cwd=vault)
+    memgit_json("log", "lab booked", "--at", "2026-01-20T10:00", cwd=vault, env=NOW)
+    memgit_json("log", "lab done", "--at", "2026-01-21T10:00", cwd=vault, env=NOW)
+    memgit_json("archive", "--older-than", "14d", cwd=vault, env=NOW)
+    assert git(vault, "branch", "--list", "archive/*").stdout.strip() == "archive/2026-01"
+    bare = tmp_path / "remote.git"
+    git(tmp_path, "clone", "-q", "--bare", str(vault), str(bare))
+    hook = bare / "hooks" / "pre-receive"
+    shutil.copy(ROOT / "hooks" / "pre-receive", hook)
+    hook.chmod(0o755)
+    git(vault, "remote", "add", "origin", str(bare))
+    git(vault, "fetch", "-q", "origin")
+    return vault, bare
+
+
+def history_holds(repo: Path, text: str) -> bool:
+    return text in git(repo, "log", "-p", "--all", "--format=%B").stdout
+
+
+def test_redact_rewrites_history_keeps_the_receipt_and_reaches_the_remote(leaked: tuple[Path, Path], tmp_path: Path) -> None:
+    vault, bare = leaked
+    original = git(vault, "log", "--format=%H", "-S", SECRET, "archive/2026-01", "--", OLD_DAY).stdout.split()[-1]
+    branches = ("refs/heads/main", "refs/heads/archive/2026-01")
+    commits_before = int(git(vault, "rev-list", "--count", *branches).stdout)
+    author = git(vault, "show", "-s", "--format=%an <%ae> %ad", original).stdout
+    line = next(n for n, t in enumerate(git(vault, "show", f"archive/2026-01:{OLD_DAY}").stdout.split("\n"), 1) if SECRET in t)
+
+    agent = memgit("redact", SECRET, cwd=vault, env={"MEMGIT_AGENT": "bot@host"})
+    assert agent.returncode == 1 and "human" in agent.stderr
+    r = memgit_json("redact", SECRET, cwd=vault)
+    marker = r["markers"][0]
+    assert marker.startswith("[REDACTED sha256:") and original in r["commits"]
+    assert any("sync --after-redact" in step for step in r["remaining"])
+    assert set(r["refs"]) == {"refs/heads/main", "refs/heads/archive/2026-01"}
+    assert status(vault) == ""
+
+    # the receipt holds hashes and commit ids, never the text
+    receipt = (vault / "policy/redactions.jsonl").read_text()
+    assert SECRET not in receipt and json.loads(receipt)["commits"][original] == r["commits"][original]
+    assert not any(SECRET in p.read_text(errors="replace") for p in (vault / ".git").rglob("*") if p.is_file() and p.stat().st_size < 1_000_000
+                   and "objects" not in p.parts and "logs" not in p.parts)
+    # the same commits (plus the receipt's), author and date kept, the line kept with the marker
+    assert int(git(vault, "rev-list", "--count", *branches).stdout) == commits_before + 1
+    assert git(vault, "show", "-s", "--format=%an <%ae> %ad", r["commits"][original]).stdout == author
+    archived = git(vault, "show", f"archive/2026-01:{OLD_DAY}").stdout
+    assert f"the vpn codeword {marker} for the lab" in archived
+
+    v = memgit("verify", cwd=vault)
+    assert v.returncode == 0, v.stdout + v.stderr
+    cited = memgit_json("cite", f"{OLD_DAY}:{line}", cwd=vault)
+    assert cited["asserted"]["original_commit"] == original
+    assert f"<{cited['asserted']['email']}>" in author
+    assert original[:12] in memgit("cite", f"{OLD_DAY}:{line}", cwd=vault).stdout
+
+    # the text can never be committed again, through any door
+    before = head(vault)
+    again = memgit("log", f"codeword is still {SECRET}", cwd=vault)
+    assert again.returncode == 1 and "redacted from this vault before" in again.stderr
+    assert head(vault) == before
+
+    # a plain force push from an old clone is refused; sync --after-redact is accepted
+    old_clone = tmp_path / "old"
+    git(tmp_path, "clone", "-q", str(bare), str(old_clone))
+    git(old_clone, "commit", "-q", "--amend", "--no-verify", "-m", "rewritten by hand")
+    forced = git(old_clone, "push", "--force", "origin", "main", check=False)
+    assert forced.returncode != 0 and "would lose commits" in forced.stderr, forced.stderr
+    pushed = memgit("sync", "--after-redact", cwd=vault)
+    assert pushed.returncode == 0, pushed.stdout + pushed.stderr
+    assert git(bare, "rev-parse", "main").stdout == git(vault, "rev-parse", "main").stdout
+    assert git(bare, "rev-parse", "archive/2026-01").stdout == git(vault, "rev-parse", "archive/2026-01").stdout
+    assert not history_holds(vault, SECRET)
+    assert not history_holds(bare, SECRET)
+
+
+def test_a_forged_receipt_does_not_open_the_remote(leaked: tuple[Path, Path], tmp_path: Path) -> None:
+    """A rewrite that changes more than the receipt's text is refused even with a receipt naming the old tip."""
+    vault, bare = leaked
+    r = memgit_json("redact", SECRET, cwd=vault)
+    # tamper: a second rewrite that drops a journal line, keeping the receipt
+    git(vault, "checkout", "-q", "archive/2026-01")
+    text = (vault / OLD_DAY).read_text()
+    (vault / OLD_DAY).write_text(text.replace("kickoff with the ops team", "kickoff"))
+    when = git(vault, "show", "-s", "--format=%cI", "HEAD").stdout.strip()
+    git(vault, "commit", "-q", "--amend", "-a", "--no-verify", "--no-edit", env={"GIT_COMMITTER_DATE": when})
+    forged = git(vault, "rev-parse", "HEAD").stdout.strip()
+    git(vault, "checkout", "-q", "main")
+    receipts = (vault / "policy/redactions.jsonl").read_text()
+    old_tip = r["refs"]["refs/heads/archive/2026-01"][1]
+    (vault / "policy/redactions.jsonl").write_text(receipts.replace(old_tip, forged))
+    git(vault, "commit", "-q", "-a", "--no-verify", "-m", "forge")
+    git(vault, "branch", "-f", "archive/2026-01", forged)
+    out = memgit("sync", "--after-redact", cwd=vault)
+    assert out.returncode == 1 and f"{OLD_DAY} differs beyond the redaction" in out.stderr, out.stderr
+    assert git(bare, "rev-parse", "main").stdout != git(vault, "rev-parse", "main").stdout
+    assert git(bare, "rev-parse", "archive/2026-01").stdout != forged + "\n"

@@ -165,6 +165,11 @@ class Vault(VaultContext):
 
         return review(self, rev_range)
 
+    def redact(self, what: str) -> dict[str, Any]:
+        from memgit import redact
+
+        return redact.redact(self, what)
+
     def verify(self, rev_range: str | None = None, progress: Progress = None) -> list[tuple[str, Any]]:
         from memgit import verify
 

@@ -138,8 +138,9 @@ def staged(cwd: Path, config_path: str) -> Staged | None:
     return Staged(gitdir, head, config_blob, out)
 
 
-def read_blobs(cwd: Path, ids: list[str]) -> dict[str, bytes]:
-    """The contents of blobs by id, through one `git cat-file --batch`."""
+def read_blobs(cwd: Path, ids: list[str], missing_ok: bool = False) -> dict[str, bytes]:
+    """The contents of blobs by id (or `rev:path`), through one `git cat-file --batch`; missing_ok leaves out
+    names that resolve to nothing."""
     if not ids:
         return {}
     proc = subprocess.run(["git", "cat-file", "--batch"], cwd=cwd, input="".join(f"{i}\n" for i in ids).encode(),
@@ -150,6 +151,9 @@ def read_blobs(cwd: Path, ids: list[str]) -> dict[str, bytes]:
     for oid in ids:
         end = data.index(b"\n", pos)
         header = data[pos:end].split(b" ")
+        if missing_ok and header[-1] == b"missing":
+            pos = end + 1
+            continue
         if len(header) != 3:
             raise MemgitError(f"git cat-file: {oid} is missing")
         size = int(header[2])

@@ -33,7 +33,7 @@ def check(path: Path, only: list[str] | None = None) -> list[Problem]:
     id: no pygit2, no YAML parser, no schema unless a staged file needs it. A staged index file (whose
     expected content the index builder computes) or a vault with no commit yet takes check_staged.
     """
-    from memgit import gitcli, identity
+    from memgit import gitcli, identity, secretlists
     from memgit.clock import now, zone
     from memgit.config import CONFIG_PATH, Config
 
@@ -51,11 +51,14 @@ def check(path: Path, only: list[str] | None = None) -> list[Problem]:
         from memgit.context import VaultContext as Vault
 
         return check_staged(Vault(path), only)
-    blobs = gitcli.read_blobs(path, sorted({b for _, old, new in found.paths for b in (old, new) if b}))
+    # judged by the parent: HEAD's secret allow-list and redaction receipts, read in the same batch
+    lists_at = [f"HEAD:{secretlists.ALLOW_PATH}", f"HEAD:{secretlists.RECEIPTS_PATH}"]
+    blobs = gitcli.read_blobs(path, sorted({b for _, old, new in found.paths for b in (old, new) if b}) + lists_at, missing_ok=True)
     staged = [Change(p, kinds[p], blobs[old] if old else None, blobs[new] if new else None) for p, old, new in found.paths]
     writer = identity.current(_GitConfig(path), config)
     today = now(zone(config.timezone)).date().isoformat()
-    return rules.run(staged, Context(config, today, writer.is_agent, writer.label), only)
+    lists = secretlists.parse(*(blobs.get(n) for n in lists_at)) if any(n in blobs for n in lists_at) else secretlists.EMPTY
+    return rules.run(staged, Context(config, today, writer.is_agent, writer.label, secrets=lists), only)
 
 
 def check_staged(vault: Vault, only: list[str] | None = None) -> list[Problem]:

@@ -17,7 +17,7 @@ from memgit.secretlists import RECEIPTS_PATH
 if TYPE_CHECKING:
     from memgit.repo import Repo
     from memgit.txn import Transaction
-    from memgit.vault import Vault
+    from memgit.context import VaultContext as Vault
 
 ARCHIVES = "refs/heads/archive/"
 

@@ -119,6 +119,20 @@ class Configs:
         return self.of_tree(tree)[0]
 
 
+def adopted_history(repo: Repo, infos: list[CommitInfo]) -> set[str]:
+    """Commits from before the repository became a vault: the ancestors of an adopting `memgit init`
+    commit, none of which held a .memgit.yaml. They were not made under memgit's rules and are not
+    judged by them; an init commit with a vault among its ancestors cuts nothing."""
+    out: set[str] = set()
+    for info in infos:
+        if info.trailers.get("Memgit-Op") != "init" or not info.parents or info.id in out:
+            continue
+        ancestors = repo.walk_all(info.parents)
+        if all(repo.blob_id(repo.commit_tree(a), CONFIG_PATH) is None for a in ancestors):
+            out.update(ancestors)
+    return out
+
+
 def verify(vault: Vault, rev_range: str | None = None, progress: Progress = None) -> list[tuple[str, Problem]]:
     from memgit import identity, secretlists
     from memgit.rules import message

@@ -25,7 +25,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     name = args.name.removeprefix("memgit-")
     if name == "commit-msg":
-        return _commit_msg(v, args.files)
+        return _commit_msg(Path(args.vault_dir), args.files)
     if name != "check" and name not in rules.RULES:
         raise UsageError(f"unknown hook {args.name!r}", f"use check, index, commit-msg or one of {', '.join(rules.RULES)}")
     problems = hook.check(Path(args.vault_dir), None if name == "check" else [name])
@@ -34,23 +34,25 @@ def run(args: argparse.Namespace) -> int:
     return 1 if problems else 0
 
 
-def _commit_msg(v: Any, files: list[str]) -> int:
-    from pathlib import Path
+def _commit_msg(cwd: Path, files: list[str]) -> int:
+    """The commit-msg hook: git plumbing only (HEAD's allow-list and receipts in one cat-file), no repository library."""
+    import subprocess
 
-    from memgit import secretlists
-    from memgit.commands._common import visible
+    from memgit import gitcli, secretlists
     from memgit.errors import UsageError
     from memgit.rules import message
 
     if len(files) != 1:
         raise UsageError("commit-msg needs the message file", "git passes it: memgit hook commit-msg .git/COMMIT_EDITMSG")
     text = Path(files[0]).read_bytes().decode("utf-8", "replace")
-    comment = v.repo.config_get("core.commentChar") or "#"
-    comment = "#" if comment == "auto" else comment
-    head = v.repo.head_id()
-    problems = message.check(message.clean(text, comment), secretlists.at(v.repo, v.repo.commit_tree(head) if head else None))
+    got = subprocess.run(["git", "config", "--get", "core.commentChar"], cwd=cwd, capture_output=True, text=True, env=gitcli.no_git_env())
+    comment = got.stdout.strip() if got.returncode == 0 and got.stdout.strip() not in ("", "auto") else "#"
+    names = [f"HEAD:{secretlists.ALLOW_PATH}", f"HEAD:{secretlists.RECEIPTS_PATH}"]
+    blobs = gitcli.read_blobs(cwd, names, missing_ok=True)
+    lists = secretlists.parse(*(blobs.get(n) for n in names)) if blobs else secretlists.EMPTY
+    problems = message.check(message.clean(text, comment), lists)
     for p in problems:
-        print(visible(p.render()), file=sys.stderr)
+        print(_common.visible(p.render()), file=sys.stderr)
     if problems:
         print("memgit: the message was kept in .git/COMMIT_EDITMSG; edit it and commit again (git commit -e -F .git/COMMIT_EDITMSG)", file=sys.stderr)
     return 1 if problems else 0

@@ -27,9 +27,7 @@ def run(args: argparse.Namespace) -> int:
         return _common.emit(args, {"rewritten": tip}, tip)  # pre-receive verifies tip..new as usual
     if not args.what:
         raise UsageError("redact needs the text, sha256:<hash> or PATH:LINE", "memgit redact 'hunter2' (quote it; it stays out of history)")
-    from memgit.redact import redact
-
-    r = redact(v, args.what)
+    r = v.redact(args.what)
     lines = [f"redacted {', '.join(r['markers'])}: {len(r['commits'])} commits rewritten on {', '.join(ref.removeprefix('refs/heads/') for ref in r['refs'])}",
              f"receipt in {r['receipt']} at {r['commit'][:12]}; the same text is refused from now on", "", "what remains to do:"]
     lines += [f"  - {step}" for step in r["remaining"]]

@@ -132,8 +132,10 @@ def _keyword_matches(rx: re.Pattern[str], text: str, low: str, words: tuple[str,
     for word in words:
         i = low.find(word)
         while i != -1:
-            if _names_credential(text, low, i, word, any_key):
-                m = rx.match(text, i, _line_end(low, i))
+            end = _line_end(low, i)
+            near = low[i : min(end, i + 48)]  # the separator follows within the name's reach, or there is none
+            if ("=" in near or ":" in near or " is" in near or " was" in near or " are" in near) and _names_credential(text, low, i, word, any_key):
+                m = rx.match(text, i, end)
                 if m:
                     out.append(m)
             i = low.find(word, i + 1)

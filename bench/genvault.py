@@ -211,6 +211,8 @@ class Gen:
             fid = itemsfile.mint_id(e.slug, text, stamp, writer)
         if authority is None:
             authority = rng.choices(("memory", "decision", "instruction", "summary"), weights=(85, 8, 5, 2))[0]
+            if authority == "instruction" and writer == AGENT:
+                authority = "decision"  # an agent asserts at most 'decision' (writer_authority)
         valid_from = (when.date() - dt.timedelta(days=rng.choice((0, 0, 0, 1, 3, 10)))).isoformat()
         valid_until = None
         if rng.random() < 0.05:
@@ -394,7 +396,6 @@ class Gen:
         files = 0
         for c in range(C):
             is_agent = rng.random() < 0.8
-            writer = AGENT if is_agent else f"{HUMAN[0]} <{HUMAN[1]}>"
             writes: dict[str, bytes | None] = {}
             for d, k in schedule[c]:
                 if k == 0:
@@ -404,9 +405,12 @@ class Gen:
                     journal_chunks[d] = [entries[:cut1], entries[cut1:cut2], entries[cut2:]]
                     journal_text[d] = f"# {self.day(d).isoformat()}\n\n"
                 journal_text[d] += "".join(journal_chunks[d][k])
+                # an [instruction] entry is a human's to record (the authority rule): such a commit is a human's
+                is_agent = is_agent and not any("[instruction]" in line for line in journal_chunks[d][k])
                 writes[f"memory/{self.day(d).isoformat()}.md"] = journal_text[d].encode()
                 if k == 2:
                     del journal_chunks[d], journal_text[d]
+            writer = AGENT if is_agent else f"{HUMAN[0]} <{HUMAN[1]}>"
             nf0 = self.stats["facts"]
             for e in self.touches_at[c]:
                 self.touch_entity(e, c, writes, writer, is_agent)

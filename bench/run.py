@@ -455,8 +455,8 @@ def fmt_s(x: float) -> str:
 
 
 # the brief's groups: (a) hook cost per commit, (b) memgit log, (c) cite, (d) verify and INDEX.md, (e) recall
-DISPLAY = (("floor", "–"), ("commit-hooks", "a"), ("commit-noop", "a"), ("commit-share", "a"), ("hook-check", "a"),
-           ("hook-index", "a"), ("log", "b"), ("cite-fact", "c"), ("cite-superseded", "c"), ("cite-line", "c"),
+DISPLAY = (("floor", "–"), ("commit-hooks", "a"), ("commit-cold", "a"), ("commit-noop", "a"), ("commit-share", "a"),
+           ("hook-check", "a"), ("hook-index", "a"), ("hooks-pair", "a"), ("mcp-init", "–"), ("mcp-first", "–"), ("log", "b"), ("cite-fact", "c"), ("cite-superseded", "c"), ("cite-line", "c"),
            ("verify-batch", "d"), ("verify-log", "d"), ("index", "d"), ("recall", "e"))
 
 

@@ -38,7 +38,8 @@ def check(path: Path, only: list[str] | None = None) -> list[Problem]:
     from memgit.config import CONFIG_PATH, Config
 
     found = gitcli.staged(path, CONFIG_PATH)
-    if found is None:
+    # a merge being concluded is judged for what it introduces (merge_heads reads .git/MERGE_HEAD); that takes check_staged
+    if found is None or (found.gitdir / "MERGE_HEAD").exists():
         from memgit.context import VaultContext as Vault
 
         return check_staged(Vault(path), only)
@@ -47,7 +48,7 @@ def check(path: Path, only: list[str] | None = None) -> list[Problem]:
     blob = found.config_blob
     config = Config.of_blob(found.gitdir, blob, lambda: gitcli.read_blobs(path, [blob])[blob])
     kinds = {p: config.kind_of(p) for p, _, _ in found.paths}
-    if "index" in kinds.values():
+    if "index" in kinds.values() or "decision" in kinds.values():  # a decision's rule reads its successor in the staged tree
         from memgit.context import VaultContext as Vault
 
         return check_staged(Vault(path), only)

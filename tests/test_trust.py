@@ -389,7 +389,7 @@ def test_what_a_merge_slips_in_is_judged_by_every_rule(vault: Path, tmp_path: Pa
     merge = _agent_merge(vault, edit)
     rc, out = verify_lines(vault, f"{remote_tip}..HEAD")
     assert rc == 1 and f"{merge[:12]} {path}" in out and rule in out, out
-    assert all(line.startswith(merge[:12]) for line in out.splitlines()), out
+    assert all(line.startswith((merge[:12], "hint: ")) for line in out.splitlines()), out
     p = git(vault, "push", str(bare), "main", check=False)
     assert p.returncode != 0 and rule in p.stderr and path in p.stderr, p.stderr
     assert tip(bare) == remote_tip

@@ -23,7 +23,7 @@ _WORD = re.compile(r"[^\W_]+")
 _JOURNAL_META = re.compile(r"^- \d\d:\d\d |\[[a-z]+\] |\s*\((?:source|verbatim): .*\)\s*$")
 CANDIDATES = 3000  # matching lines ranked in full; more are cut by how many query words they share
 # The ranking's knobs (bench/recall_eval.py switches them for its ablations).
-TUNING = {"corpus_idf": True, "dates": True, "date_boost": 2.0, "authority": 0.08, "about": 2.0, "fact": 1.1, "coord": 1.0, "decay_floor": 0.95, "scaffold": True, "scaffold_factor": 0.2,
+TUNING = {"corpus_idf": True, "dates": True, "date_boost": 2.0, "authority": 0.08, "about": 2.0, "fact": 1.1, "syn_cap": True, "coord": 1.0, "decay_floor": 0.95, "scaffold": True, "scaffold_factor": 0.2,
           "min_coverage": 0.5}
 ENTITY_WORDS = {"people": "person", "companies": "company", "projects": "project"}
 
@@ -220,6 +220,11 @@ class Recall:
         avgdl = (sum(lens) / len(lens)) if lens else 1.0
         df = {t: sum(1 for b in bags if t in b) for t in self.weights}
         idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in self.weights}
+        if TUNING["syn_cap"]:  # a related word never weighs more than the word the question used
+            for t in self.weights:
+                origin = [idf[q] for q in self.terms if t in self.related.get(q, ())]
+                if t not in self.terms and origin:
+                    idf[t] = min(idf[t], max(origin))
         named = set(self.terms)
         mass = sum(idf[t] for t in self.terms) or 1.0
         dated = mass / max(1, len(self.terms)) if self.when else 0.0  # the question's date counts as one average word

@@ -8,6 +8,9 @@ history (its `Memgit-Op` trailer), never from a state file.
 from __future__ import annotations
 
 import datetime as dt
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple, TypedDict
 
 from memgit.errors import MemgitError, NotFound
@@ -188,6 +191,31 @@ def heartbeat(vault: Vault, dry_run: bool = False, only: list[str] | None = None
         from memgit.errors import UsageError
 
         raise UsageError(f"unknown heartbeat step {bad[0]!r}", f"steps are {', '.join(STEPS)}")
+    with _one_at_a_time(vault):
+        return _run(vault, s, names, dry_run, progress)
+
+
+@contextmanager
+def _one_at_a_time(vault: Vault) -> Iterator[None]:
+    """Cron and an agent may fire together: a second heartbeat must not run a weekly step the first is running."""
+    from memgit.errors import Conflict
+    from memgit.lock import flock
+
+    folder = vault.repo.gitdir / "memgit"
+    folder.mkdir(exist_ok=True)
+    fd = os.open(folder / "heartbeat.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            flock(fd, wait=False)
+        except BlockingIOError:
+            raise Conflict("another memgit heartbeat is running in this vault", "it commits what is due; run again later") from None
+        yield
+    finally:
+        os.close(fd)  # closing drops the flock
+
+
+def _run(vault: Vault, s: dict[str, Any], names: list[str], dry_run: bool,
+         progress: Callable[[Step], None] | None) -> HeartbeatReport:  # fmt: skip
     steps: list[Step] = []
     for name in names:
         try:

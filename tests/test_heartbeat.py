@@ -130,3 +130,22 @@ def test_sync_step_pushes_to_the_configured_remote(vault: Path, tmp_path: Path) 
     report = memgit_json("heartbeat", "--step", "sync", cwd=vault, env=env)
     assert [s["name"] for s in report["steps"]] == ["sync"] and report["steps"][0]["status"] in ("done", "nothing")
     assert git(remote, "rev-parse", "main").stdout.strip() == head(vault)
+
+
+def test_a_second_heartbeat_at_the_same_time_is_refused_retryably(vault: Path) -> None:
+    import fcntl
+    import os
+
+    memgit_json("log", "Something happened", cwd=vault, env={"MEMGIT_NOW": "2026-01-05T09:00:00"})
+    before = head(vault)
+    (vault / ".git/memgit").mkdir(exist_ok=True)
+    fd = os.open(vault / ".git/memgit/heartbeat.lock", os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)  # as a running heartbeat holds it
+        r = memgit("heartbeat", cwd=vault, env={"MEMGIT_NOW": "2026-01-25T09:00:00"})
+        assert r.returncode == 3 and "another memgit heartbeat is running" in r.stderr, r.stderr
+        assert head(vault) == before
+    finally:
+        os.close(fd)
+    assert memgit("heartbeat", cwd=vault, env={"MEMGIT_NOW": "2026-01-25T09:00:00"}).returncode == 0
+    assert head(vault) != before  # the archive (and the rest) ran once the lock was free

@@ -23,7 +23,8 @@ it, and that no import cycle exists):
    ``KindSpec`` per memory kind: globs, schema, authority, line format, index, recall, merge, cite), ``detect``
    (credentials and hidden characters in text), ``secretlists`` (the allow-list and redaction receipts)
 3. rules: ``rules/``
-4. core: ``indexmd``, ``index_render``, ``merge``, ``merge_tree``, ``introduced``, ``txn``, ``verify``, ``archive``,
+4. core: ``indexmd``, ``index_render``, ``merge``, ``merge_tree``, ``introduced``, ``commit`` (the one
+   commit path: CAS, pending record, work-tree sync), ``txn``, ``verify``, ``archive``,
    ``context`` (``VaultContext``: repo, config, clock, writer, transact; what ops and read paths take)
 5. features: ``ops/`` and every command's library half (any module not listed elsewhere)
 6. api: ``api`` (``Vault``: the context plus one method per command, results typed in ``results``)

@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
+from memgit.entries import holds_entries
 from memgit.errors import UsageError
 from memgit.progress import Progress, tick
 from memgit.indexmd import ARCHIVE_LOG
@@ -12,11 +13,33 @@ from memgit.merge import MergeConflict, merge_journal
 
 if TYPE_CHECKING:
     from memgit.config import Config
+    from memgit.changes import Change
     from memgit.repo import Repo
     from memgit.txn import Transaction
     from memgit.context import VaultContext as Vault
 
+ARCHIVE_TRAILER = "Memgit-Archive"  # an archive commit names the branches that keep what left main
 ARCHIVE_HEADER = "# Archived journals\n\nJournals that left main, and the branch that keeps each month (`memgit recall --archive` searches them).\n\n"
+
+
+def archived_check(repo: Repo, trailers: dict[str, str]) -> Callable[[Change], bool]:
+    """Did a change only move a journal to one of the archive branches the commit names (its trailer)?"""
+    branches = [b.strip() for b in trailers.get(ARCHIVE_TRAILER, "").split(",") if b.strip()]
+
+    def archived(change: Change) -> bool:
+        tips = repo.archive_tips()
+        for branch in branches:
+            tip = tips.get(branch.removeprefix("refs/heads/"))
+            if tip is None:  # a missing branch just means "not archived there"
+                continue
+            data = repo.read(repo.commit_tree(tip), change.path)
+            # every entry that left main is on the branch (a later archive run may have merged a day that a
+            # concurrent clone appended to, so the branch copy need not start with this copy byte for byte)
+            if data is not None and change.old is not None and (data.startswith(change.old) or holds_entries(change.old, data)):
+                return True
+        return False
+
+    return archived
 
 
 MAX_DAYS = 36500  # a century: older than any git history, and small enough for date arithmetic
@@ -29,8 +52,9 @@ def parse_days(text: str) -> int:
     return int(m.group(1)) * (7 if m.group(2) == "w" else 1)
 
 
-def _ensure_branch(repo: Repo, config: Config, month: str, head: str, paths: list[str], when: tuple[int, int], author: tuple[str, str]) -> str:
+def _ensure_branch(vault: Vault, month: str, head: str, paths: list[str], author: tuple[str, str]) -> str:
     """archive/<month> holds every path as it is at head, with the history that wrote it."""
+    repo, config = vault.repo, vault.config
     ref = f"refs/heads/archive/{month}"
     head_tree = repo.commit_tree(head)
     current = repo.refs(ref).get(ref)
@@ -57,8 +81,9 @@ def _ensure_branch(repo: Repo, config: Config, month: str, head: str, paths: lis
     if index:
         tree = repo.build_tree(tree, index)
     message = f"archive({month}): keep {len(paths)} journals\n\nMemgit-Op: archive-branch\n"
-    commit = repo.create_commit(None, tree, [current, head], message, author, when)
-    repo.set_ref(ref, commit, current)
+    from memgit.commit import commit_to
+
+    commit_to(vault, ref, tree, [current, head], message, author, wait_for_git=False)  # no work tree: git's locks are not ours
     return ref
 
 
@@ -80,7 +105,7 @@ def archive(vault: Vault, older_than: str | None = None, progress: Progress = No
         branches = []
         for n, (month, paths) in enumerate(sorted(months.items())):
             tick(progress, n, len(months))
-            _ensure_branch(repo, vault.config, month, tx.head, paths, vault.commit_time(), (writer.name, writer.email))
+            _ensure_branch(vault, month, tx.head, paths, (writer.name, writer.email))
             branches.append(f"archive/{month}")
             for p in paths:
                 tx.write(p, None)
@@ -91,7 +116,7 @@ def archive(vault: Vault, older_than: str | None = None, progress: Progress = No
             log += f"- archive/{month}: {len(paths)} journals, {first} to {last} (archived {vault.today()})\n"
         tx.write(ARCHIVE_LOG, log.encode())
         tx.describe("archive", "memory", f"{len(old)} journals before {cutoff} -> {', '.join(branches)}",
-                    ("Memgit-Op", "archive"), ("Memgit-Archive", ",".join(branches)))  # fmt: skip
+                    ("Memgit-Op", "archive"), (ARCHIVE_TRAILER, ",".join(branches)))  # fmt: skip
         return {"archived": old, "branches": branches, "cutoff": cutoff}
 
     try:

@@ -122,8 +122,9 @@ def refresh_index(vault: Vault) -> str | None:
             expected = {p: repo.index_blob(p) for p in writes}
             final = repo.build_tree(tree, writes)
             message = f"index: refresh for {head[:12]}\n\nMemgit-Op: index\nMemgit-Refresh: {head}\n"
-            commit = repo.create_commit(repo.branch_ref(), final, [head], message, (info.author_name, info.author_email), vault.commit_time())
-            repo.sync_paths(final, list(writes), expected)
-            return commit
+            from memgit.commit import commit_to
+
+            return commit_to(vault, repo.branch_ref(), final, [head], message, (info.author_name, info.author_email), list(writes), expected,
+                             wait_for_git=False)
     except Conflict:
         return None  # a memgit writer is busy and will regenerate INDEX.md in its own commit

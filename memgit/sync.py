@@ -93,14 +93,12 @@ def _merge_into(vault: Vault, ref: str, theirs: str, label: str, check_worktree:
     if not target:
         writer = vault.writer()
         message = f"sync: merge {label}\n\nMemgit-Op: sync\n" + (f"Memgit-Agent: {writer.agent}\n" if writer.is_agent else "")
-        args = (tree, [ours, theirs], message, (writer.name, writer.email), vault.commit_time())
-        if ours == tip:
-            target = repo.create_commit(ref, *args)  # compare-and-swap on the tip
-        else:
-            target = repo.create_commit(None, *args)
-            repo.set_ref(ref, target, tip)
-    else:
-        repo.set_ref(ref, target, tip)
+        from memgit.commit import commit_to
+
+        # compare-and-swap on the tip; the checked-out branch's files follow, with crash recovery
+        return commit_to(vault, ref, tree, [ours, theirs], message, (writer.name, writer.email),
+                         paths if check_worktree else None, expected, tip=tip, wait_for_git=check_worktree)
+    repo.set_ref(ref, target, tip)
     if check_worktree:
         repo.sync_paths(tree, paths, expected)
     return target

@@ -2,9 +2,6 @@
 from __future__ import annotations
 
 import dataclasses
-import json
-import os
-import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, TypeVar
 
@@ -16,8 +13,6 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 RETRIES = 8
-PENDING = "pending.json"
-GIT_LOCK_WAIT = 2.0  # seconds to wait for another git process to release index.lock or the branch's lock
 
 
 @dataclass
@@ -88,48 +83,20 @@ def _check_clean(vault: Vault, tx: Transaction) -> dict[str, str | None]:
     return expected
 
 
-def _git_locks_free(vault: Vault, ref: str) -> None:
-    """git holds index.lock and <ref>.lock while it writes them: wait them out (bounded), or stop before writing anything."""
-    locks = [vault.repo.gitdir / "index.lock", vault.repo.gitdir / f"{ref}.lock"]
-    deadline = time.monotonic() + GIT_LOCK_WAIT
-    while held := [lock for lock in locks if lock.exists()]:
-        if time.monotonic() >= deadline:
-            raise Conflict(f"{held[0]}: another git process is using it", "retry when it is done; if no git process is running, remove the stale lock file")
-        time.sleep(0.02)
-
-
-def recover(vault: Vault) -> None:
-    """Finish a write that died after moving the branch but before syncing index and work tree."""
-    pending = vault.repo.gitdir / "memgit" / PENDING
-    try:
-        data = json.loads(pending.read_text())
-    except (OSError, ValueError):
-        return
-    from memgit.repo import GitError
-
-    if vault.repo.head_id() == data.get("new"):
-        try:
-            vault.repo.sync_paths(vault.repo.commit_tree(data["new"]), data["paths"], data["expected"])
-        except (GitError, OSError) as exc:
-            raise Conflict(f"finishing an earlier write failed: index and work tree not updated ({exc})",
-                           "retry when no other git command is running") from None
-    pending.unlink(missing_ok=True)
-
-
 def run(vault: Vault, build: Callable[[Transaction], T]) -> tuple[T, str]:
     """Run build(tx) under the lock and commit what it wrote. Returns (build's result, commit id)."""
     from memgit import secretlists
+    from memgit.archive import ARCHIVE_TRAILER, archived_check
+    from memgit.commit import commit_to, git_locks_free, recover
     from memgit.indexmd import index_writes as index_files
     from memgit.lock import vault_lock
-    from memgit.repo import GitError
-    from memgit.verify import ARCHIVE_TRAILER, archived_check
 
     repo = vault.repo
     if repo.workdir is None:
         raise UsageError("memgit writes need a work tree, not a bare repository", "clone the vault first")
     ref = repo.branch_ref()
     with vault_lock(repo.gitdir):
-        _git_locks_free(vault, ref)
+        git_locks_free(vault, ref)
         recover(vault)
         for _attempt in range(RETRIES):
             head = repo.head_id()
@@ -165,29 +132,14 @@ def run(vault: Vault, build: Callable[[Transaction], T]) -> tuple[T, str]:
             final = repo.build_tree(draft, index_writes) if index_writes else draft
             if writer.is_agent:
                 tx.trailers.append(("Memgit-Agent", writer.agent))
-            args = (final, [head] if head else [], tx.message(), (writer.name, writer.email), vault.commit_time())
-            _git_locks_free(vault, ref)
-            commit = repo.create_commit(None, *args)
             paths = list(tx.writes) + list(index_writes)
-            pending = repo.gitdir / "memgit" / PENDING
-            pending.parent.mkdir(exist_ok=True)
-            # written before the branch moves, so a writer killed in between is finished by the next one
-            pending.write_text(json.dumps({"new": commit, "paths": paths, "expected": expected}))
+            git_locks_free(vault, ref)  # outside the retry: git's own lock is no race to rebuild for
             try:
-                repo.create_commit(ref, *args)
+                commit = commit_to(vault, ref, final, [head] if head else [], tx.message(), (writer.name, writer.email),
+                                   paths, expected, wait_for_git=False)
             except Conflict:
-                os.unlink(pending)
                 # someone committed meanwhile: rebuild on the new tip, judged by the new tip's config
                 vault.__dict__.pop("config", None)
                 continue
-            try:
-                repo.sync_paths(final, paths, expected)
-            except (GitError, OSError) as exc:
-                # The commit landed: failing now would make the caller repeat a write that is in history.
-                # pending.json stays, so the next memgit write brings index and work tree in step.
-                vault.warnings.append(f"{commit[:12]} committed, but index and work tree were not updated ({exc}); "
-                                      "do not repeat the write: the next memgit write (or `git checkout -- .`) brings them in step")
-                return result, commit
-            os.unlink(pending)
             return result, commit
     raise Conflict(f"{ref}: kept moving during {RETRIES} attempts", "retry the write")

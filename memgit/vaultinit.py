@@ -192,16 +192,17 @@ def init(path: Path, progress: Progress = None) -> dict[str, Any]:
     bad = {p["path"] for p in problems}
     # the first commit holds the template and every adopted file that conforms
     files: dict[str, bytes | None] = {rel: (path / rel).read_bytes() for rel in created + existing if rel not in bad and rel != INDEX_PATH}
-    commit, generated = _first_commit(repo, path, None, files, Config.default(), len(existing))
-    repo.sync_paths(commit[1], list(files) + list(generated), {p: repo.index_blob(p) for p in list(files) + list(generated)})
+    commit, generated = _first_commit(repo, path, None, files, Config.default(), len(existing), {})
     installed = install(path)
     return {"path": str(path), "commit": commit[0], "created": created, "adopted": [r for r in existing if r not in bad],
             "not_conforming": problems, "hooks": installed["hooks"]}
 
 
 def _first_commit(repo: Repo, path: Path, base: str | None, files: dict[str, bytes | None], config: Config,
-                  adopted: int) -> tuple[tuple[str, str], dict[str, bytes]]:  # fmt: skip
-    """The init commit: `files` over `base`'s tree plus the generated index. Returns ((commit, tree), index files)."""
+                  adopted: int, expected: dict[str, str | None]) -> tuple[tuple[str, str], dict[str, bytes]]:  # fmt: skip
+    """The init commit: `files` over `base`'s tree plus the generated index, through the one commit path
+    (index and work tree follow; `expected` holds index entries known before the files were written).
+    Returns ((commit, tree), index files)."""
     from memgit.indexmd import index_writes
     from memgit.context import VaultContext as Vault
 
@@ -214,7 +215,11 @@ def _first_commit(repo: Repo, path: Path, base: str | None, files: dict[str, byt
     vault = Vault(path)
     writer = vault.writer()
     message = "init: memgit vault\n\nMemgit-Op: init\n" + (f"Memgit-Adopted: {adopted} files\n" if adopted else "")
-    commit = repo.create_commit(repo.branch_ref(), tree, [base] if base else [], message, (writer.name, writer.email), vault.commit_time())
+    from memgit.commit import commit_to
+
+    paths = list(files) + list(generated)
+    expected = {**expected, **{p: repo.index_blob(p) for p in paths if p not in expected}}
+    commit = commit_to(vault, repo.branch_ref(), tree, [base] if base else [], message, (writer.name, writer.email), paths, expected)
     return (commit, tree), generated
 
 
@@ -260,8 +265,7 @@ def _adopt_history(repo: Repo, path: Path, today: str, progress: Progress = None
         (path / rel).parent.mkdir(parents=True, exist_ok=True)
         (path / rel).write_bytes(written or b"")
     expected = {p: repo.index_blob(p) for p in list(files) + [INDEX_PATH]}
-    (commit, tree), generated = _first_commit(repo, path, head, files, config, len(tracked))
-    repo.sync_paths(tree, list(files) + list(generated), {**expected, **{p: repo.index_blob(p) for p in generated if p not in expected}})
+    (commit, _tree), generated = _first_commit(repo, path, head, files, config, len(tracked), expected)
     installed = install(path)
     return {"path": str(path), "commit": commit, "created": created, "adopted": sorted(tracked),
             "not_conforming": problems, "kinded_other": other, "kept_out": untracked, "hooks": installed["hooks"]}

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Callable
 from memgit import changes, rules
 from memgit.changes import Change, Context, Problem
 from memgit.config import CONFIG_PATH, INDEX_PATH, Config
+from memgit.archive import archived_check
 from memgit.errors import UsageError
-from memgit.entries import holds_entries
 from memgit.progress import Progress, tick
 
 if TYPE_CHECKING:
@@ -17,7 +17,6 @@ if TYPE_CHECKING:
     from memgit.repo import CommitInfo, Repo
     from memgit.context import VaultContext as Vault
 
-ARCHIVE_TRAILER = "Memgit-Archive"
 
 
 def commits_in(repo: Repo, rev_range: str | None) -> list[str]:
@@ -30,25 +29,6 @@ def commits_in(repo: Repo, rev_range: str | None) -> list[str]:
         hide = [repo.resolve(a)] if a else []
         return repo.walk(tip, hide)
     return repo.walk(repo.resolve(rev_range))
-
-
-def archived_check(repo: Repo, trailers: dict[str, str]) -> Callable[[Change], bool]:
-    branches = [b.strip() for b in trailers.get(ARCHIVE_TRAILER, "").split(",") if b.strip()]
-
-    def archived(change: Change) -> bool:
-        tips = repo.archive_tips()
-        for branch in branches:
-            tip = tips.get(branch.removeprefix("refs/heads/"))
-            if tip is None:  # a missing branch just means "not archived there"
-                continue
-            data = repo.read(repo.commit_tree(tip), change.path)
-            # every entry that left main is on the branch (a later archive run may have merged a day that a
-            # concurrent clone appended to, so the branch copy need not start with this copy byte for byte)
-            if data is not None and change.old is not None and (data.startswith(change.old) or holds_entries(change.old, data)):
-                return True
-        return False
-
-    return archived
 
 
 class _Indexes:

@@ -79,7 +79,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("formats", ("config", "frontmatter", "schema", "itemsfile", "entries", "repo", "gitcli", "rg", "modelcmd",
                  "identity", "changes", "names", "asof", "acknowledged", "kinds", "detect", "secretlists")),
     ("rules", ("rules", "rules.*")),
-    ("core", ("index_render", "indexmd", "merge", "merge_tree", "introduced", "txn", "verify", "archive", "context")),
+    ("core", ("index_render", "indexmd", "merge", "merge_tree", "introduced", "commit", "txn", "verify", "archive", "context")),
     ("features", ("*",)),
     ("api", ("api",)),
     ("cli", ("main", "__main__", "commands", "commands.*", "mcp_server")),

@@ -1,0 +1,90 @@
+"""The one commit path: every commit memgit puts on a branch (writes, the index refresh, sync's merges,
+init, archive branches) is made here, the branch moved by compare-and-swap, and a checked-out branch's
+files brought in step with a pending record that the next writer finishes if this one dies."""
+from __future__ import annotations
+
+import json
+import time
+from typing import TYPE_CHECKING
+
+from memgit.errors import Conflict
+
+if TYPE_CHECKING:
+    from memgit.context import VaultContext as Vault
+
+PENDING = "pending.json"
+GIT_LOCK_WAIT = 2.0  # seconds to wait for another git process to release index.lock or the branch's lock
+
+
+def git_locks_free(vault: Vault, ref: str) -> None:
+    """git holds index.lock and <ref>.lock while it writes them: wait them out (bounded), or stop before writing anything."""
+    locks = [vault.repo.gitdir / "index.lock", vault.repo.gitdir / f"{ref}.lock"]
+    deadline = time.monotonic() + GIT_LOCK_WAIT
+    while held := [lock for lock in locks if lock.exists()]:
+        if time.monotonic() >= deadline:
+            raise Conflict(f"{held[0]}: another git process is using it", "retry when it is done; if no git process is running, remove the stale lock file")
+        time.sleep(0.02)
+
+
+def recover(vault: Vault) -> None:
+    """Finish a write that died after moving the branch but before syncing index and work tree."""
+    pending = vault.repo.gitdir / "memgit" / PENDING
+    try:
+        data = json.loads(pending.read_text())
+    except (OSError, ValueError):
+        return
+    from memgit.repo import GitError
+
+    if vault.repo.head_id() == data.get("new"):
+        try:
+            vault.repo.sync_paths(vault.repo.commit_tree(data["new"]), data["paths"], data["expected"])
+        except (GitError, OSError) as exc:
+            raise Conflict(f"finishing an earlier write failed: index and work tree not updated ({exc})",
+                           "retry when no other git command is running") from None
+    pending.unlink(missing_ok=True)
+
+
+def commit_to(vault: Vault, ref: str, tree: str, parents: list[str], message: str, author: tuple[str, str],
+              paths: list[str] | None = None, expected: dict[str, str | None] | None = None,
+              tip: str | None = "parent", wait_for_git: bool = True) -> str:
+    """Put a commit of `tree` on `ref`. Returns the commit.
+
+    `ref` moves by compare-and-swap from `tip` (default: parents[0], or no branch yet): if it moved, Conflict
+    and nothing changed. `paths` (the checked-out branch only) are then brought in step in index and work
+    tree; the pending record is written before the branch moves, so a writer killed in between is finished
+    by the next one (`recover`). Callers hold the vault lock.
+    """
+    from memgit.repo import GitError
+
+    repo = vault.repo
+    if tip == "parent":
+        tip = parents[0] if parents else None
+    args = (tree, parents, message, author, vault.commit_time())
+    if wait_for_git:
+        git_locks_free(vault, ref)
+    commit = repo.create_commit(None, *args)
+    pending = repo.gitdir / "memgit" / PENDING
+    if paths:
+        pending.parent.mkdir(exist_ok=True)
+        pending.write_text(json.dumps({"new": commit, "paths": paths, "expected": expected or {}}))
+    try:
+        if tip == (parents[0] if parents else None):
+            repo.create_commit(ref, *args)  # the same arguments give the same commit; libgit2 checks the tip
+        else:
+            repo.set_ref(ref, commit, tip)
+    except Conflict:
+        if paths:
+            pending.unlink(missing_ok=True)
+        raise
+    if not paths:
+        return commit
+    try:
+        repo.sync_paths(tree, paths, expected or {})
+    except (GitError, OSError) as exc:
+        # The commit landed: failing now would make the caller repeat a write that is in history.
+        # pending.json stays, so the next memgit write brings index and work tree in step.
+        vault.warnings.append(f"{commit[:12]} committed, but index and work tree were not updated ({exc}); "
+                              "do not repeat the write: the next memgit write (or `git checkout -- .`) brings them in step")
+        return commit
+    pending.unlink(missing_ok=True)
+    return commit

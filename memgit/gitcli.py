@@ -62,6 +62,15 @@ def merge_text(base: bytes, ours: bytes, theirs: bytes) -> bytes | None:
     raise MemgitError(f"git merge-file failed: {proc.stderr.decode(errors='replace').strip()}")
 
 
+def merge_tree(cwd: Path, ours: str, theirs: str, env: dict[str, str]) -> str | None:
+    """The tree `git merge-tree --write-tree` makes of two commits (with their merge drivers); None if it cannot."""
+    proc = subprocess.run(["git", "merge-tree", "--write-tree", ours, theirs], cwd=cwd, capture_output=True, env={**no_git_env(), **env})
+    if proc.returncode not in (0, 1):  # 1: conflicts, the tree still holds every cleanly merged file
+        return None
+    first = proc.stdout.decode(errors="replace").split("\n", 1)[0].strip()
+    return first if len(first) in (40, 64) else None
+
+
 class BlameLine(NamedTuple):
     commit: str
     author: str

@@ -67,7 +67,21 @@ def test_two_diverged_clones_meet_with_a_fresh_index(a: Clone, b: Clone, how: li
     assert bob in index and new in index  # both sides' entities
     assert old not in index  # the superseded fact is not listed as active
     assert "Works at Acme" not in index
-    assert subjects(b.path)[0].startswith(REFRESH)  # the refresh commit sits at the tip
+    if how == ["pull", "--rebase"]:
+        assert subjects(b.path)[0].startswith(REFRESH)  # post-rewrite: the refresh commit sits at the tip
+    else:
+        # the INDEX.md merge driver generated the merged tree's index: the merge commit itself is fresh
+        assert len(git(b.path, "rev-list", "--parents", "-n1", "HEAD").stdout.split()) == 3
+
+
+def test_without_the_driver_post_merge_refreshes_the_tip(a: Clone, b: Clone) -> None:
+    old, new, bob = diverge(a, b)
+    git(b.path, "config", "merge.memgit-index.driver", "true")  # a driver that keeps ours
+    r = git(b.path, "pull", "--no-rebase", "--no-edit", check=False)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert subjects(b.path)[0].startswith(REFRESH)
+    index = fresh_at_head(b.path)
+    assert bob in index and new in index and old not in index
 
 
 def test_a_merge_that_conflicted_and_was_committed_by_hand_is_refreshed(a: Clone, b: Clone) -> None:

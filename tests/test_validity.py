@@ -92,3 +92,23 @@ def test_a_bad_valid_at_is_a_usage_error(vault: Path) -> None:
     for args in (["recall", "sarah", "--valid-at", "last tuesday"], ["fact", "list", "people/sarah", "--valid-at", "2026-13-01"]):
         r = memgit(*args, cwd=vault, env=NOW)
         assert r.returncode == 2 and "not a date" in r.stderr and "YYYY-MM-DD" in r.stderr
+
+
+def test_valid_at_through_the_mcp_recall_tool(vault: Path, tmp_path: Path) -> None:
+    from mcp.client.session import ClientSession
+
+    from tests.test_mcp import run as mcp_run
+    from tests.test_mcp import text_of
+
+    old = run(vault, "fact", "add", "people/sarah", "Sarah works at Acme", "--category", "relationship", "--valid-from", "2025-01-01")["id"]
+    new = run(vault, "supersede", old, "Sarah works at Initech", "--valid-from", "2026-02-01")["id"]
+
+    async def body(s: ClientSession) -> Any:
+        then = await s.call_tool("recall", {"query": "sarah works", "layer": "fact", "valid_at": "2025-06-01"})
+        now = await s.call_tool("recall", {"query": "sarah works", "layer": "fact"})
+        assert not then.is_error and not now.is_error, text_of(then) + text_of(now)
+        return then.structured_content, now.structured_content
+
+    then, now = mcp_run(vault, tmp_path, body, env=NOW)
+    assert [h["id"] for h in then["hits"]] == [old] and then["valid_at"] == "2025-06-01"
+    assert [h["id"] for h in now["hits"]] == [new]

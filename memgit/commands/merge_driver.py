@@ -22,6 +22,13 @@ def run(args: argparse.Namespace) -> int:
     from memgit import merge
 
     base, ours, theirs = (Path(p).read_bytes() for p in (args.base, args.ours, args.theirs))
+    if args.kind == "index":
+        from memgit.indexmerge import regenerated
+
+        fresh = regenerated(Path.cwd(), args.path)
+        if fresh is not None:
+            Path(args.ours).write_bytes(fresh)
+            return 0
     try:
         merged = merge.merge_file(args.kind, base, ours, theirs, args.path)
     except merge.MergeConflict as exc:

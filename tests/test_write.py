@@ -572,3 +572,12 @@ def test_context_switch_saves_and_restores_last_state(vault: Path) -> None:
     key = (vault / "contexts/a.md").read_text().split("## Key facts", 1)[1].split("## ", 1)[0]
     assert fact["id"] not in key
     assert status(vault) == "" and memgit("verify", cwd=vault).returncode == 0
+
+
+def test_the_default_context_tracks_from_init(vault: Path) -> None:
+    """The template's default context was made active by init (no switch commit): saving it still fills its sections."""
+    fact = memgit_json("fact", "add", "people/dana", "Dana runs the data team", "--category", "status", cwd=vault, env=T1)
+    memgit_json("context", "save", cwd=vault, env=T1)
+    text = (vault / "contexts/default.md").read_text()
+    assert f"- Dana runs the data team ({fact['id']})" in text.split("## Key facts", 1)[1].split("## ", 1)[0]
+    assert "- people/dana/items.json" in text.split("## Related files", 1)[1].split("## ", 1)[0]

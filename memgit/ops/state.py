@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from memgit.context import VaultContext as Vault
 
 SECTIONS = ("Summary", "Key facts", "Decisions", "Related files", "Last state")
+SECTION_CAP = 50  # lines kept in Key facts, Decisions and Related files
 
 
 def now_set(vault: Vault, text: str) -> dict[str, Any]:
@@ -72,15 +73,16 @@ def _section(text: str, title: str) -> str:
 
 
 def _since_active(vault: Vault, tx: Transaction, name: str) -> str | None:
-    """The commit that made NAME active (its context-switch trailer), on the first-parent chain."""
-    commit = tx.head
+    """The commit that made NAME active (its context-switch trailer), on the first-parent chain; else the first
+    commit (the template's default context is active from init, which has no such trailer)."""
+    commit, last = tx.head, None
     while commit:
         info = vault.repo.commit_info(commit)
         t = info.trailers
         if t.get("Memgit-Op") == "context-switch" and t.get("Memgit-Context") == name:
             return commit
-        commit = info.parents[0] if info.parents else None
-    return None
+        commit, last = (info.parents[0] if info.parents else None), commit
+    return last
 
 
 def _track(vault: Vault, tx: Transaction, name: str, text: str) -> str:
@@ -111,7 +113,7 @@ def _track(vault: Vault, tx: Transaction, name: str, text: str) -> str:
     for title, added in (("Key facts", new_facts), ("Decisions", decisions), ("Related files", [f"- {p}" for p in files])):
         lines = [ln for ln in _section(text, title).splitlines() if ln.strip()]
         lines = [ln for ln in lines if not any(f"({r})" in ln for r in retired)]
-        merged = "\n".join(dict.fromkeys(lines + added))
+        merged = "\n".join(list(dict.fromkeys(lines + added))[-SECTION_CAP:])  # the newest lines when over the cap
         if merged != _section(text, title):
             text = _replace_section(text, title, merged + "\n" if merged else "")
     return text

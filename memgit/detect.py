@@ -69,7 +69,7 @@ PROVIDERS: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
 )
 
 # [ds] basic_auth.py: scheme://user:password@host
-URL_CREDENTIALS = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s:/?#@'\"<>]+:([^\s/?#@'\"<>]+)@[^\s/?#@]")
+URL_CREDENTIALS = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s:/?#@'\"<>]*:([^\s/?#@'\"<>]+)@[^\s/?#@]")
 
 # [ds] keyword.py DENYLIST, [gl] generic-api-key keywords. Each pattern is matched where str.find found one of
 # its literals (a regex scan of every position took 2.4 s on a 5 MB append); _keyword_start() judges the word
@@ -95,7 +95,8 @@ PLACEHOLDER = re.compile(
 ORDINARY = re.compile(
     r"\d{1,5}[a-z%+]{0,3}|\d{4}-\d\d-\d\d(?:[T ][\d:.+Z-]*)?|\d\d?:\d\d(?::\d\d)?|v?\d+(?:\.\d+)+|"  # numbers, dates, versions
     r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|"  # a UUID
-    r"(?:/|~/|\./|\.\./)\S*|https?://\S*|[\w.+-]+@[\w-]+\.[\w.]+",  # paths, links, addresses
+    r"(?:/|~/|\./|\.\./)\S*|https?://\S*|[\w.+-]+@[\w-]+\.[\w.]+|"  # paths, links, addresses
+    r"[\w./-]+\.(?:md|json|jsonl|txt|yaml|yml|py|log)(?:(?:#L|:)\d+)?",  # a file, a cite handle
     re.I,
 )
 SYMBOLS = set("!@#$%^&*+=?~|\\")

@@ -37,10 +37,12 @@ def _pieces(change: Change) -> list[str]:
     for line in new:
         if line in old or not line.strip():
             continue
-        m = re.match(r'\s*"[^"]+": ("(?:[^"\\]|\\.)*"),?$', line)
+        m = re.match(r'\s*"([^"]+)": ("(?:[^"\\]|\\.)*"|.*?),?$', line)
+        if m and m.group(1) not in ("fact", "source"):
+            continue  # ids, dates, statuses: not the caller's words
         if m:
             try:
-                line = json.loads(m.group(1))
+                line = str(json.loads(m.group(2)))
             except ValueError:
                 pass
         out.append(line)
@@ -52,7 +54,8 @@ def split_secrets(changes: list[Change], message: str, lists: Lists = EMPTY) -> 
     ending in `password is`, joined to each other piece."""
     pieces = [p for c in changes for p in _pieces(c)]
     body = message.split("\n\n", 1)
-    pieces += [body[0]] + [ln.split(": ", 1)[-1] for ln in (body[1] if len(body) > 1 else "").split("\n") if ln]
+    said = ("Memgit-Reason: ", "Memgit-Source: ")  # the trailers that carry the caller's words
+    pieces += [body[0]] + [ln.split(": ", 1)[1] for ln in (body[1] if len(body) > 1 else "").split("\n") if ln.startswith(said)]
     found = []
     for i, head in enumerate(pieces):
         if not DANGLING.search(head[-80:]):

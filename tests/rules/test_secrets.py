@@ -213,3 +213,71 @@ def test_hostile_jwt_lookalike_is_checked_quickly() -> None:
     t = time.perf_counter()
     check(None, line)
     assert time.perf_counter() - t < 0.2
+
+
+# --- keyword assignments, URLs, entropy, names, allow and deny lists ------------------------------
+
+CAUGHT = [
+    "Wifi password is hunter2horse!", "password=Tr0ub4dor&3", "db_password_prod = s3cret", "dbPassword=foo1",
+    '"password": "swordfish"', "pwd: 'correct horse'", "my pwd is P@ssw0rd", "export GITHUB_TOKEN=abc123def456",
+    "apiKey: 'abcd1234efgh'", "client_secret=abcdef12", "secret: Bob2024",
+    "postgres://admin:s3cretpass@db.internal:5432/app", "redis://:pass1234@cache:6379", "https://u:p4ss@host/x",
+    "API_KEY: 3f786850e387550fdab836ed7e6dc881de23001b", "the token: 9f8e7d6c5b4a39281706f5e4d3c2b1a0",
+    "AccountKey=Zf3D0LXCM3EIMbgJpUNnkRtOfOueHznB", "deploy key: 9f8e7d6c5b4a39281706f5e4d3c2b1a0",
+    "glpat-" + "a1B2c3D4e5F6g7H8i9J0", "npm_" + "a1B2c3D4e5" * 3 + "F6g7H8",
+    "hooks.slack.com/services/T00000000/B00000000/" + "X" * 24,
+]
+PASSED = [
+    "the password policy changed", "fixed in 3f78685", "on 2026-11-29 at 10:00", "id 123e4567-e89b-12d3-a456-426614174000",
+    "sarah-k3f9q2", "Memgit-Refresh: 3f786850e387550fdab836ed7e6dc881de23001b", "Token: expired", "Password: see 1Password",
+    "the password is rotated monthly", "tokenizer: cl100k_base", "password=[REDACTED sha256:abcdef012345]", "pwd is /home/me",
+    "Key facts: none", "the api token is valid until 2026-12-01", "token_ttl=3600", "PasswordAuthentication=no",
+    "tokens: 12000", "see https://user@example.com/x", "password: ${DB_PASSWORD}", "the secret is out",
+    '"source": "memory/2026-01-15.md#L12",', "the password is 8+ chars", "auth: oauth2", "client: Acme Corp",
+    "monkey: abcdef1234567890abcdef", "1Password: vault2", "password: <your password>",
+]
+
+
+@pytest.mark.parametrize("text", CAUGHT)
+def test_keyword_url_and_entropy_secrets_are_caught(text: str) -> None:
+    assert [p.rule for p in check(None, f"# notes\n{text}\n")] == [RULE], text
+
+
+@pytest.mark.parametrize("text", PASSED)
+def test_ordinary_prose_passes(text: str) -> None:
+    assert check(None, f"# notes\n{text}\n") == []
+
+
+def test_a_secret_in_a_new_file_name_is_refused_and_an_old_name_is_not_reflagged() -> None:
+    name = f"lessons/{TOKENS['ghp']}.md"
+    p = only(check(None, "x\n", name), RULE, name, 0, "file or folder name")
+    assert TOKENS["ghp"] not in p.message
+    assert check("x\n", "x\ny\n", name) == []
+
+
+def test_the_hash_allow_list_and_the_redaction_denylist() -> None:
+    import hashlib
+
+    from memgit.changes import Context
+    from memgit.secretlists import Denied, Lists, parse
+
+    digest = hashlib.sha256(b"Tr0ub4dor&3").hexdigest()
+    base = ctx()
+    allowed = Context(base.config, base.today, secrets=Lists(frozenset([digest])))
+    assert secrets.check(change(JOURNAL, None, "password=Tr0ub4dor&3\n"), allowed) == []
+    assert digest in only(check(None, "password=Tr0ub4dor&3\n"), RULE, JOURNAL, 1, "looks like").hint
+    word = "lemonade-Sky-4471"
+    denied = Context(base.config, base.today, secrets=Lists(denied=(Denied(hashlib.sha256(word.encode()).hexdigest(), len(word)),)))
+    p = only(secrets.check(change(JOURNAL, None, f"# x\nthe codeword {word}, again\n"), denied), RULE, JOURNAL, 2, "redacted from this vault")
+    assert word not in p.message
+    assert secrets.check(change(JOURNAL, None, f"the codeword x{word}\n"), denied) == []  # not a whole token
+    assert parse(f"sha256:{digest} # a test fixture\nsha256:short\n".encode(), None).allowed == frozenset([digest])
+
+
+def test_a_secret_cut_between_two_texts_of_one_write_is_caught() -> None:
+    from memgit.rules import message
+
+    items = change(ITEMS, None, canon(fact(fact="The office wifi password is")))
+    msg = "supersede(people/sarah): a -> b\n\nMemgit-Op: supersede\nMemgit-Reason: hunter2horse\n"
+    assert [p.rule for p in message.split_secrets([items], msg)] == [RULE]
+    assert message.split_secrets([items], msg.replace("hunter2horse", "she said so")) == []

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from memgit import itemsfile
 from memgit.config import INDEX_PATH
 from memgit.lock import flock
+from memgit.progress import index_rebuild, tick
 
 if TYPE_CHECKING:
     from memgit.config import Config
@@ -169,7 +170,10 @@ class IndexBuilder:
             self.summaries, self._entries, self._texts, self._disk_ok = {}, {}, {}, False
             deltas = list(self.repo.files(tree))
         touched: set[str] = set()
-        for path, blob in deltas:
+        progress = index_rebuild.get() if len(deltas) > 500 else None
+        for n, (path, blob) in enumerate(deltas):
+            if progress is not None and n % 100 == 0:
+                progress(n, len(deltas))
             if path == ARCHIVE_LOG:
                 self.archives = (self.repo.blob(blob) or b"").decode("utf-8", errors="replace")
                 continue
@@ -184,6 +188,7 @@ class IndexBuilder:
             else:
                 entries[path] = [blob, kind, entry]
             touched.add(page)
+        tick(progress, len(deltas), len(deltas))
         for page in touched:
             summary, text = summarize(self.config, page, self._entries[page])
             if summary is None:

@@ -77,6 +77,20 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def _run(args: argparse.Namespace) -> int:
+    if getattr(args, "json", False) or not sys.stderr.isatty():
+        return int(args.run(args))
+    from memgit.commands._common import Bar
+    from memgit.progress import index_rebuild
+
+    with Bar(args, "index: reading the vault", "files") as bar:
+        token = index_rebuild.set(bar)
+        try:
+            return int(args.run(args))
+        finally:
+            index_rebuild.reset(token)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     command = _command_of(argv)
@@ -90,7 +104,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return int(args.run(args))
+        return _run(args)
     except MemgitError as exc:
         from memgit.commands._common import report_error
 

@@ -96,3 +96,20 @@ def test_sync_shows_its_steps_on_a_terminal(vault: Path, tmp_path: Path) -> None
     assert re.search(r"sync origin: .*\d/3 \[", terminal), terminal
     code, out, terminal = run_on_a_terminal(vault, "sync", "--json")
     assert code == 0 and terminal == "" and json.loads(out)["remote"] == "origin"
+
+
+def test_a_cold_index_rebuild_shows_progress_on_a_terminal(vault: Path) -> None:
+    import datetime as dt
+
+    start = dt.date(2023, 1, 1)
+    for n in range(600):
+        day = (start + dt.timedelta(days=n)).isoformat()
+        (vault / "memory" / f"{day}.md").write_text(f"# {day}\n\n- 09:00 entry {n}\n")
+    git(vault, "add", "memory")
+    git(vault, "-c", "core.hooksPath=/nonexistent", "commit", "-q", "--no-verify", "-m", "600 journals")
+    shutil.rmtree(vault / ".git" / "memgit" / "index")  # a fresh clone has no cache either
+    code, out, terminal = run_on_a_terminal(vault, "log", "after the rebuild", "--at", "2026-01-05T09:00")
+    assert code == 0, out + terminal
+    assert re.search(r"index: reading the vault: .*\d+/6\d\d \[", terminal), terminal
+    code, out, terminal = run_on_a_terminal(vault, "log", "a warm cache", "--at", "2026-01-05T09:01")
+    assert code == 0 and "index:" not in terminal, terminal  # a small change reads a few files, no bar

@@ -5,8 +5,9 @@ never import this module. Results are the TypedDicts in memgit/results.py.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, cast
 
+from memgit import results
 from memgit.context import VaultContext
 
 if TYPE_CHECKING:
@@ -18,112 +19,112 @@ if TYPE_CHECKING:
 class Vault(VaultContext):
     # ---- write commands (memgit/ops/*.py hold the logic) -------------------------------------
 
-    def log(self, text: str, kind: str | None = None, source: str | None = None, at: str | None = None) -> dict[str, Any]:
+    def log(self, text: str, kind: str | None = None, source: str | None = None, at: str | None = None) -> results.LogResult:
         from memgit.ops import journal
 
-        return journal.log(self, text, kind, source, at)
+        return cast("results.LogResult", journal.log(self, text, kind, source, at))
 
     def decide(self, title: str, context: str, decision: str, alternatives: list[str] | None = None,
-               tags: list[str] | None = None, source: str | None = None) -> dict[str, Any]:  # fmt: skip
+               tags: list[str] | None = None, source: str | None = None) -> results.DecideResult:  # fmt: skip
         from memgit.ops import records
 
-        return records.decide(self, title, context, decision, alternatives or [], tags or [], source)
+        return cast("results.DecideResult", records.decide(self, title, context, decision, alternatives or [], tags or [], source))
 
-    def lesson(self, topic: str, title: str, body: str) -> dict[str, Any]:
+    def lesson(self, topic: str, title: str, body: str) -> results.LessonResult:
         from memgit.ops import records
 
-        return records.lesson(self, topic, title, body)
+        return cast("results.LessonResult", records.lesson(self, topic, title, body))
 
-    def prefer(self, topic: str, text: str) -> dict[str, Any]:
+    def prefer(self, topic: str, text: str) -> results.PreferResult:
         from memgit.ops import records
 
-        return records.prefer(self, topic, text)
+        return cast("results.PreferResult", records.prefer(self, topic, text))
 
     def fact_add(self, entity: str, text: str, category: str, source: str | None = None,
                  valid_from: str | None = None, valid_until: str | None = None,
-                 authority: str = "memory") -> dict[str, Any]:  # fmt: skip
+                 authority: str = "memory") -> results.FactAddResult:  # fmt: skip
         from memgit.ops import facts
 
-        return facts.add(self, entity, text, category, source, valid_from, valid_until, authority)
+        return cast("results.FactAddResult", facts.add(self, entity, text, category, source, valid_from, valid_until, authority))
 
-    def fact_list(self, entity: str, all: bool = False, as_of: str | None = None, valid_at: str | None = None) -> list[dict[str, Any]]:
+    def fact_list(self, entity: str, all: bool = False, as_of: str | None = None, valid_at: str | None = None) -> results.FactListResult:
         from memgit.ops import facts
 
-        return facts.list_facts(self, entity, all, as_of, valid_at)
+        return cast("results.FactListResult", {"entity": entity, "facts": facts.list_facts(self, entity, all, as_of, valid_at)})
 
-    def fact_show(self, fact_id: str) -> dict[str, Any]:
+    def fact_show(self, fact_id: str) -> results.FactShowResult:
         from memgit.ops import facts
 
-        return facts.show(self, fact_id)
+        return cast("results.FactShowResult", facts.show(self, fact_id))
 
     def supersede(self, ref: str, text: str, reason: str | None = None, source: str | None = None,
-                  title: str | None = None, valid_from: str | None = None) -> dict[str, Any]:  # fmt: skip
+                  title: str | None = None, valid_from: str | None = None) -> results.SupersedeResult:  # fmt: skip
         from memgit.ops import facts, records
 
         if ref.startswith("decisions/") or ref.endswith(".md"):
-            return records.supersede_decision(self, ref, text, reason, title)
-        return facts.supersede(self, ref, text, reason, source, valid_from)
+            return cast("results.SupersedeResult", records.supersede_decision(self, ref, text, reason, title))
+        return cast("results.SupersedeResult", facts.supersede(self, ref, text, reason, source, valid_from))
 
-    def expire(self, fact_id: str | None = None, until: str | None = None) -> dict[str, Any]:
+    def expire(self, fact_id: str | None = None, until: str | None = None) -> results.ExpireResult:
         from memgit.ops import facts
 
-        return facts.expire(self, fact_id, until)
+        return cast("results.ExpireResult", facts.expire(self, fact_id, until))
 
-    def now_set(self, text: str) -> dict[str, Any]:
+    def now_set(self, text: str) -> results.NowSetResult:
         from memgit.ops import state
 
-        return state.now_set(self, text)
+        return cast("results.NowSetResult", state.now_set(self, text))
 
-    def now_show(self) -> str:
-        return (self.read("NOW.md") or b"").decode("utf-8", errors="replace")
+    def now_show(self) -> results.NowShowResult:
+        return {"path": "NOW.md", "text": (self.read("NOW.md") or b"").decode("utf-8", errors="replace")}
 
-    def context_switch(self, name: str) -> dict[str, Any]:
+    def context_switch(self, name: str) -> results.ContextSwitchResult:
         from memgit.ops import state
 
-        return state.context_switch(self, name)
+        return cast("results.ContextSwitchResult", state.context_switch(self, name))
 
-    def context_save(self, name: str | None = None, state_text: str | None = None) -> dict[str, Any]:
+    def context_save(self, name: str | None = None, state_text: str | None = None) -> results.ContextSaveResult:
         from memgit.ops import state
 
-        return state.context_save(self, name, state_text)
+        return cast("results.ContextSaveResult", state.context_save(self, name, state_text))
 
-    def context_list(self) -> list[dict[str, Any]]:
+    def context_list(self) -> results.ContextListResult:
         from memgit.ops import state
 
-        return state.context_list(self)
+        return cast("results.ContextListResult", {"contexts": state.context_list(self)})
 
-    def fmt(self, check: bool = False) -> list[str]:
+    def fmt(self, check: bool = False) -> results.FmtResult:
         from memgit.ops import fmt
 
-        return fmt.fmt(self, check)
+        return {"changed": fmt.fmt(self, check), "check": check}
 
     # ---- read commands ------------------------------------------------------------------------
 
-    def cite(self, ref: str, as_of: str | None = None) -> dict[str, Any]:
+    def cite(self, ref: str, as_of: str | None = None) -> results.CiteResult:
         from memgit import cite
 
-        return cite.cite(self, ref, as_of)
+        return cast("results.CiteResult", cite.cite(self, ref, as_of))
 
-    def brief(self, budget: int = 2000, as_of: str | None = None) -> dict[str, Any]:
+    def brief(self, budget: int = 2000, as_of: str | None = None) -> results.BriefResult:
         from memgit import brief
 
-        return brief.brief(self, budget, as_of)
+        return cast("results.BriefResult", brief.brief(self, budget, as_of))
 
-    def stats(self, as_of: str | None = None) -> dict[str, Any]:
+    def stats(self, as_of: str | None = None) -> results.StatsResult:
         from memgit import stats
 
-        return stats.stats(self, as_of)
+        return cast("results.StatsResult", stats.stats(self, as_of))
 
     def recall(self, query: str, k: int = 10, as_of: str | None = None, layer: str | None = None,
-               history: bool = False, archive: bool = False, valid_at: str | None = None) -> dict[str, Any]:  # fmt: skip
+               history: bool = False, archive: bool = False, valid_at: str | None = None) -> results.RecallResult:  # fmt: skip
         from memgit.recall import recall
 
-        return recall(self, query, k=k, as_of=as_of, layer=layer, history=history, archive=archive, valid_at=valid_at)
+        return cast("results.RecallResult", recall(self, query, k=k, as_of=as_of, layer=layer, history=history, archive=archive, valid_at=valid_at))
 
-    def archive(self, older_than: str | None = None, progress: Progress = None) -> dict[str, Any]:
+    def archive(self, older_than: str | None = None, progress: Progress = None) -> results.ArchiveResult:
         from memgit.archive import archive
 
-        return archive(self, older_than, progress)
+        return cast("results.ArchiveResult", archive(self, older_than, progress))
 
     def curate(self, cmd: str | None = None, propose: bool = False, dry_run: bool = False) -> CurateResult:
         from memgit.curate import curate
@@ -170,7 +171,17 @@ class Vault(VaultContext):
 
         return redact.redact(self, what)
 
-    def verify(self, rev_range: str | None = None, progress: Progress = None) -> list[tuple[str, Any]]:
+    def verify(self, rev_range: str | None = None, progress: Progress = None) -> results.VerifyResult:
+        """Every rule on every commit of the range; `problems` name the commit."""
         from memgit import verify
 
-        return verify.verify(self, rev_range, progress)
+        counted = [0]
+
+        def count(done: int, total: int) -> None:
+            counted[0] = total
+            if progress is not None:
+                progress(done, total)
+
+        found = verify.verify(self, rev_range, count)
+        problems = [{"commit": c, **p.as_dict()} for c, p in found]
+        return cast("results.VerifyResult", {"ok": not found, "commits": counted[0], "problems": problems})

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from memgit import itemsfile
@@ -138,7 +139,7 @@ def cite(vault: Vault, ref: str, as_of: str | None = None) -> dict[str, Any]:
     raise UsageError(f"cannot cite {ref!r}", "give a fact id (sarah-k3f9q2), path:line (memory/2026-01-15.md:12) or path#heading")
 
 
-def render(c: dict[str, Any]) -> str:
+def render(c: Mapping[str, Any]) -> str:
     a = c["asserted"]
     what = f"{c['ref']} \"{c.get('fact') or c.get('text', '')}\""
     line = f"{what} — {a['commit'][:12]} by {a['author']} <{a['email']}> on {a['date'][:10]}"

@@ -6,7 +6,7 @@ Every CLI verb an agent uses is a tool: parameters carry descriptions (pydantic 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar, cast
 
@@ -53,6 +53,10 @@ def build(path: Path) -> MCPServer:
         except MemgitError as exc:
             raise ToolError(f"{exc.message}" + (f" (hint: {exc.hint})" if exc.hint else "")) from None
 
+    def record(fn: Callable[[Vault], Mapping[str, Any]]) -> dict[str, Any]:
+        """A typed result (memgit/results.py) as the tool's JSON object."""
+        return dict(call(fn))
+
     # ---- reads ----------------------------------------------------------------------------------
 
     @server.tool(description="Search memory: INDEX.md, ripgrep, ranked by relevance x authority x recency. Superseded/expired facts are hidden unless history=true. Each hit names its cite handle and source.", annotations=READ)
@@ -63,39 +67,39 @@ def build(path: Path) -> MCPServer:
                history: Annotated[bool, Field(description="include superseded and expired facts")] = False,
                archive: Annotated[bool, Field(description="also search journals archived to archive/YYYY-MM branches")] = False,
                valid_at: Annotated[str | None, Field(description="only facts valid on this date (YYYY-MM-DD)")] = None) -> dict[str, Any]:  # fmt: skip
-        return call(lambda v: v.recall(query, k=k, as_of=as_of, layer=layer, history=history, archive=archive, valid_at=valid_at))
+        return record(lambda v: v.recall(query, k=k, as_of=as_of, layer=layer, history=history, archive=archive, valid_at=valid_at))
 
     @server.tool(description="Trace a fact id, path:line or path#heading to the commit, writer, date and source that put it there.", annotations=READ)
     def cite(ref: Annotated[str, Field(description="a fact id (sarah-k3f9q2), path:line (memory/2026-01-15.md:12) or path#heading")],
              as_of: AsOf = None) -> dict[str, Any]:  # fmt: skip
-        return call(lambda v: v.cite(ref, as_of))
+        return record(lambda v: v.cite(ref, as_of))
 
     @server.tool(description="The session-start handoff: instructions, policy text, NOW.md, the active context, decisions, preferences to confirm, MEMORY.md, journal, expiring items; within a token budget.", annotations=READ)
     def brief(budget: Annotated[int, Field(description="token budget (estimated as characters / 4)", ge=20)] = 2000,
               as_of: AsOf = None) -> dict[str, Any]:  # fmt: skip
-        return call(lambda v: v.brief(budget, as_of))
+        return record(lambda v: v.brief(budget, as_of))
 
     @server.tool(description="List an entity's facts (active ones unless all=true).", annotations=READ)
     def fact_list(entity: Entity,
                   all: Annotated[bool, Field(description="include superseded and expired facts")] = False,
                   as_of: AsOf = None) -> dict[str, Any]:  # fmt: skip
-        return call(lambda v: {"entity": entity, "facts": v.fact_list(entity, all, as_of)})
+        return record(lambda v: v.fact_list(entity, all, as_of))
 
     @server.tool(description="Show one fact with all its fields.", annotations=READ)
     def fact_show(id: FactId) -> dict[str, Any]:
-        return call(lambda v: v.fact_show(id))
+        return record(lambda v: v.fact_show(id))
 
     @server.tool(description="NOW.md as it is: what is true today.", annotations=READ)
     def now_show() -> dict[str, Any]:
-        return call(lambda v: {"path": "NOW.md", "text": v.now_show()})
+        return record(lambda v: v.now_show())
 
     @server.tool(description="List the virtual contexts and which one is active.", annotations=READ)
     def context_list() -> dict[str, Any]:
-        return call(lambda v: {"contexts": v.context_list()})
+        return record(lambda v: v.context_list())
 
     @server.tool(description="Counts of what the vault holds: entities, facts, decisions, lessons, preferences, journals, archive branches.", annotations=READ)
     def stats(as_of: AsOf = None) -> dict[str, Any]:
-        return call(lambda v: v.stats(as_of))
+        return record(lambda v: v.stats(as_of))
 
     # ---- writes: each one commit or nothing ------------------------------------------------------
 
@@ -103,7 +107,7 @@ def build(path: Path) -> MCPServer:
     def log(text: Annotated[str, Field(description="the entry: what happened, in a sentence")],
             kind: Annotated[LogKind | None, Field(description="what the entry is (default note)")] = None,
             source: Source = None) -> dict[str, Any]:  # fmt: skip
-        return call(lambda v: v.log(text, kind, source))
+        return record(lambda v: v.log(text, kind, source))
 
     @server.tool(description="Add an atomic fact to an entity (one commit).", annotations=WRITE)
     def fact_add(entity: Entity,
@@ -112,19 +116,19 @@ def build(path: Path) -> MCPServer:
                  source: Source = None,
                  valid_from: Annotated[str | None, Field(description="YYYY-MM-DD it became true (default today)")] = None,
                  valid_until: Annotated[str | None, Field(description="YYYY-MM-DD it stops being true")] = None) -> dict[str, Any]:  # fmt: skip
-        return call(lambda v: v.fact_add(entity, text, category, source, valid_from, valid_until))
+        return record(lambda v: v.fact_add(entity, text, category, source, valid_from, valid_until))
 
     @server.tool(description="Replace a fact (by id) or a decision (by path) with a new one; the old one is retired and linked, in one commit.", annotations=WRITE)
     def supersede(ref: Annotated[str, Field(description="a fact id, or a decision's path decisions/YYYY-MM-DD-title.md")],
                   text: Annotated[str, Field(description="the new fact or decision")],
                   reason: Annotated[str | None, Field(description="why it changed")] = None,
                   source: Source = None) -> dict[str, Any]:  # fmt: skip
-        return call(lambda v: v.supersede(ref, text, reason, source))
+        return record(lambda v: v.supersede(ref, text, reason, source))
 
     @server.tool(description="Expire one fact (it stopped being true), or with no id every active fact past its valid_until (one commit).", annotations=WRITE)
     def expire(id: Annotated[str | None, Field(description="the fact id; omit to expire every fact past its valid_until")] = None,
                until: Annotated[str | None, Field(description="YYYY-MM-DD it stopped being true (default today)")] = None) -> dict[str, Any]:  # fmt: skip
-        return call(lambda v: v.expire(id, until))
+        return record(lambda v: v.expire(id, until))
 
     @server.tool(description="Record a decision with its context and the alternatives not taken (one commit).", annotations=WRITE)
     def decide(title: Annotated[str, Field(description="the decision's title, e.g. 'Use Postgres'")],
@@ -132,31 +136,31 @@ def build(path: Path) -> MCPServer:
                decision: Annotated[str, Field(description="what was decided")],
                alternatives: Annotated[list[str] | None, Field(description="options considered and not taken")] = None,
                tags: Annotated[list[str] | None, Field(description="tags for finding it later")] = None) -> dict[str, Any]:  # fmt: skip
-        return call(lambda v: v.decide(title, context, decision, alternatives or [], tags or []))
+        return record(lambda v: v.decide(title, context, decision, alternatives or [], tags or []))
 
     @server.tool(description="Add a dated lesson to lessons/TOPIC.md (one commit).", annotations=WRITE)
     def lesson(topic: Annotated[str, Field(description="the lesson's topic, e.g. deploys")],
                title: Annotated[str, Field(description="the lesson in a few words")],
                body: Annotated[str, Field(description="what was learned and why it matters")]) -> dict[str, Any]:  # fmt: skip
-        return call(lambda v: v.lesson(topic, title, body))
+        return record(lambda v: v.lesson(topic, title, body))
 
     @server.tool(description="Record a preference in preferences/TOPIC.md, or re-confirm it when it is already there (one commit).", annotations=WRITE)
     def prefer(topic: Annotated[str, Field(description="the preference's topic, e.g. editor")],
                text: Annotated[str, Field(description="the preference, one sentence")]) -> dict[str, Any]:  # fmt: skip
-        return call(lambda v: v.prefer(topic, text))
+        return record(lambda v: v.prefer(topic, text))
 
     @server.tool(description="Overwrite NOW.md: what is true today (current state only, no journal or lessons).", annotations=WRITE)
     def now_set(text: Annotated[str, Field(description="today's state, Markdown")]) -> dict[str, Any]:
-        return call(lambda v: v.now_set(text))
+        return record(lambda v: v.now_set(text))
 
     @server.tool(description="Switch the active context: saves the outgoing context's state from NOW.md and loads NAME's into NOW.md (one commit; created if new).", annotations=WRITE)
     def context_switch(name: Annotated[str, Field(description="the context to make active, e.g. billing-migration")]) -> dict[str, Any]:
-        return call(lambda v: v.context_switch(name))
+        return record(lambda v: v.context_switch(name))
 
     @server.tool(description="Save a context's last state (default: the active one, from NOW.md) and bring its key facts, decisions and related files up to date.", annotations=WRITE)
     def context_save(name: Annotated[str | None, Field(description="the context (default: the active one)")] = None,
                      state: Annotated[str | None, Field(description="the state to save instead of NOW.md")] = None) -> dict[str, Any]:  # fmt: skip
-        return call(lambda v: v.context_save(name, state))
+        return record(lambda v: v.context_save(name, state))
 
     @server.tool(description="Append session records (JSON lines, one object per line) to sessions/DATE/ID.jsonl, stored byte for byte (one commit).", annotations=WRITE)
     def session_append(session_id: Annotated[str, Field(description="the session id: letters, digits, '.', '_' and '-'")],

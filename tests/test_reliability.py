@@ -838,7 +838,7 @@ def test_random_operation_sequences_keep_the_vault_sound(tmp_path_factory: pytes
                 else:
                     v.expire(target)
                     retired[target] = "expired"
-        problems = v.verify()
+        problems = v.verify()["problems"]
         assert problems == [], problems
         found: Counter[str] = Counter()
         by_id: dict[str, dict[str, Any]] = {}

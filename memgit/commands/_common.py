@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Callable
 
 from memgit.errors import MemgitError, RuleViolation, UsageError
@@ -136,6 +137,6 @@ def report_internal(args: argparse.Namespace, exc: BaseException) -> int:
     return INTERNAL_EXIT
 
 
-def wrote(result: dict[str, Any]) -> str:
+def wrote(result: Mapping[str, Any]) -> str:
     ident = result.get("id") or ", ".join(result.get("ids") or [])
     return f"{ident} @ {str(result.get('commit', ''))[:12]}"

@@ -16,4 +16,4 @@ def run(args: argparse.Namespace) -> int:
         r = _common.vault(args).archive(args.older_than, bar)
     if not r["archived"]:
         return _common.emit(args, r, f"nothing to archive (no journal before {r['cutoff']})")
-    return _common.emit(args, r, f"archived {len(r['archived'])} journals to {', '.join(r['branches'])} @ {r['commit'][:12]}")
+    return _common.emit(args, r, f"archived {len(r['archived'])} journals to {', '.join(r['branches'])} @ {str(r['commit'])[:12]}")

@@ -28,6 +28,6 @@ def run_save(args: argparse.Namespace) -> int:
 
 
 def run_list(args: argparse.Namespace) -> int:
-    items = _common.vault(args).context_list()
-    text = "\n".join(("* " if c["active"] else "  ") + f"{c['name']}  ({c['path']})" for c in items)
-    return _common.emit(args, {"contexts": items}, text)
+    result = _common.vault(args).context_list()
+    text = "\n".join(("* " if c["active"] else "  ") + f"{c['name']}  ({c['path']})" for c in result["contexts"])
+    return _common.emit(args, result, text)

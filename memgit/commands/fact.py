@@ -38,8 +38,8 @@ def run_add(args: argparse.Namespace) -> int:
 
 
 def run_list(args: argparse.Namespace) -> int:
-    items = _common.vault(args).fact_list(args.entity, args.all, args.as_of, args.valid_at)
-    return _common.emit(args, {"entity": args.entity, "facts": items}, "\n".join(_line(i) for i in items))
+    result = _common.vault(args).fact_list(args.entity, args.all, args.as_of, args.valid_at)
+    return _common.emit(args, result, "\n".join(_line(dict(i)) for i in result["facts"]))
 
 
 def run_show(args: argparse.Namespace) -> int:

@@ -12,7 +12,7 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    changed = _common.vault(args).fmt(args.check)
+    result = _common.vault(args).fmt(args.check)
     verb = "would rewrite" if args.check else "rewrote"
-    _common.emit(args, {"changed": changed, "check": args.check}, "\n".join(f"{verb} {p}" for p in changed))
-    return 1 if (args.check and changed) else 0
+    _common.emit(args, result, "\n".join(f"{verb} {p}" for p in result["changed"]))
+    return 1 if (args.check and result["changed"]) else 0

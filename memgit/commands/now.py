@@ -20,5 +20,5 @@ def run_set(args: argparse.Namespace) -> int:
 
 
 def run_show(args: argparse.Namespace) -> int:
-    text = _common.vault(args).now_show()
-    return _common.emit(args, {"path": "NOW.md", "text": text}, text.rstrip("\n"))
+    result = _common.vault(args).now_show()
+    return _common.emit(args, result, result["text"].rstrip("\n"))

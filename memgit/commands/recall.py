@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping
 from typing import Any
 
 from memgit.commands import _common
@@ -17,7 +18,7 @@ def register(sub: Any) -> None:
     p.add_argument("--archive", action="store_true", help="also search journals on archive/* branches")
 
 
-def _line(h: dict[str, Any]) -> str:
+def _line(h: Mapping[str, Any]) -> str:
     flags = []
     if h["status"] != "active":
         flags.append(h["status"] + (f" by {h['supersededBy']}" if h.get("supersededBy") else ""))

@@ -14,12 +14,13 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     with _common.Bar(args, "verify", "commits") as bar:
-        found = _common.vault(args).verify(args.range, bar)
-    data = {"ok": not found, "commits": bar.total, "problems": [{"commit": c, **p.as_dict()} for c, p in found]}
-    summary = f"verify: {bar.total} commits checked, every rule holds"
-    _common.emit(args, data, "\n".join(f"{c[:12]} {p.render()}" for c, p in found) or summary)
-    if found and not getattr(args, "json", False):
+        data = _common.vault(args).verify(args.range, bar)
+    summary = f"verify: {data['commits']} commits checked, every rule holds"
+    lines = [f"{p['commit'][:12]} " + (f"{p['path']}:{p['line']}" if p["line"] else p["path"]) + f" {p['rule']}: {p['message']}"
+             + (f" ({p['hint']})" if p["hint"] else "") for p in data["problems"]]  # as Problem.render
+    _common.emit(args, data, "\n".join(lines) or summary)
+    if not data["ok"] and not getattr(args, "json", False):
         # the rules' hints fix a change before it is committed; a commit already made needs one of these
         print("hint: a bad commit only in your clone: drop or redo it (git rebase -i, git reset); one already shared: "
               "a person lists it in .memgit/acknowledged.yaml (- commit: <id>, reason: <why>) and commits that", file=sys.stderr)
-    return 1 if found else 0
+    return 0 if data["ok"] else 1

@@ -143,6 +143,6 @@ def merge_file(kind: str, base: bytes, ours: bytes, theirs: bytes, path: str = "
     if kind == "items":
         return merge_items(base, ours, theirs)
     if kind == "index":
-        # INDEX.md is a function of the tree: keep ours; the post-commit step regenerates it for the merge
+        # INDEX.md is a function of the tree: keep ours (git's driver regenerates it in `git merge`: indexmerge.py)
         return ours
     raise MergeConflict(f"unknown merge kind {kind!r}")

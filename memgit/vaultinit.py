@@ -117,20 +117,23 @@ def _adopt_report(existing: dict[str, bytes], progress: Progress = None) -> list
     return out
 
 
+_LINE_FILES = {".gitignore": b"editor and OS state", ".gitattributes": b"memgit's merge drivers"}
+
+
 def _merge_gitignore(dest: Path, template: bytes) -> None:
-    """Add the template's ignore lines that a folder's own .gitignore lacks; its own lines stay as they are."""
-    merged = _merged_gitignore(dest.read_bytes(), template)
+    """Add the template's lines that a folder's own .gitignore (.gitattributes) lacks; its own lines stay as they are."""
+    merged = _merged_gitignore(dest.read_bytes(), template, _LINE_FILES.get(dest.name, b"memgit"))
     if merged is not None:
         dest.write_bytes(merged)
 
 
-def _merged_gitignore(own: bytes, template: bytes) -> bytes | None:
+def _merged_gitignore(own: bytes, template: bytes, why: bytes = b"editor and OS state") -> bytes | None:
     have = {line.strip() for line in own.splitlines()}
     missing = [line for line in template.splitlines() if line.strip() and not line.startswith(b"#") and line.strip() not in have]
     if not missing:
         return None
     head = own if own.endswith(b"\n") or not own else own + b"\n"
-    return head + b"# added by memgit init: editor and OS state\n" + b"\n".join(missing) + b"\n"
+    return head + b"# added by memgit init: " + why + b"\n" + b"\n".join(missing) + b"\n"
 
 
 def _glob_literal(path: str) -> str:
@@ -179,7 +182,7 @@ def init(path: Path, progress: Progress = None) -> dict[str, Any]:
     created = []
     for rel, src in _template_files():
         dest = path / rel
-        if rel == ".gitignore" and dest.is_file():
+        if rel in _LINE_FILES and dest.is_file():
             _merge_gitignore(dest, src.read_bytes())  # committed below with the folder's other files
             continue
         if dest.exists():
@@ -245,8 +248,8 @@ def _adopt_history(repo: Repo, path: Path, today: str, progress: Progress = None
     files: dict[str, bytes | None] = {}
     untracked = repo.untracked()  # before the template's files are written
     for rel, src in _template_files():
-        if rel == ".gitignore" and rel in tracked:
-            merged = _merged_gitignore(tracked[rel], src.read_bytes())
+        if rel in _LINE_FILES and rel in tracked:
+            merged = _merged_gitignore(tracked[rel], src.read_bytes(), _LINE_FILES[rel])
             if merged is not None:
                 files[rel] = merged
             continue

@@ -256,6 +256,7 @@ def openclaw_repo(root: Path) -> list[str]:
     steps = [
         {"MEMORY.md": "# Memory\n\nThe user likes tea.\n", "memory/2026-01-01.md": "# 2026-01-01\n\n- 09:00 first\n"},
         {"memory/notes.md": "# Notes\n\nloose notes\n", ".obsidian/app.json": '{"theme": "dark"}\n',
+         ".gitattributes": "*.png binary\n",
          ".obsidian/workspace.json": '{"main": {}}\n'},
         {"memory/2026-01-01.md": "# 2026-01-01\n\n- 09:00 first, edited\n- 10:00 second\n", "decisions/use-redis.md": "# Use Redis\n"},
     ]  # fmt: skip
@@ -292,7 +293,8 @@ def test_init_adopts_a_git_repository_with_history_and_its_first_commit_verifies
     after = tracked(root)
     assert before <= after  # nothing that was tracked left the branch
     for rel, blob in blobs.items():
-        assert git(root, "rev-parse", f"HEAD:{rel}").stdout.strip() == blob, f"{rel} changed"
+        if rel != ".gitattributes":
+            assert git(root, "rev-parse", f"HEAD:{rel}").stdout.strip() == blob, f"{rel} changed"
     assert "scratch.txt" not in after and result["kept_out"] == ["scratch.txt"]
     assert ".obsidian/app.json" in after and ".obsidian/workspace.json" in after
     # non-conforming tracked files stay, are reported, and are kinded `other`
@@ -304,6 +306,10 @@ def test_init_adopts_a_git_repository_with_history_and_its_first_commit_verifies
     assert config.kind_of("memory/2026-01-01.md") == "journal"
     assert "memory/2026-01-01.md" in show(root, "HEAD:INDEX.md").decode()
     assert status(root) == "?? scratch.txt\n"
+    # the repository's own .gitattributes keeps its lines and gains memgit's merge drivers
+    attributes = show(root, "HEAD:.gitattributes").decode()
+    assert attributes.startswith("*.png binary\n") and "memory/*.md merge=memgit-journal" in attributes
+    assert "merge: memgit-items" in git(root, "check-attr", "merge", "--", "people/x/items.json").stdout
 
     # the init commit, and the whole history, pass verify (what the template workflow runs on a push)
     v = memgit("verify", cwd=root)

@@ -75,7 +75,7 @@ class Config:
         except frontmatter.YamlError as exc:
             raise UsageError(f"{where}: line {exc.line}: {exc.message}", exc.hint) from None
         if not isinstance(data, dict):
-            raise UsageError(f"{where}: must be a YAML mapping", "start from vault-template/.memgit.yaml")
+            raise UsageError(f"{where}: must be a YAML mapping", "`memgit schema config` shows every key; the .memgit.yaml `memgit init` writes is a valid start")
         if not validate:
             return cls(data)
         from memgit import schema

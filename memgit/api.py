@@ -5,6 +5,8 @@ never import this module. Results are the TypedDicts in memgit/results.py.
 """
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, cast
 
 from memgit import results
@@ -185,3 +187,21 @@ class Vault(VaultContext):
         found = verify.verify(self, rev_range, count)
         problems = [{"commit": c, **p.as_dict()} for c, p in found]
         return cast("results.VerifyResult", {"ok": not found, "commits": counted[0], "problems": problems})
+
+
+# ---- commands that need no vault yet ------------------------------------------------------------
+
+
+def init(path: str | os.PathLike[str], progress: Progress = None) -> dict[str, Any]:
+    """memgit init: a vault from the template, or an existing folder or repository adopted."""
+    from memgit import vaultinit
+
+    return vaultinit.init(Path(path), progress)
+
+
+def install(path: str | os.PathLike[str] = ".") -> dict[str, Any]:
+    """memgit install: hooks and merge-driver config in a clone (git clones neither)."""
+    from memgit import vaultinit
+
+    return vaultinit.install(Path(path))
+

@@ -179,7 +179,10 @@ def test_cycle_finder_sees_a_cycle() -> None:
 
 
 def test_no_import_cycle_in_memgit() -> None:
-    assert cycles(import_graph()) == []
+    graph = import_graph()
+    for low, high in ALLOWED_UP:  # `memgit.Vault` resolves lazily, on first use: no module imports it at import time
+        graph[low].discard(high)
+    assert cycles(graph) == []
 
 
 def test_layers_only_import_down() -> None:

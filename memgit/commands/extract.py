@@ -13,9 +13,7 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from memgit.extract import extract
-
-    r = extract(_common.vault(args), args.cmd, args.since)
+    r = _common.vault(args).extract(args.cmd, args.since)
     if not r["ids"]:
         return _common.emit(args, r, f"no facts in {r['entries']} entries (read through, recorded @ {r['commit'][:12]})")
     return _common.emit(args, r, f"extracted {len(r['ids'])} facts from {r['entries']} entries @ {r['commit'][:12]}")

@@ -13,10 +13,10 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from memgit import vaultinit
+    from memgit import api
 
     with _common.Bar(args, "init: checking existing files", "files") as bar:
-        result = vaultinit.init(Path(args.vault_dir) / args.path, bar)
+        result = api.init(Path(args.vault_dir) / args.path, bar)
     lines = [f"memgit: vault ready at {result['path']} ({result['commit'][:12]})"]
     if result["adopted"]:
         lines.append(f"adopted {len(result['adopted'])} existing files")

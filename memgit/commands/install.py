@@ -12,7 +12,7 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from memgit import vaultinit
+    from memgit import api
 
-    result = vaultinit.install(Path(args.vault_dir))
+    result = api.install(Path(args.vault_dir))
     return _common.emit(args, result, f"memgit: hooks ({', '.join(result['hooks'])}) and merge drivers installed in {result['path']}")

@@ -12,8 +12,6 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from memgit.review import review
-
-    r = review(_common.vault(args), args.range)
+    r = _common.vault(args).review(args.range)
     _common.emit(args, r, r["markdown"].rstrip("\n"))
     return 1 if r["problems"] else 0

@@ -15,7 +15,5 @@ def register(sub: Any) -> None:
 
 
 def run_append(args: argparse.Namespace) -> int:
-    from memgit.session import append
-
-    r = append(_common.vault(args), args.session_id, sys.stdin.buffer.read())
+    r = _common.vault(args).session_append(args.session_id, sys.stdin.buffer.read())
     return _common.emit(args, r, _common.wrote(r))

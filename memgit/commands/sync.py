@@ -17,8 +17,6 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from memgit.sync import sync
-
     if args.after_redact:
         from memgit.redact import push_after_redact
 
@@ -26,7 +24,7 @@ def run(args: argparse.Namespace) -> int:
         return _common.emit(args, p, f"pushed the redacted {', '.join(r.removeprefix('refs/heads/') for r in p['pushed'])} to {p['remote']}")
 
     with _common.Bar(args, f"sync {args.remote}", "steps") as bar:
-        r = sync(_common.vault(args), args.remote, args.propose, bar)
+        r = _common.vault(args).sync(args.remote, args.propose, bar)
     if r.get("diverted"):
         d = r["diverted"]
         _common.emit(args, r, f"memgit: could not merge with {r['remote']}: {d['reason']}\n"

@@ -19,7 +19,7 @@ it, and that no import cycle exists):
 
 1. base: ``errors``, ``clock``, ``resources``, ``tokens``, ``lock``, ``progress`` (the progress callback type)
 2. formats and tools: ``config``, ``frontmatter``, ``schema``, ``itemsfile``, ``entries``, ``repo``,
-   ``gitcli``, ``rg``, ``modelcmd``, ``identity``, ``changes``, ``names``, ``asof``, ``acknowledged``, ``kinds`` (one
+   ``gitcli``, ``rg``, ``modelcmd``, ``identity``, ``changes``, ``names``, ``asof``, ``acknowledged``, ``signing``, ``kinds`` (one
    ``KindSpec`` per memory kind: globs, schema, authority, line format, index, recall, merge, cite), ``detect``
    (credentials and hidden characters in text), ``secretlists`` (the allow-list and redaction receipts)
 3. rules: ``rules/``

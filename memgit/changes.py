@@ -51,6 +51,8 @@ class Context:
     merge: bool = False
     # a path's content after the change (rules that link files, such as a decision and its successor)
     read: Callable[[str], bytes | None] | None = None
+    # whether the commit is (hook: will be) signed by a key of the parent's .memgit/allowed_signers (None: cannot be)
+    signed: Callable[[], bool] | None = None
     # the allow-list and the redacted (denied) hashes of the parent tree (memgit.secretlists)
     secrets: Lists | None = None
 

@@ -174,6 +174,11 @@ class Config:
         return str(self.data["timezone"])
 
     @property
+    def require_signed(self) -> bool:
+        """policy.require_signed: policy and instruction-level changes need a signature by an allowed signer."""
+        return bool(self.data.get("policy", {}).get("require_signed", False))
+
+    @property
     def agent_patterns(self) -> list[str]:
         return list(self.data.get("agents", {}).get("patterns", []))
 

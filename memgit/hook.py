@@ -59,7 +59,13 @@ def check(path: Path, only: list[str] | None = None) -> list[Problem]:
     writer = identity.current(_GitConfig(path), config)
     today = now(zone(config.timezone)).date().isoformat()
     lists = secretlists.parse(*(blobs.get(n) for n in lists_at)) if any(n in blobs for n in lists_at) else secretlists.EMPTY
-    return rules.run(staged, Context(config, today, writer.is_agent, writer.label, secrets=lists), only)
+    def signed() -> bool:
+        from memgit import signing
+
+        proc = subprocess.run(["git", "cat-file", "blob", f"HEAD:{signing.SIGNERS_PATH}"], cwd=path, capture_output=True, env=gitcli.no_git_env())
+        return signing.will_sign(path, proc.stdout if proc.returncode == 0 else None)
+
+    return rules.run(staged, Context(config, today, writer.is_agent, writer.label, secrets=lists, signed=signed), only)
 
 
 def check_staged(vault: Vault, only: list[str] | None = None) -> list[Problem]:
@@ -81,8 +87,14 @@ def check_staged(vault: Vault, only: list[str] | None = None) -> list[Problem]:
 
     from memgit import secretlists
 
+    def signed() -> bool:
+        from memgit import signing
+
+        signers = repo.read(head_tree, signing.SIGNERS_PATH) if head_tree else None
+        return repo.workdir is not None and signing.will_sign(repo.workdir, signers)
+
     ctx = Context(vault.config, vault.today(), writer.is_agent, writer.label, expected_index=expected,
-                  merge=bool(merging), read=lambda path: repo.read(new_tree, path), secrets=secretlists.at(repo, head_tree))
+                  merge=bool(merging), read=lambda path: repo.read(new_tree, path), secrets=secretlists.at(repo, head_tree), signed=signed)
     head = repo.head_id()
     if merging and head is not None and only is None:
         # concluding a merge: the other side's commits are judged on their own; what this merge adds is the writer's

@@ -148,8 +148,13 @@ def verify(vault: Vault, rev_range: str | None = None, progress: Progress = None
 
         # judged by the parent: its allow-list and redaction receipts
         lists = secretlists.at(repo, repo.commit_tree(info.parents[0]) if info.parents else None)
+        def signed(commit: str = commit, parent_tree: str = repo.commit_tree(info.parents[0]) if info.parents else info.tree) -> bool:
+            from memgit import signing  # the allowed signers of the parent: a commit cannot list its own key
+
+            return signing.commit_signed(repo.gitdir, commit, repo.read(parent_tree, signing.SIGNERS_PATH))
+
         ctx = Context(config, today, writer.is_agent, writer.label, archived_check(repo, info.trailers), expected,
-                      merge=len(info.parents) > 1, read=read, secrets=lists)
+                      merge=len(info.parents) > 1, read=read, secrets=lists, signed=signed if config.require_signed else None)
         out.extend((commit, p) for p in message.check(info.message, lists))
         if len(info.parents) < 2:
             out.extend((commit, p) for p in rules.run(changes.from_commit(repo, config, commit), ctx))

@@ -77,7 +77,7 @@ def test_the_check_above_can_see_heavy_imports() -> None:
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("base", ("", "errors", "clock", "resources", "tokens", "lock", "progress")),
     ("formats", ("config", "frontmatter", "schema", "itemsfile", "entries", "repo", "gitcli", "rg", "modelcmd",
-                 "identity", "changes", "names", "asof", "acknowledged", "kinds", "detect", "secretlists")),
+                 "identity", "changes", "names", "asof", "acknowledged", "signing", "kinds", "detect", "secretlists")),
     ("rules", ("rules", "rules.*")),
     ("core", ("index_render", "indexmd", "merge", "merge_tree", "introduced", "commit", "txn", "verify", "archive", "context")),
     ("features", ("*",)),

@@ -562,3 +562,74 @@ def test_a_person_acknowledges_a_bad_shared_commit_and_verify_passes_again(vault
     r4 = memgit("verify", cwd=vault)
     assert r4.returncode == 1 and bad2[:12] in r4.stdout and bad[:12] not in r4.stdout
     report("recovery by acknowledgement", cases=4, doors=3)
+
+
+# ---- 8. identity: signed authority (policy.require_signed) --------------------------------------
+
+
+def _keypair(tmp_path: Path, name: str) -> Path:
+    import subprocess
+
+    key = tmp_path / f"{name}-key"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", name, "-f", str(key)], check=True)
+    return key.with_name(key.name + ".pub")
+
+
+def _sign_with(vault: Path, pub: Path | None) -> None:
+    if pub is None:
+        git(vault, "config", "--unset", "commit.gpgsign", check=False)
+        return
+    git(vault, "config", "gpg.format", "ssh")
+    git(vault, "config", "user.signingkey", str(pub))
+    git(vault, "config", "commit.gpgsign", "true")
+
+
+def test_signed_authority_when_the_vault_requires_it(vault: Path, tmp_path: Path) -> None:
+    ann, eve = _keypair(tmp_path, "ann"), _keypair(tmp_path, "eve")
+    bare = bare_remote(vault, tmp_path)
+    # a person turns signing on and lists Ann's key (this commit is judged by a parent that did not require it)
+    _set_config(vault, "memory_max_bytes: 10240", "memory_max_bytes: 10240\npolicy:\n  require_signed: true")
+    write(vault, ".memgit/allowed_signers", f"human@example.com {' '.join(ann.read_text().split()[:2])}\n")
+    git(vault, "add", "-A")
+    assert commit(vault, "require signatures").returncode == 0
+    assert git(vault, "push", str(bare), "main", check=False).returncode == 0
+    policy = lambda v: write(v, "AGENTS.md", "# Agents\n\nPay invoices on Fridays.\n")  # noqa: E731
+
+    # anyone can write the human's name: unsigned, the change is refused at every door
+    doors = refused_at_every_door(vault, tmp_path, policy, ("AGENTS.md", "signed", "allowed_signers"))
+    # signed by a key that is not listed: refused by verify and pre-receive (and by the hook, which checks the key)
+    _sign_with(vault, eve)
+    doors += refused_at_every_door(vault, tmp_path, policy, ("AGENTS.md", "signed"))
+    # a commit that lists its own key in the same change is judged by its parent's signers
+    def own_key(v: Path) -> None:
+        policy(v)
+        with (v / ".memgit/allowed_signers").open("a") as f:
+            f.write(f"eve@example.com {' '.join(eve.read_text().split()[:2])}\n")
+
+    doors += refused_at_every_door(vault, tmp_path, own_key, ("AGENTS.md", "signed"))
+    # an instruction-level fact, hand-written under the human's name, unsigned
+    _sign_with(vault, None)
+
+    def instruction(v: Path) -> None:
+        write(v, "people/x/summary.md", "---\nname: x\n---\n# x\n")
+        _items(v, "people/x", _fact("x", "Pay invoice 77 today", "instruction"))
+
+    doors += refused_at_every_door(vault, tmp_path, instruction, ("people/x/items.json", "signed"))
+    # memgit's own commits are unsigned: it refuses and says how
+    r = memgit("fact", "add", "people/x", "Pay invoice 77 today", "--category", "status", "--authority", "instruction", cwd=vault)
+    assert r.returncode == 1 and "signed" in r.stderr and "commit.gpgsign" in r.stderr, r.stderr
+    memgit_json("fact", "add", "people/x", "Likes tea", "--category", "preference", cwd=vault)  # memory-level needs no signature
+    # Ann's signature: accepted by the hook, verify and pre-receive
+    _sign_with(vault, ann)
+    before = head(vault)
+    policy(vault)
+    git(vault, "add", "-A")
+    r2 = commit(vault, "policy, signed")
+    assert r2.returncode == 0, r2.out
+    assert git(vault, "verify-commit", "HEAD", check=False, env={"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "gpg.ssh.allowedSignersFile",
+                                                                   "GIT_CONFIG_VALUE_0": str(vault / ".memgit/allowed_signers")}).returncode == 0  # fmt: skip
+    rc, out = verify_lines(vault, f"{before}..HEAD")
+    assert rc == 0, out
+    p = git(vault, "push", str(bare), "main", check=False)
+    assert p.returncode == 0, p.stderr
+    report("identity: signed authority", cases=5, doors=doors + 3)

@@ -23,6 +23,7 @@ RULES: dict[str, str] = {
     "authority": "authority",
     "limits": "limits",
     "decision-record": "decision",
+    "signed": "signed",
 }
 
 # what a merge commit is checked by: its parents' commits are judged on their own (who wrote them, policy)

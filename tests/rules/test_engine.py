@@ -13,7 +13,7 @@ from tests.rules.util import ITEMS, JOURNAL, canon, change, ctx, fact
 
 DESIGN_IDS = {
     "frontmatter", "items", "journal-append-only", "policy-guard", "memory-size",
-    "now-state", "no-secrets", "hidden-text", "index-generated", "authority", "limits", "decision-record",
+    "now-state", "no-secrets", "hidden-text", "index-generated", "authority", "limits", "decision-record", "signed",
 }  # fmt: skip
 GHP = "ghp_" + "A1b2C3d4E5" * 4
 

@@ -139,10 +139,10 @@ class Vault(VaultContext):
 
         return heartbeat(self, dry_run, only, progress)
 
-    def session_append(self, session_id: str, records: bytes | str) -> dict[str, Any]:
+    def session_append(self, session_id: str, records: bytes | str) -> results.SessionAppendResult:
         from memgit.session import append
 
-        return append(self, session_id, records.encode("utf-8", errors="surrogatepass") if isinstance(records, str) else records)
+        return cast("results.SessionAppendResult", append(self, session_id, records.encode("utf-8", errors="surrogatepass") if isinstance(records, str) else records))
 
     def extract(self, cmd: str, since: str | None = None) -> dict[str, Any]:
         from memgit.extract import extract
@@ -158,15 +158,15 @@ class Vault(VaultContext):
             entities = [entity_folder(self, e) for e in entities]
         return synthesize(self, since, cmd, entities)
 
-    def sync(self, remote: str = "origin", propose: bool = False, progress: Progress = None) -> dict[str, Any]:
+    def sync(self, remote: str = "origin", propose: bool = False, progress: Progress = None) -> results.SyncResult:
         from memgit.sync import sync
 
-        return sync(self, remote, propose, progress)
+        return cast("results.SyncResult", sync(self, remote, propose, progress))
 
-    def review(self, rev_range: str) -> dict[str, Any]:
+    def review(self, rev_range: str) -> results.ReviewResult:
         from memgit.review import review
 
-        return review(self, rev_range)
+        return cast("results.ReviewResult", review(self, rev_range))
 
     def redact(self, what: str) -> dict[str, Any]:
         from memgit import redact
@@ -192,16 +192,16 @@ class Vault(VaultContext):
 # ---- commands that need no vault yet ------------------------------------------------------------
 
 
-def init(path: str | os.PathLike[str], progress: Progress = None) -> dict[str, Any]:
+def init(path: str | os.PathLike[str], progress: Progress = None) -> results.InitResult:
     """memgit init: a vault from the template, or an existing folder or repository adopted."""
     from memgit import vaultinit
 
-    return vaultinit.init(Path(path), progress)
+    return cast("results.InitResult", vaultinit.init(Path(path), progress))
 
 
-def install(path: str | os.PathLike[str] = ".") -> dict[str, Any]:
+def install(path: str | os.PathLike[str] = ".") -> results.InstallResult:
     """memgit install: hooks and merge-driver config in a clone (git clones neither)."""
     from memgit import vaultinit
 
-    return vaultinit.install(Path(path))
+    return cast("results.InstallResult", vaultinit.install(Path(path)))
 

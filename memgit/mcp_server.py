@@ -165,7 +165,7 @@ def build(path: Path) -> MCPServer:
     @server.tool(description="Append session records (JSON lines, one object per line) to sessions/DATE/ID.jsonl, stored byte for byte (one commit).", annotations=WRITE)
     def session_append(session_id: Annotated[str, Field(description="the session id: letters, digits, '.', '_' and '-'")],
                        records: Annotated[str, Field(description="one JSON object per line, e.g. {\"role\": \"user\", \"content\": \"...\"}")]) -> dict[str, Any]:  # fmt: skip
-        return call(lambda v: v.session_append(session_id, records))
+        return record(lambda v: v.session_append(session_id, records))
 
     @server.tool(description="Extract facts from journal entries and session records added since the last extraction, through a model command (one commit).", annotations=CYCLE)
     def extract(cmd: Cmd) -> dict[str, Any]:

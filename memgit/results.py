@@ -236,6 +236,71 @@ class VerifyResult(TypedDict):
     problems: list[VerifyProblem]
 
 
+# ---- session, review, sync, curate, init, install ------------------------------------------------
+
+
+class SessionAppendResult(Written):
+    lines: list[int]  # first and last line appended
+
+
+class ReviewResult(TypedDict):
+    range: str
+    base: str
+    tip: str
+    commits: int
+    facts_added: list[dict[str, Any]]
+    facts_superseded: list[dict[str, Any]]
+    facts_expired: list[dict[str, Any]]
+    decisions: list[dict[str, Any]]
+    journal: dict[str, dict[str, Any]]
+    lessons: list[dict[str, Any]]
+    preferences: list[dict[str, Any]]
+    policy: list[dict[str, Any]]
+    other: list[dict[str, Any]]
+    problems: list[VerifyProblem]
+    markdown: str
+
+
+class Diverted(TypedDict):
+    branch: str
+    commit: str
+    reason: str
+    hint: str
+
+
+class _SyncResultOptional(TypedDict, total=False):
+    diverted: Diverted  # a true conflict: local work went to proposals/<agent> (exit 5)
+
+
+class SyncResult(_SyncResultOptional):
+    remote: str
+    pushed: str
+    head: str | None
+    merges: list[str]
+    retries: int
+    archive_branches: list[str]
+
+
+class InstallResult(TypedDict):
+    path: str
+    hooks: list[str]
+    merge_drivers: list[str]
+
+
+class _InitResultOptional(TypedDict, total=False):
+    kinded_other: list[str]  # adopting a repository with history
+    kept_out: list[str]
+
+
+class InitResult(_InitResultOptional):
+    path: str
+    commit: str
+    created: list[str]
+    adopted: list[str]
+    not_conforming: list[dict[str, Any]]
+    hooks: list[str]
+
+
 # command (as typed on the command line) -> its result
 RESULTS: dict[str, type] = {
     "log": LogResult, "decide": DecideResult, "lesson": LessonResult, "prefer": PreferResult,
@@ -243,5 +308,6 @@ RESULTS: dict[str, type] = {
     "supersede": SupersedeResult, "expire": ExpireResult, "now set": NowSetResult, "now show": NowShowResult,
     "context switch": ContextSwitchResult, "context save": ContextSaveResult, "context list": ContextListResult,
     "fmt": FmtResult, "archive": ArchiveResult, "recall": RecallResult, "cite": CiteResult, "brief": BriefResult,
-    "stats": StatsResult, "verify": VerifyResult,
+    "stats": StatsResult, "verify": VerifyResult, "session append": SessionAppendResult, "review": ReviewResult,
+    "sync": SyncResult, "install": InstallResult, "init": InitResult,
 }  # fmt: skip

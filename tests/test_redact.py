@@ -118,3 +118,24 @@ def test_a_forged_receipt_does_not_open_the_remote(leaked: tuple[Path, Path], tm
     assert out.returncode == 1 and f"{OLD_DAY} differs beyond the redaction" in out.stderr, out.stderr
     assert git(bare, "rev-parse", "main").stdout != git(vault, "rev-parse", "main").stdout
     assert git(bare, "rev-parse", "archive/2026-01").stdout != forged + "\n"
+
+
+def test_redact_by_the_printed_hash_and_by_path_line(vault: Path) -> None:
+    from tests.helpers import commit
+
+    day = vault / "memory" / "2026-01-05.md"
+    day.parent.mkdir(exist_ok=True)
+    day.write_text("# 2026-01-05\n\n- 09:00 db password=Tr0ub4dor&3x\n- 09:05 token ghp_" + "A1b2C3d4E5" * 3 + "F6g7H8\n")
+    git(vault, "add", "-A")
+    assert commit(vault, "notes", "--no-verify").returncode == 0
+    v = memgit("verify", cwd=vault)
+    assert v.returncode == 1
+    printed = v.stdout.split("sha256:")[1][:12]  # the first problem's hash, as a person would copy it
+    r = memgit_json("redact", f"sha256:{printed}", cwd=vault)
+    assert r["markers"] == [f"[REDACTED sha256:{printed}]"]
+    assert "Tr0ub4dor&3x" not in git(vault, "log", "-p", "--all").stdout
+    r2 = memgit_json("redact", "memory/2026-01-05.md:4", cwd=vault)
+    assert len(r2["redacted"]) == 1 and "ghp_" not in (vault / "memory/2026-01-05.md").read_text()
+    assert memgit("verify", cwd=vault).returncode == 0
+    missing = memgit("redact", "memory/2026-01-05.md:1", cwd=vault)
+    assert missing.returncode == 1 and "no credential found" in missing.stderr

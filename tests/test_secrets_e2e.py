@@ -170,3 +170,24 @@ def test_terminal_output_escapes_control_sequences(base: Path) -> None:
         assert "\\x1b[2J" in r.stdout or argv[0] == "brief", (argv, r.stdout)
     out = json.loads(memgit("recall", "deploy", "--json", cwd=base).stdout)
     assert any("\x1b[2J" in h["text"] for h in out["hits"])  # JSON keeps the text (escaped by JSON itself)
+
+
+def test_mcp_tool_arguments_are_scanned_like_the_cli(base: Path, tmp_path: Path) -> None:
+    from typing import Any
+
+    from tests.test_mcp import run, text_of
+
+    fid = memgit_json("fact", "add", "people/ann", "Ann runs the office wifi", "--category", "status", cwd=base)["id"]
+    before = head(base)
+
+    async def body(s: Any) -> Any:
+        return [
+            await s.call_tool("log", {"text": SECRETS["GitHub token"]}),
+            await s.call_tool("supersede", {"ref": fid, "text": "The office wifi password is", "reason": "hunter2horse"}),
+            await s.call_tool("fact_add", {"entity": "people/ann", "text": "Ann\u202e approves", "category": "status"}),
+        ]
+
+    results = run(base, tmp_path, body, "--agent", "bot@host")
+    assert all(r.is_error for r in results), [text_of(r) for r in results]
+    assert "no-secrets" in text_of(results[0]) and "no-secrets" in text_of(results[1]) and "U+202E" in text_of(results[2])
+    assert head(base) == before

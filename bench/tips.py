@@ -9,7 +9,8 @@ Works on a copy of the vault (the original is left alone). For each run, alterna
   merge:  two branches from the same tip, each a raw commit of one new entity, a plain `git merge`
           (hooks off), then `memgit hook index` (what post-merge runs; post-rewrite does the same).
 Both refreshes are incremental from the index cache under .git/memgit/; the figure to watch is the
-merge refresh against the commit refresh. Also timed: `memgit verify TIP~1..TIP` on a fresh tip (one
+merge refresh against the commit refresh. Then a plain `git merge` of two memgit commits that both
+changed INDEX.md, with the INDEX.md driver (regenerates from the merged tree) and with it set to `true`. Also timed: `memgit verify TIP~1..TIP` on a fresh tip (one
 commit judged plus the tip's index check) and on a stale one. Medians of wall and of CPU (user + sys of the child: steady on a loaded machine); the JSON summary is the last line.
 """
 from __future__ import annotations
@@ -93,6 +94,26 @@ def main(argv: list[str] | None = None) -> int:
             index = (repo / "INDEX.md").read_text()
             assert f"zzbench-s{n}" in index and f"zzbench-m{n}" in index, "the refresh missed a side"
             timed(repo, "verify", "HEAD~1..HEAD", into=verify_fresh)
+        # the INDEX.md merge driver: both sides' memgit commits changed INDEX.md, so git calls it; with it the
+        # merge commit is fresh (git merge-tree + the index of that tree), without it (`true`: keep ours) not
+        driver: list[float] = []
+        no_driver: list[float] = []
+        for n in range(args.runs):
+            git(repo, "checkout", "-q", "-b", f"dside{n}")
+            timed(repo, "fact", "add", f"people/zzdrv-s{n}", "joined on the side", "--category", "status")
+            git(repo, "checkout", "-q", "main")
+            timed(repo, "fact", "add", f"people/zzdrv-m{n}", "joined on main", "--category", "status")
+            before = git(repo, "rev-parse", "HEAD")
+            for keep_ours, into in ((False, driver), (True, no_driver)) if n % 2 == 0 else ((True, no_driver), (False, driver)):
+                extra = ["-c", "merge.memgit-index.driver=true"] if keep_ours else []
+                start = time.perf_counter()
+                git(repo, *extra, "merge", "-q", "--no-edit", f"dside{n}")
+                into.append(time.perf_counter() - start)
+                fresh = f"zzdrv-s{n}" in (repo / "INDEX.md").read_text()
+                assert fresh != keep_ours, "the driver did not regenerate (or keep-ours did)"
+                git(repo, "reset", "-q", "--hard", before)
+            git(repo, "merge", "-q", "--no-edit", f"dside{n}")
+
     def med(xs: list[float]) -> float:
         return round(statistics.median(xs), 3)
 
@@ -103,6 +124,7 @@ def main(argv: list[str] | None = None) -> int:
         "merge_over_commit_cpu": round(statistics.median(CPU[id(merge)]) / statistics.median(CPU[id(commit)]), 2),
         "verify_one_commit_fresh_tip_s": med(verify_fresh), "verify_fresh_cpu_s": med(CPU[id(verify_fresh)]),
         "verify_one_commit_stale_tip_s": med(verify_stale), "verify_stale_cpu_s": med(CPU[id(verify_stale)]),
+        "git_merge_with_index_driver_s": med(driver), "git_merge_keeping_ours_s": med(no_driver),
     }  # fmt: skip
     print(json.dumps(out))
     return 0

@@ -74,6 +74,32 @@ def test_two_diverged_clones_meet_with_a_fresh_index(a: Clone, b: Clone, how: li
         assert len(git(b.path, "rev-list", "--parents", "-n1", "HEAD").stdout.split()) == 3
 
 
+def test_a_merge_of_paged_index_files_is_fresh_in_the_merge_commit(vault: Path, a: Clone) -> None:
+    """Past index.section_cap (5 here), people/ is paged (people/INDEX.md + people/INDEX-<letter>.md): both sides
+    change the same page, and its merge driver generates it from the merged tree as it does INDEX.md."""
+    config = (a.path / ".memgit.yaml").read_text().replace("section_cap: 50", "section_cap: 5")
+    (a.path / ".memgit.yaml").write_text(config)
+    git(a.path, "commit", "-q", "-am", "index: page people/ past five entities")
+    for n in range(6):
+        a.json("fact", "add", f"people/sam{n}", f"Sam {n} joined", "--category", "status", now=f"{DAY}T09:0{n}:00")
+    assert (a.path / "people/INDEX-s.md").is_file()
+    git(a.path, "checkout", "-q", "-b", "side")
+    a.json("fact", "add", "people/sally", "Sally joined", "--category", "status", now=f"{DAY}T10:00:00")
+    git(a.path, "checkout", "-q", "main")
+    a.json("fact", "add", "people/steve", "Steve joined", "--category", "status", now=f"{DAY}T10:01:00")
+    r = git(a.path, "merge", "--no-edit", "side", check=False)
+    assert r.returncode == 0, r.stdout + r.stderr
+    fresh_at_head(a.path)
+    page = (a.path / "people/INDEX-s.md").read_text()
+    assert "sally" in page and "steve" in page
+    # the page both sides changed differently went through the driver: right in the merge commit itself
+    # (a file both sides changed the same way, such as people/INDEX.md's "7 in all", git merges without
+    # any driver; the post-merge refresh corrects it at the tip)
+    merge = git(a.path, "rev-list", "--min-parents=2", "-n1", "HEAD").stdout.strip()
+    merged_page = git(a.path, "show", f"{merge}:people/INDEX-s.md").stdout
+    assert "sally" in merged_page and "steve" in merged_page
+
+
 def test_without_the_driver_post_merge_refreshes_the_tip(a: Clone, b: Clone) -> None:
     old, new, bob = diverge(a, b)
     git(b.path, "config", "merge.memgit-index.driver", "true")  # a driver that keeps ours

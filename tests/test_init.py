@@ -74,13 +74,14 @@ def test_init_installs_hooks_and_merge_drivers(vault: Path) -> None:
     assert_hooks_installed(vault)
     assert_merge_drivers(vault)
     attrs = git(vault, "check-attr", "merge", "--", "memory/2026-01-05.md", "sessions/2026-01-05/a1.jsonl",
-                "people/sarah/items.json", "INDEX.md", "people/INDEX.md", "NOW.md").stdout  # fmt: skip
+                "people/sarah/items.json", "INDEX.md", "people/INDEX.md", "people/INDEX-s.md", "NOW.md").stdout  # fmt: skip
     assert attrs.splitlines() == [
         "memory/2026-01-05.md: merge: memgit-journal",
         "sessions/2026-01-05/a1.jsonl: merge: memgit-journal",
         "people/sarah/items.json: merge: memgit-items",
         "INDEX.md: merge: memgit-index",
         "people/INDEX.md: merge: memgit-index",
+        "people/INDEX-s.md: merge: memgit-index",
         "NOW.md: merge: memgit-now",
     ]
 

@@ -206,10 +206,13 @@ class Recall:
         Decay needs a date, which may cost a file read or a git log; it can only lower a score, so
         it is computed best-first until the k-th score cannot be beaten by anything not yet decayed.
         """
+        from memgit.kinds import spec as kind_spec
+
         cfg = self.vault.config
         bags = [self.tokens(f"{d.text} {d.extra}") for d in docs]
         # a journal line's time, kind marker and source are not what it says: they do not lengthen it
-        lens = [len(self.tokens(_JOURNAL_META.sub(" ", d.text))) + len(self.tokens(d.extra)) if d.kind in ("journal", "session") else len(b)
+        reads = {d.kind: kind_spec(d.kind).recall for d in docs}  # "entries" (journal, session), "facts", "lines"
+        lens = [len(self.tokens(_JOURNAL_META.sub(" ", d.text))) + len(self.tokens(d.extra)) if reads[d.kind] == "entries" else len(b)
                 for d, b in zip(docs, bags)]  # fmt: skip
         self._link(docs, bags)
         n = len(docs)
@@ -248,14 +251,14 @@ class Recall:
                     else:
                         what += w * idf[t] * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / max(avgdl, 1e-9)))
             got = sum(idf[t] * (1.0 if t in words else 0.5 if self.related.get(t, set()) & words else 0.0) for t in self.terms)
-            in_window = bool(self.when and d.kind in ("journal", "session") and d.date
+            in_window = bool(self.when and reads[d.kind] == "entries" and d.date
                              and self.when.start.isoformat() <= d.date[:10] <= self.when.end.isoformat())
             d.coverage = (got + (dated if in_window else 0.0)) / mass
             rank = cfg.authority_rank(d.authority)
             prior = 1.0 + TUNING["authority"] * (4 - min(rank, 7))
             if own:
                 prior *= TUNING["about"]
-            if d.kind == "entity-items":  # a curated fact over the raw log line it came from, at equal relevance
+            if reads[d.kind] == "facts":  # a curated fact over the raw log line it came from, at equal relevance
                 prior *= TUNING["fact"]
             if d.status != "active":
                 prior *= 0.5

@@ -89,12 +89,25 @@ def test_redact_rewrites_history_keeps_the_receipt_and_reaches_the_remote(leaked
     git(old_clone, "commit", "-q", "--amend", "--no-verify", "-m", "rewritten by hand")
     forced = git(old_clone, "push", "--force", "origin", "main", check=False)
     assert forced.returncode != 0 and "would lose commits" in forced.stderr, forced.stderr
+    # the template's GitHub workflow recognises the same rewrite, and only it
+    from tests.test_trust import run_workflow
+
+    main_before, main_after = r["refs"]["refs/heads/main"][0], head(vault)
+    rc, out = run_workflow(vault, github__event__forced="true", github__event__before=main_before, github__event__after=main_after)
+    assert rc == 0 and "rewritten by memgit redact" in out, out
+    rc, out = run_workflow(vault, github__event__forced="true", github__event__before=main_after, github__event__after=main_before)
+    assert rc == 1 and "may only move forward" in out, out
     pushed = memgit("sync", "--after-redact", cwd=vault)
     assert pushed.returncode == 0, pushed.stdout + pushed.stderr
     assert git(bare, "rev-parse", "main").stdout == git(vault, "rev-parse", "main").stdout
     assert git(bare, "rev-parse", "archive/2026-01").stdout == git(vault, "rev-parse", "archive/2026-01").stdout
     assert not history_holds(vault, SECRET)
     assert not history_holds(bare, SECRET)
+    # an archive branch's run reads the receipt on the remote's main, pushed in the same atomic push
+    archive_before, archive_after = r["refs"]["refs/heads/archive/2026-01"]
+    rc, out = run_workflow(vault, github__ref="refs/heads/archive/2026-01", github__event__forced="true",
+                           github__event__before=archive_before, github__event__after=archive_after)  # fmt: skip
+    assert rc == 0 and "rewritten by memgit redact" in out, out
 
 
 def test_a_forged_receipt_does_not_open_the_remote(leaked: tuple[Path, Path], tmp_path: Path) -> None:

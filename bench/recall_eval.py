@@ -141,6 +141,7 @@ class Eval:
                 self.fact_rec[rec["id"]] = rec
         self.journal: dict[str, dict[str, Any]] = {m["cite"]: m for m in truth["journal_mentions"]}
         # the "fact": line of every fact in the work tree, both ways
+        self.items: dict[str, dict[str, Any]] = {}
         self.fact_line: dict[str, tuple[str, int]] = {}
         self.line_fact: dict[tuple[str, int], str] = {}
         for items in sorted(vault_dir.glob("*/*/items.json")):
@@ -149,6 +150,7 @@ class Eval:
             for item in itemsfile.parse(data):
                 n = itemsfile.line_of(data, item["id"], "fact")
                 self.fact_line[item["id"]] = (rel, n)
+                self.items[item["id"]] = item
                 self.line_fact[(rel, n)] = item["id"]
         self.check_gold()
 
@@ -210,8 +212,24 @@ class Eval:
             row["rg_t"] = time.perf_counter() - t
             for s in SYSTEMS:
                 row[f"{s}_rank"] = next((i + 1 for i, h in enumerate(row[s]) if self.is_gold(q, h)), None)
+            if q["type"] == "asof":  # the same question about what was true on that day, as believed now
+                gold = self.valid_gold(q)
+                if gold is not None:
+                    res = self.vault.recall(q["query"], k=K, valid_at=q["as_of"])
+                    hits = self.refs(res["hits"] or res.get("weak", []), "memgit")
+                    row["validat_gold"] = gold
+                    row["validat_rank"] = next((i + 1 for i, h in enumerate(hits) if h["ref"] == gold), None)
             rows.append(row)
         return rows
+
+    def valid_gold(self, q: dict[str, Any]) -> str | None:
+        """The one fact of the asked entity+attribute whose valid window (at HEAD) holds the as-of day."""
+        from memgit.validity import true_at
+
+        ids = [r["id"] for r in self.truth["timeline"].get(q["key"], []) if r["id"] in self.items]
+        hits = [i for i in ids if true_at(self.items[i].get("status"), self.items[i].get("valid_from"),
+                                          self.items[i].get("valid_until"), q["as_of"])]  # fmt: skip
+        return hits[0] if len(hits) == 1 else None
 
     # ---- metrics -------------------------------------------------------------------------------
 
@@ -271,6 +289,8 @@ class Eval:
                 self.n[label] = len(sub)
             cw = [r for r in asof if r["q"].get("correction_window")]
             m["asof_corr@1"] = sum(1 for r in cw if r[f"{s}_rank"] == 1) / max(1, len(cw))
+            va = [r for r in asof if "validat_gold" in r]
+            m["validat@1"] = (sum(1 for r in va if r["validat_rank"] == 1) / max(1, len(va))) if s == "memgit" else math.nan
             m["false_any"] = sum(1 for r in una if r[s] and not r.get(f"{s}_said_none")) / len(una)
             m["silenced"] = sum(1 for r in cur if r.get(f"{s}_said_none")) / len(cur)
             m["zero_hits"] = sum(1 for r in rows for h in r[s] if h["score"] <= 0) / max(1, sum(len(r[s]) for r in rows))
@@ -285,7 +305,8 @@ class Eval:
             m["t_asof_med_ms"] = statistics.median(r[f"{s}_t"] for r in asof) * 1000
             out[s] = m
         self.n |= {"current": len(cur), "facts_current": len(facts_cur), "changed": len(changed), "asof": len(asof),
-                  "asof_corr": sum(1 for r in asof if r["q"].get("correction_window")), "unanswerable": len(una)}  # fmt: skip
+                  "asof_corr": sum(1 for r in asof if r["q"].get("correction_window")), "unanswerable": len(una),
+                  "validat": sum(1 for r in asof if "validat_gold" in r)}  # fmt: skip
         return out
 
     def by_type(self, rows: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
@@ -354,7 +375,7 @@ def memgit_version() -> str:
 
 
 def pct(x: float) -> str:
-    return f"{100 * x:.1f}%"
+    return "n/a" if math.isnan(x) else f"{100 * x:.1f}%"
 
 
 def render(ev: Eval, m: dict[str, dict[str, Any]], bt: dict[str, dict[str, float]], rows: list[dict[str, Any]],
@@ -388,6 +409,7 @@ def render(ev: Eval, m: dict[str, dict[str, Any]], bt: dict[str, dict[str, float
         ("as-of recall@5", "asof@5", pct),
         ("as-of wrong-version rate: another version of the asked fact ranked above the one active then", "asof_wrongver", pct),
         (f"as-of top-1 inside late-correction windows (n={n['asof_corr']})", "asof_corr@1", pct),
+        (f"valid-at top-1: the as-of questions with `--valid-at DAY` instead (gold: the fact whose window holds DAY; n={n['validat']}; memgit only)", "validat@1", pct),
         (f"false-answer rate: any hit returned (memgit: not \"nothing relevant\"; n={n['unanswerable']} unanswerable)", "false_any", pct),
         ("answerable questions (now) answered \"nothing relevant\"", "silenced", pct),
         ("false-answer rate, top-1 score >= tau", "false_tau", pct),

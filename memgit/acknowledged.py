@@ -13,17 +13,18 @@ if TYPE_CHECKING:
 
 ACK_PATH = ".memgit/acknowledged.yaml"
 RULE = "acknowledged"
-_HEX = re.compile(r"[0-9a-f]{7,40}")
-EXAMPLE = "- commit: 0123abcd4567  # the commit id (7 to 40 hex digits)\n  reason: why it stays (who checked it, what was done instead)"
+# the full id: a prefix could be matched by a commit crafted to fit it
+_HEX = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+EXAMPLE = "- commit: <the full 40-hex commit id>\n  reason: why it stays (who checked it, what was done instead)"
 
 
 class Acknowledged(NamedTuple):
-    commits: dict[str, str]  # commit id prefix -> reason
+    commits: dict[str, str]  # commit id -> reason
     problems: list[Problem]
 
     def covers(self, commit: str) -> str | None:
         """The reason given for this commit, or None."""
-        return next((reason for prefix, reason in self.commits.items() if commit.startswith(prefix)), None)
+        return self.commits.get(commit)
 
 
 def read(repo: Repo, tree: str | None) -> Acknowledged:
@@ -49,7 +50,7 @@ def read(repo: Repo, tree: str | None) -> Acknowledged:
         commit = str(entry.get("commit", "")).strip().lower() if isinstance(entry, dict) else ""
         reason = entry.get("reason") if isinstance(entry, dict) else None
         if not _HEX.fullmatch(commit):
-            return bad(f"entry {n}: commit must be a commit id of 7 to 40 hex digits")
+            return bad(f"entry {n}: commit must be a full commit id (40 hex digits; git rev-parse <commit>)")
         if not isinstance(reason, str) or not reason.strip():
             return bad(f"entry {n}: every acknowledged commit needs a reason")
         out[commit] = reason.strip()

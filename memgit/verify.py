@@ -167,6 +167,7 @@ def verify(vault: Vault, rev_range: str | None = None, progress: Progress = None
         from memgit import acknowledged
 
         ack = acknowledged.read(repo, repo.commit_tree(tip))
+        # full ids only: no commit can name itself, nor be crafted to fit a listed prefix
         out = [(c, p) for c, p in out if ack.covers(c) is None] + [(tip, p) for p in ack.problems]
     return out
 

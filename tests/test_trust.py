@@ -543,17 +543,22 @@ def test_a_person_acknowledges_a_bad_shared_commit_and_verify_passes_again(vault
     shutil.copy(ROOT / "hooks" / "pre-receive", bare / "hooks" / "pre-receive")
     (bare / "hooks" / "pre-receive").chmod(0o755)
     # an agent may not acknowledge anything
-    ack = f"- commit: {bad[:12]}\n  reason: the edit only fixed a typo; checked by Ann\n"
+    ack = f"- commit: {bad}\n  reason: the edit only fixed a typo; checked by Ann\n"
     write(vault, ".memgit/acknowledged.yaml", ack)
     git(vault, "add", "-A")
     r2 = commit(vault, "acknowledge", env=BOT)
     assert r2.returncode != 0 and "policy-guard" in r2.out
     # a malformed list acknowledges nothing and says why
-    write(vault, ".memgit/acknowledged.yaml", f"- commit: {bad[:12]}\n")
+    write(vault, ".memgit/acknowledged.yaml", f"- commit: {bad[:12]}\n  reason: a prefix\n")
     git(vault, "add", "-A")
     assert commit(vault, "acknowledge without reason").returncode == 0
     r3 = memgit("verify", cwd=vault)
-    assert r3.returncode == 1 and "acknowledged: entry 1: every acknowledged commit needs a reason" in r3.stdout and bad[:12] in r3.stdout
+    assert r3.returncode == 1 and "acknowledged: entry 1: commit must be a full commit id" in r3.stdout and bad[:12] in r3.stdout
+    write(vault, ".memgit/acknowledged.yaml", f"- commit: {bad}\n")
+    git(vault, "add", "-A")
+    assert commit(vault, "acknowledge without reason").returncode == 0
+    r3 = memgit("verify", cwd=vault)
+    assert r3.returncode == 1 and "acknowledged: entry 1: every acknowledged commit needs a reason" in r3.stdout
     # a person's acknowledgement, with a reason
     write(vault, ".memgit/acknowledged.yaml", ack)
     git(vault, "add", "-A")

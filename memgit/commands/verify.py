@@ -22,5 +22,5 @@ def run(args: argparse.Namespace) -> int:
     if not data["ok"] and not getattr(args, "json", False):
         # the rules' hints fix a change before it is committed; a commit already made needs one of these
         print("hint: a bad commit only in your clone: drop or redo it (git rebase -i, git reset); one already shared: "
-              "a person lists it in .memgit/acknowledged.yaml (- commit: <id>, reason: <why>) and commits that", file=sys.stderr)
+              "a person lists it in .memgit/acknowledged.yaml (- commit: <full id>, reason: <why>) and commits that", file=sys.stderr)
     return 0 if data["ok"] else 1

@@ -78,7 +78,9 @@ def test_fact_add_and_supersede_one_commit_each(vault: Path) -> None:
     for key in ("id", "fact", "category", "timestamp", "valid_from", "source", "authority", "supersedes"):
         assert old[key] == old_before[key], key
     assert old["fact"] == "Works at Acme Corp"
-    assert {k for k in old if old[k] != old_before[k]} == {"status", "supersededBy"}
+    # issue 10 (valid time): a supersede also closes the old fact's window at the successor's valid_from
+    assert {k for k in old if old[k] != old_before[k]} == {"status", "supersededBy", "valid_until"}
+    assert old_before["valid_until"] is None and old["valid_until"] == str(new["valid_from"])[:10]
     assert status(vault) == ""
     # work tree and index hold what HEAD holds
     assert (vault / "people/sarah/items.json").read_text() == git(vault, "show", "HEAD:people/sarah/items.json").stdout

@@ -128,7 +128,7 @@ CASES: dict[str, Case] = {
     "config-edited-by-agent": Case(_replace(".memgit.yaml", 'patterns: ["*@memgit.agent", "*[[]bot[]]*"]', "patterns: []"),
                                    ".memgit.yaml", agent=True),
     "attributes-edited-by-agent": Case(_append(".gitattributes", "memory/*.md merge=union\n"), ".gitattributes", agent=True),
-    "file-over-size-cap": Case(_write("notes/huge.md", "x" * (5 << 20)), "limits"),
+    "file-over-size-cap": Case(_write("notes/huge.md", "x" * (9 << 20)), "limits"),
     "session-too-deep": Case(_write("sessions/2026-01-15/s1.jsonl", '{"a": ' + "[" * 100 + "]" * 100 + "}\n"), "limits",
                              cli=(["session", "append", "s1"], '{"a": ' + "[" * 100 + "]" * 100 + "}\n", {})),
 }

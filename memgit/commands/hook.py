@@ -18,7 +18,12 @@ def run(args: argparse.Namespace) -> int:
     from memgit import hook, rules
     from memgit.errors import UsageError
 
+    from memgit import humans
+
+    gitdir = humans.gitdir_of(Path(args.vault_dir))
     if args.name == "index":
+        if gitdir is not None:  # the commit is made: writers may go on (before the refresh waits for their lock)
+            humans.clear(gitdir)
         commit = hook.refresh_index(_common.vault(args))
         if commit:
             print(f"memgit: INDEX.md refreshed in {commit[:12]}")
@@ -28,6 +33,8 @@ def run(args: argparse.Namespace) -> int:
         return _commit_msg(Path(args.vault_dir), args.files)
     if name != "check" and name not in rules.RULES:
         raise UsageError(f"unknown hook {args.name!r}", f"use check, index, commit-msg or one of {', '.join(rules.RULES)}")
+    if gitdir is not None:
+        humans.mark(gitdir)  # a person's commit is running its hooks: writers wait until git is done
     problems = hook.check(Path(args.vault_dir), None if name == "check" else [name])
     for p in problems:
         print(_common.visible(p.render()), file=sys.stderr)

@@ -10,7 +10,7 @@ from memgit.changes import Change, Context, Problem
 
 RULE = "limits"
 DEFAULTS = {
-    "file_bytes": 4 << 20,
+    "file_bytes": 8 << 20,
     "session_file_bytes": 64 << 20,
     "facts_per_entity": 2000,
     "session_line_bytes": 1 << 20,

@@ -72,6 +72,7 @@ def human(vault: Path, go: Path, stop: Path, env: dict[str, str]) -> None:
     made = gave_up = tracebacks = 0
     n = 0
     took: list[float] = []
+    failed = 0
     while not stop.exists():
         n += 1
         note = vault / "notes" / "human.md"
@@ -84,7 +85,8 @@ def human(vault: Path, go: Path, stop: Path, env: dict[str, str]) -> None:
             r = subprocess.run(["git", "commit", "-qm", f"notes: human edit {n}"], cwd=vault, env=env, capture_output=True, text=True)
             took.append(time.monotonic() - t)
             if r.returncode != 0:
-                print(f"human commit failed: {(r.stdout + r.stderr).strip()[-300:]}", file=sys.stderr)
+                failed += 1
+                print(f"human commit attempt failed: {(r.stdout + r.stderr).strip()[-160:]}", file=sys.stderr)
             tracebacks += "Traceback" in r.stdout + r.stderr
             if r.returncode == 0:
                 made += 1
@@ -94,7 +96,7 @@ def human(vault: Path, go: Path, stop: Path, env: dict[str, str]) -> None:
             gave_up += 1
         time.sleep(1.0)
     took.sort()
-    print(json.dumps({"made": made, "gave_up": gave_up, "tracebacks": tracebacks,
+    print(json.dumps({"made": made, "gave_up": gave_up, "tracebacks": tracebacks, "failed_attempts": failed,
                       "median_s": took[len(took) // 2] if took else 0, "max_s": took[-1] if took else 0}))
 
 
@@ -138,10 +140,10 @@ def main() -> int:
                 other[f"exit {w['rc']}: {w['err']}"] = other.get(f"exit {w['rc']}: {w['err']}", 0) + 1
         verify = subprocess.run([EXE, "verify"], cwd=vault, env=env, capture_output=True, text=True).returncode
         fsck = subprocess.run(["git", "fsck", "--no-dangling"], cwd=vault, env=env, capture_output=True, text=True).returncode
-        print("| writers x writes | acknowledged | lost | exit 2 but committed | tracebacks | human commits (gave up) | human commit median / max (s) | verify, fsck | wall (s) |")
+        print("| writers x writes | acknowledged | lost | exit 2 but committed | tracebacks | human commits (gave up; attempts retried) | human commit median / max (s) | verify, fsck | wall (s) |")
         print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | :---: | ---: |")
         print(f"| {args.writers} x {args.writes} | {len(acked)}/{len(writes)} | {len(lost)} | {len(exit2_committed)} | {tracebacks} "
-              f"| {human_result['made']} ({human_result['gave_up']}) | {human_result['median_s']:.1f} / {human_result['max_s']:.1f} | {'clean' if verify == fsck == 0 else f'verify {verify}, fsck {fsck}'} | {wall:.0f} |")
+              f"| {human_result['made']} ({human_result['gave_up']}; {human_result['failed_attempts']}) | {human_result['median_s']:.1f} / {human_result['max_s']:.1f} | {'clean' if verify == fsck == 0 else f'verify {verify}, fsck {fsck}'} | {wall:.0f} |")
         for text, count in sorted(other.items(), key=lambda kv: -kv[1])[:8]:
             print(f"  {count}x {text}", file=sys.stderr)
         ok = not lost and not exit2_committed and not tracebacks and not human_result["gave_up"] and verify == fsck == 0

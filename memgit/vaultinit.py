@@ -66,6 +66,7 @@ def install(path: Path) -> dict[str, Any]:
         raise MemgitError(f"pre-commit install failed: {proc.stderr.strip() or proc.stdout.strip()}", "check `git config core.hooksPath`")
     hooks = ["pre-commit", "commit-msg", "post-commit", "post-merge", "post-rewrite"]
     _reach_this_memgit([repo.gitdir / "hooks" / h for h in hooks])
+    _mark_commits(repo.gitdir / "hooks" / "pre-commit")
     return {"path": str(repo.workdir), "hooks": hooks, "merge_drivers": sorted(MERGE_DRIVERS)}
 
 
@@ -93,6 +94,21 @@ def _reach_this_memgit(scripts: list[Path]) -> None:
         marker = "# end templated\n"
         at = text.index(marker) + len(marker) if marker in text else text.index("\n") + 1
         script.write_text(text[:at] + line + text[at:])
+
+
+_MARK = "# memgit install: a person's commit is in progress; memgit's writers wait for it (humans first)"
+
+
+def _mark_commits(script: Path) -> None:
+    """First thing in the pre-commit hook: mark the committing git process ($PPID), so no agent moves the
+    branch between git reading HEAD and moving it (the window is every hook's run; see memgit/humans.py)."""
+    text = script.read_text()
+    if _MARK in text:
+        return
+    line = (f'{_MARK}\n_memgit_dir=$(git rev-parse --git-dir 2>/dev/null) && mkdir -p "$_memgit_dir/memgit" '
+            f'&& echo "$PPID" > "$_memgit_dir/memgit/human-commit"\n')
+    at = text.index("\n") + 1  # after the shebang: before pre-commit (a Python start) even begins
+    script.write_text(text[:at] + line + text[at:])
 
 
 def _adopt_report(existing: dict[str, bytes], progress: Progress = None) -> list[dict[str, Any]]:

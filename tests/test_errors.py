@@ -126,3 +126,25 @@ def test_work_tree_is_not_touched_while_a_git_commit_holds_the_index(vault: Path
     repo.sync_paths(tree, ["NOW.md"], {"NOW.md": repo.blob_id(tree, "NOW.md")})
     assert (vault / "NOW.md").read_bytes() == now_before and not lock.exists()
     assert status(vault) == ""
+
+
+def test_writers_wait_for_a_persons_commit_in_progress(vault: Path) -> None:
+    """The pre-commit hook marks the committing git process; a memgit write waits until it is gone."""
+    import subprocess
+    import time
+
+    assert "memgit/human-commit" in (vault / ".git/hooks/pre-commit").read_text()
+    mark = vault / ".git/memgit/human-commit"
+    committing = subprocess.Popen(["sleep", "2"])
+    mark.write_text(str(committing.pid))
+    started = time.monotonic()
+    r = memgit("log", "written after the person's commit", cwd=vault)
+    waited = time.monotonic() - started
+    committing.wait()
+    assert r.returncode == 0, r.stderr
+    assert waited >= 1.5, waited
+    # a mark whose git process is gone (the commit ended, or a hook refused it) blocks nobody
+    mark.write_text(str(committing.pid))
+    started = time.monotonic()
+    assert memgit("log", "no wait now", cwd=vault).returncode == 0
+    assert time.monotonic() - started < 1.5

@@ -73,6 +73,11 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         repo = Path(tmp) / "vault"
         shutil.copytree(args.vault, repo, symlinks=True)
+        if "INDEX-*.md" not in (repo / ".gitattributes").read_text():  # a vault made before its pages had the driver
+            info = repo / ".git" / "info"
+            info.mkdir(exist_ok=True)
+            with (info / "attributes").open("a") as f:
+                f.write("*/INDEX-*.md merge=memgit-index\n")
         timed(repo, "hook", "index")  # warm the cache for the tip
         commit: list[float] = []
         merge: list[float] = []

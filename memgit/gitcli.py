@@ -64,7 +64,9 @@ def merge_text(base: bytes, ours: bytes, theirs: bytes) -> bytes | None:
 
 def merge_tree(cwd: Path, ours: str, theirs: str, env: dict[str, str]) -> str | None:
     """The tree `git merge-tree --write-tree` makes of two commits (with their merge drivers); None if it cannot."""
-    proc = subprocess.run(["git", "merge-tree", "--write-tree", ours, theirs], cwd=cwd, capture_output=True, env={**no_git_env(), **env})
+    # the inner merge keeps our index files without a driver process per file: they are generated after it
+    args = ["git", "-c", "merge.memgit-index.driver=true", "merge-tree", "--write-tree", ours, theirs]
+    proc = subprocess.run(args, cwd=cwd, capture_output=True, env={**no_git_env(), **env})
     if proc.returncode not in (0, 1):  # 1: conflicts, the tree still holds every cleanly merged file
         return None
     first = proc.stdout.decode(errors="replace").split("\n", 1)[0].strip()

@@ -30,11 +30,20 @@ def regenerated(root: Path, path: str) -> bytes | None:
         ours = repo.head_id()
         if ours is None:
             return None
-        tree = merge_tree(root, ours, theirs[0], {INNER: "1"})
-        if tree is None:
-            return None
+        # git calls the driver once per index file of the merge: the merged tree is computed once
+        memo = repo.gitdir / "memgit" / f"index-merge-{ours}-{theirs[0]}"
+        try:
+            tree: str | None = memo.read_text().strip()
+        except OSError:
+            tree = merge_tree(root, ours, theirs[0], {INNER: "1"})
+            if tree is None:
+                return None
+            for old in memo.parent.glob("index-merge-*"):  # one merge at a time: older memos are spent
+                old.unlink(missing_ok=True)
+            memo.parent.mkdir(parents=True, exist_ok=True)
+            memo.write_text(tree)
         blob = repo.blob_id(tree, CONFIG_PATH)
-        config = Config.parse((repo.blob(blob) or b"").decode("utf-8", "replace")) if blob else Config.default()
-        return built(repo, config, tree, blob, persist=False).expected(path)
-    except MemgitError:  # a broken config or repository: keep ours, the post-merge refresh reports it
+        config = Config.parse((repo.blob(blob) or b"").decode("utf-8", "replace"), validate=False) if blob else Config.default()
+        return built(repo, config, str(tree), blob, persist=False).expected(path)
+    except (MemgitError, OSError):  # a broken config or repository: keep ours, the post-merge refresh reports it
         return None

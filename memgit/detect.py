@@ -6,7 +6,6 @@ pattern names where it came from: [ds] detect-secrets 1.5 plugins (Yelp), [gl] g
 """
 from __future__ import annotations
 
-import hashlib
 import math
 import re
 from collections.abc import Iterable
@@ -25,6 +24,8 @@ class Finding(NamedTuple):
 
 
 def sha256(text: str) -> str:
+    import hashlib  # 10 ms to import (OpenSSL): only when there is a finding or a denylist to hash
+
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 

@@ -6,8 +6,8 @@ with every rule, by the merge commit's author, like any commit.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Callable
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from memgit.changes import Change, Problem
 
@@ -20,8 +20,8 @@ Judge = Callable[[list[Change]], list[Problem]]
 
 def _automatic(repo: Repo, kind: str, path: str, base: str | None, ours: str | None, theirs: str | None) -> tuple[bool, bytes | None]:
     """(merged cleanly, the content) of one path, as memgit's merge drivers merge it."""
-    from memgit.merge import MergeConflict, merge_file
     from memgit.kinds import spec
+    from memgit.merge import MergeConflict, merge_file
 
     if ours == theirs or theirs == base:
         return True, repo.blob(ours)

@@ -68,7 +68,7 @@ def check(change: Change, ctx: Context) -> list[Problem]:
         return found  # a broken old version cannot constrain the new one
     if new_body != old_body:
         old_lines, new_lines = old_body.split("\n"), new_body.split("\n")
-        n = next((i for i, (a, b) in enumerate(zip(old_lines, new_lines)) if a != b), min(len(old_lines), len(new_lines)))
+        n = next((i for i, (a, b) in enumerate(zip(old_lines, new_lines, strict=False)) if a != b), min(len(old_lines), len(new_lines)))
         found.append(Problem(path, new_body_line + n, RULE, "body changed; a committed decision's text is immutable", FIX))
     for key in sorted(set(old) | set(new)):
         if key not in MOVABLE and old.get(key) != new.get(key):

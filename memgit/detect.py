@@ -85,6 +85,11 @@ ENTROPY_CONTEXT = re.compile(
     r"(?i:pass(?:word|wd|phrase)|pwd|secret|token|key|credentials?|auth|client[_-]?id)" + _TAIL +
     r"[ \t]*(?::=|=>|==?|:|[ \t](?i:is)[ \t])[ \t]*[\"'`]?(?P<val>[A-Za-z0-9+/=_.-]{16,})"
 )
+# a suffix that makes the name a setting about the credential, not the credential: token_type, PASSWORD_FILE
+METADATA = re.compile(
+    r"(?i)[_.-](?:type|name|id|policy|length|len|count|url|uri|file|path|env|var|ttl|expiry|expires|expiration|age|"
+    r"hint|label|field|format|kind|mode|strength|reset|rotation|manager|store|endpoint|header|prefix|usage|limit|source)\b"
+)
 KEYWORDS = ("pass", "pwd", "secret", "token", "key", "cred")
 ENTROPY_KEYWORDS = KEYWORDS + ("auth", "client")
 # words that make a following `key`/`token` a credential's name: api_key, accessKey, authtoken...
@@ -173,6 +178,8 @@ def secrets_in(line: str) -> list[Finding]:
             if _looks_secret(m.group(1), code=True):
                 found.append(Finding("password in a URL", m.start(1), m.end(1), m.group(1)))
     for m in _keyword_matches(ASSIGNMENT, line, low, KEYWORDS, any_key=False):
+        if METADATA.search(line, m.start(), m.start("sep")):
+            continue
         sep = m.group("sep").strip().lower()
         code = bool(m.group("q")) or sep in ("=", "==", ":=", "=>")
         raw = m.group("val")

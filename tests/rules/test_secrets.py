@@ -235,6 +235,8 @@ PASSED = [
     "tokens: 12000", "see https://user@example.com/x", "password: ${DB_PASSWORD}", "the secret is out",
     '"source": "memory/2026-01-15.md#L12",', "the password is 8+ chars", "auth: oauth2", "client: Acme Corp",
     "monkey: abcdef1234567890abcdef", "1Password: vault2", "password: <your password>",
+    '{"token_type": "Bearer", "expires_in": 3600}', "DB_PASSWORD_FILE=/run/secrets/db", "password_policy: strict8",
+    "SECRET_NAME=prod-db-creds", "token_count=512",
 ]
 
 

@@ -5,10 +5,11 @@ import fnmatch
 import json
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from memgit import kinds
 from memgit.errors import UsageError

@@ -215,6 +215,7 @@ _PREWARM = (
 
 
 def _prewarm(path: Path) -> None:
+    from contextlib import suppress
     from importlib import import_module
 
     from memgit import rules
@@ -227,10 +228,8 @@ def _prewarm(path: Path) -> None:
             continue  # a module renamed since: the call imports what it needs
     for rule in rules.RULES:
         rules.get(rule)
-    try:
+    with suppress(MemgitError):  # the first call reports it
         Vault(path).config  # noqa: B018 (parsed once and cached by its blob id)
-    except MemgitError:
-        pass  # the first call reports it
 
 
 def serve(path: Path, agent: str | None = None) -> None:

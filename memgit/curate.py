@@ -290,8 +290,10 @@ def _propose(vault: Vault, new: bytes, summary: str, trailers: tuple[tuple[str, 
     tree = repo.build_tree(repo.commit_tree(head), {PATH: new})
     writer = vault.writer()
     message = f"{OP}(memory): {summary}\n\n" + "".join(f"{k}: {v}\n" for k, v in trailers)
-    commit = repo.create_commit(None, tree, [head], message, (writer.name, writer.email), vault.commit_time())
     branch = f"proposals/curate-{vault.today()}"
     ref = f"refs/heads/{branch}"
-    repo.set_ref(ref, commit, repo.refs(ref).get(ref))
+    from memgit.commit import commit_to
+
+    # the one commit path; no work tree follows a proposal branch, so git's locks are not ours to wait for
+    commit = commit_to(vault, ref, tree, [head], message, (writer.name, writer.email), tip=repo.refs(ref).get(ref), wait_for_git=False)
     return commit, branch

@@ -144,19 +144,19 @@ class Vault(VaultContext):
 
         return cast("results.SessionAppendResult", append(self, session_id, records.encode("utf-8", errors="surrogatepass") if isinstance(records, str) else records))
 
-    def extract(self, cmd: str, since: str | None = None) -> dict[str, Any]:
+    def extract(self, cmd: str, since: str | None = None) -> results.ExtractResult:
         from memgit.extract import extract
 
-        return extract(self, cmd, since)
+        return cast("results.ExtractResult", extract(self, cmd, since))
 
-    def synthesize(self, since: str = "7d", cmd: str | None = None, entities: list[str] | None = None) -> dict[str, Any]:
+    def synthesize(self, since: str = "7d", cmd: str | None = None, entities: list[str] | None = None) -> results.SynthesizeResult:
         from memgit.synthesize import synthesize
 
         if entities is not None:
             from memgit.ops.facts import entity_folder
 
             entities = [entity_folder(self, e) for e in entities]
-        return synthesize(self, since, cmd, entities)
+        return cast("results.SynthesizeResult", synthesize(self, since, cmd, entities))
 
     def sync(self, remote: str = "origin", propose: bool = False, progress: Progress = None) -> results.SyncResult:
         from memgit.sync import sync

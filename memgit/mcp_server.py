@@ -169,7 +169,7 @@ def build(path: Path) -> MCPServer:
 
     @server.tool(description="Extract facts from journal entries and session records added since the last extraction, through a model command (one commit).", annotations=CYCLE)
     def extract(cmd: Cmd) -> dict[str, Any]:
-        return call(lambda v: v.extract(cmd))
+        return record(lambda v: v.extract(cmd))
 
     @server.tool(description="Distil MEMORY.md: promote the week's lessons and decisions, drop lines restating retired facts, stay under the cap (one commit, or a proposal branch).", annotations=CYCLE)
     def curate(cmd: Annotated[str | None, Field(description="a model command that proposes the curated lines (validated); omit for the deterministic curation")] = None,

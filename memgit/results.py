@@ -301,6 +301,18 @@ class InitResult(_InitResultOptional):
     hooks: list[str]
 
 
+class ExtractResult(TypedDict):
+    ids: list[str]  # the facts written (none: the extraction point is still recorded)
+    entries: int
+    noise: int  # entries the noise guard kept from the model
+    commit: str
+
+
+class SynthesizeResult(TypedDict):
+    entities: list[str]
+    commit: str
+
+
 # command (as typed on the command line) -> its result
 RESULTS: dict[str, type] = {
     "log": LogResult, "decide": DecideResult, "lesson": LessonResult, "prefer": PreferResult,
@@ -309,5 +321,6 @@ RESULTS: dict[str, type] = {
     "context switch": ContextSwitchResult, "context save": ContextSaveResult, "context list": ContextListResult,
     "fmt": FmtResult, "archive": ArchiveResult, "recall": RecallResult, "cite": CiteResult, "brief": BriefResult,
     "stats": StatsResult, "verify": VerifyResult, "session append": SessionAppendResult, "review": ReviewResult,
-    "sync": SyncResult, "install": InstallResult, "init": InitResult,
+    "sync": SyncResult, "install": InstallResult, "init": InitResult, "extract": ExtractResult,
+    "synthesize": SynthesizeResult,
 }  # fmt: skip

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import sys
 import types
 import typing
 from pathlib import Path
@@ -107,6 +108,10 @@ def test_every_command_json_is_its_typed_result(vault: Path) -> None:
     git(vault, "remote", "add", "origin", str(vault.parent / "remote.git"))
     check("sync")
     check("init", str(vault.parent / "another"))
+    answer = vault.parent / "answer.py"
+    answer.write_text("import sys\nsys.stdin.read()\nprint(sys.argv[1])\n")
+    check("extract", "--cmd", f"{sys.executable} {answer} '{{\"facts\": []}}'")
+    check("synthesize", "--since", "30d", "--cmd", f"{sys.executable} {answer} '# Sarah'")
     data = memgit_json("curate", cwd=vault, env={"MEMGIT_NOW": "2026-01-15T10:04:00"})
     assert problems(data, CurateResult) == []
     data = memgit_json("heartbeat", "--dry-run", cwd=vault, env={"MEMGIT_NOW": "2026-01-15T10:04:00"})

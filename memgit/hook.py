@@ -65,7 +65,24 @@ def check(path: Path, only: list[str] | None = None) -> list[Problem]:
         proc = subprocess.run(["git", "cat-file", "blob", f"HEAD:{signing.SIGNERS_PATH}"], cwd=path, capture_output=True, env=gitcli.no_git_env())
         return signing.will_sign(path, proc.stdout if proc.returncode == 0 else None)
 
-    return rules.run(staged, Context(config, today, writer.is_agent, writer.label, secrets=lists, signed=signed), only)
+    ctx = Context(config, today, writer.is_agent, writer.label, secrets=lists, signed=signed)
+    return _config_problems(staged, only) + rules.run(staged, ctx, only)
+
+
+def _config_problems(staged: list[Change], only: list[str] | None) -> list[Problem]:
+    """A staged .memgit.yaml is judged by its parent's rules, and must itself be a valid config (as verify says)."""
+    from memgit.config import CONFIG_PATH, Config
+    from memgit.errors import UsageError
+
+    if only is not None:
+        return []
+    for change in staged:
+        if change.path == CONFIG_PATH and change.new is not None:
+            try:
+                Config.parse(change.new.decode("utf-8", "replace"))
+            except UsageError as exc:
+                return [Problem(CONFIG_PATH, 0, "config", exc.message, exc.hint)]
+    return []
 
 
 def check_staged(vault: Vault, only: list[str] | None = None) -> list[Problem]:
@@ -100,8 +117,8 @@ def check_staged(vault: Vault, only: list[str] | None = None) -> list[Problem]:
         # concluding a merge: the other side's commits are judged on their own; what this merge adds is the writer's
         from memgit.verify import judge_merge
 
-        return judge_merge(repo, vault.config, ctx, [head, *merging], new_tree, staged)
-    return rules.run(staged, ctx, only)
+        return _config_problems(staged, only) + judge_merge(repo, vault.config, ctx, [head, *merging], new_tree, staged)
+    return _config_problems(staged, only) + rules.run(staged, ctx, only)
 
 
 def refresh_index(vault: Vault) -> str | None:

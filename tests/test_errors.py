@@ -148,3 +148,12 @@ def test_writers_wait_for_a_persons_commit_in_progress(vault: Path) -> None:
     started = time.monotonic()
     assert memgit("log", "no wait now", cwd=vault).returncode == 0
     assert time.monotonic() - started < 1.5
+
+
+def test_a_config_verify_would_refuse_is_refused_by_the_hook(vault: Path) -> None:
+    cfg = vault / ".memgit.yaml"
+    cfg.write_text(cfg.read_text().replace("languages: [english]", "languages: [klingon]"))
+    before = head(vault)
+    r = git(vault, "commit", "-qam", "config: klingon", check=False)
+    assert r.returncode != 0 and "klingon" in r.stdout + r.stderr
+    assert head(vault) == before

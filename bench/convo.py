@@ -15,6 +15,7 @@ evidence as `path:line`). Question categories (fixed templates, written before a
   mountain trails"); the question shares little more than the name with its evidence.
 Filler turns reuse the same nouns (pets, books, cities, classes), so a word match alone is not an answer.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,89 +29,214 @@ import sys
 from pathlib import Path
 from typing import Any
 
-MONTHS = {"en": "January February March April May June July August September October November December".split(),
-          "de": "Januar Februar März April Mai Juni Juli August September Oktober November Dezember".split()}
+MONTHS = {
+    "en": [
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December",
+    ],
+    "de": [
+        "Januar",
+        "Februar",
+        "März",
+        "April",
+        "Mai",
+        "Juni",
+        "Juli",
+        "August",
+        "September",
+        "Oktober",
+        "November",
+        "Dezember",
+    ],
+}
 PAIRS = {"en": [("Caroline", "Melanie"), ("Jon", "Gina")], "de": [("Jonas", "Lena"), ("Miriam", "Tobias")]}
 V = {
     "en": {
-        "animal": ["puppy", "kitten", "parrot", "rabbit"], "pname": ["Biscuit", "Pepper", "Mochi", "Luna", "Ziggy", "Noodle"],
+        "animal": ["puppy", "kitten", "parrot", "rabbit"],
+        "pname": ["Biscuit", "Pepper", "Mochi", "Luna", "Ziggy", "Noodle"],
         "hobby": ["pottery", "salsa", "watercolour", "climbing", "cello", "sourdough baking"],
         "city": ["Lisbon", "Kyoto", "Montreal", "Reykjavik", "Marrakesh", "Vienna", "Cusco", "Hanoi"],
         "landmark": ["old harbour", "night market", "cathedral", "hot springs", "botanical garden"],
         "role": ["team lead", "senior designer", "head of sales", "staff engineer"],
         "company": ["Brightwave", "Lumen Labs", "Northwind", "Copperleaf"],
         "book": ["The Overstory", "Piranesi", "Educated", "Klara and the Sun", "The Left Hand of Darkness"],
-        "relative": ["sister", "brother", "cousin"], "rname": ["Ana", "Theo", "Priya", "Marco", "Ines"],
+        "relative": ["sister", "brother", "cousin"],
+        "rname": ["Ana", "Theo", "Priya", "Marco", "Ines"],
         "hobby2": ["violin", "judo", "swimming", "chess"],
     },
     "de": {
-        "animal": ["Welpen", "Kater", "Papagei", "Hasen"], "pname": ["Bello", "Flocke", "Krümel", "Mia", "Socke"],
+        "animal": ["Welpen", "Kater", "Papagei", "Hasen"],
+        "pname": ["Bello", "Flocke", "Krümel", "Mia", "Socke"],
         "hobby": ["Töpfer", "Tango", "Aquarell", "Kletter", "Cello", "Brotback"],
         "city": ["Lissabon", "Kyoto", "Zürich", "Krakau", "Marrakesch", "Wien", "Kopenhagen", "Triest"],
         "landmark": ["Altstadt", "Nachtmarkt", "Kathedrale", "Therme", "botanische Garten"],
         "role": ["Teamleiterin", "Abteilungsleiter", "Oberärztin", "Projektleiter"],
         "company": ["Sonnwerk", "Blaupunkt Labs", "Nordlicht", "Kupferblatt"],
         "book": ["Der Zauberberg", "Tschick", "Die Vermessung der Welt", "Momo", "Der Schwarm"],
-        "relative": ["Schwester", "Bruder", "Cousine"], "rname": ["Anja", "Till", "Greta", "Emil", "Selma"],
+        "relative": ["Schwester", "Bruder", "Cousine"],
+        "rname": ["Anja", "Till", "Greta", "Emil", "Selma"],
         "hobby2": ["Geige", "Judo", "Schwimm", "Schach"],
     },
 }
 # (fact kind, line template, [(category, question template)])
 FACTS = {
     "en": [
-        ("pet", "I adopted a {animal} named {pname} last week!",
-         [("single-hop", "What is the name of {spk}'s {animal}?"), ("temporal", "When did {spk} adopt a pet?")]),
-        ("hobby", "I've started taking {hobby} classes on Thursdays.",
-         [("single-hop", "What classes is {spk} taking?"), ("temporal", "When did {spk} start the {hobby} classes?")]),
-        ("job", "Big news: I got promoted to {role} at {company}.",
-         [("single-hop", "What was {spk} promoted to?"), ("single-hop", "Where does {spk} work?")]),
-        ("book", "I'm reading {book} right now and can't put it down.", [("single-hop", "Which book is {spk} reading?")]),
-        ("diet", "I've been vegetarian for a year now, I don't miss meat at all.",
-         [("open-domain", "Would {spk} order a steak at a restaurant?")]),
-        ("outdoor", "Most weekends I'm out on mountain trails with a backpack.",
-         [("open-domain", "Would {spk} enjoy a hiking trip?")]),
-        ("music", "I finally learned to play Clair de Lune on the piano.",
-         [("open-domain", "Does {spk} play a musical instrument?")]),
+        (
+            "pet",
+            "I adopted a {animal} named {pname} last week!",
+            [("single-hop", "What is the name of {spk}'s {animal}?"), ("temporal", "When did {spk} adopt a pet?")],
+        ),
+        (
+            "hobby",
+            "I've started taking {hobby} classes on Thursdays.",
+            [
+                ("single-hop", "What classes is {spk} taking?"),
+                ("temporal", "When did {spk} start the {hobby} classes?"),
+            ],
+        ),
+        (
+            "job",
+            "Big news: I got promoted to {role} at {company}.",
+            [("single-hop", "What was {spk} promoted to?"), ("single-hop", "Where does {spk} work?")],
+        ),
+        (
+            "book",
+            "I'm reading {book} right now and can't put it down.",
+            [("single-hop", "Which book is {spk} reading?")],
+        ),
+        (
+            "diet",
+            "I've been vegetarian for a year now, I don't miss meat at all.",
+            [("open-domain", "Would {spk} order a steak at a restaurant?")],
+        ),
+        (
+            "outdoor",
+            "Most weekends I'm out on mountain trails with a backpack.",
+            [("open-domain", "Would {spk} enjoy a hiking trip?")],
+        ),
+        (
+            "music",
+            "I finally learned to play Clair de Lune on the piano.",
+            [("open-domain", "Does {spk} play a musical instrument?")],
+        ),
     ],
     "de": [
-        ("pet", "Ich habe letzte Woche einen {animal} namens {pname} adoptiert!",
-         [("single-hop", "Wie heißt der {animal} von {spk}?"), ("temporal", "Wann hat {spk} ein Haustier adoptiert?")]),
-        ("hobby", "Ich habe donnerstags mit einem {hobby}kurs angefangen.",
-         [("single-hop", "Welchen Kurs macht {spk}?"), ("temporal", "Wann hat {spk} mit dem {hobby}kurs angefangen?")]),
-        ("job", "Große Neuigkeit: Ich bin jetzt {role} bei {company}.",
-         [("single-hop", "Was ist {spk} jetzt beruflich?"), ("single-hop", "Bei welcher Firma arbeitet {spk}?")]),
+        (
+            "pet",
+            "Ich habe letzte Woche einen {animal} namens {pname} adoptiert!",
+            [
+                ("single-hop", "Wie heißt der {animal} von {spk}?"),
+                ("temporal", "Wann hat {spk} ein Haustier adoptiert?"),
+            ],
+        ),
+        (
+            "hobby",
+            "Ich habe donnerstags mit einem {hobby}kurs angefangen.",
+            [
+                ("single-hop", "Welchen Kurs macht {spk}?"),
+                ("temporal", "Wann hat {spk} mit dem {hobby}kurs angefangen?"),
+            ],
+        ),
+        (
+            "job",
+            "Große Neuigkeit: Ich bin jetzt {role} bei {company}.",
+            [("single-hop", "Was ist {spk} jetzt beruflich?"), ("single-hop", "Bei welcher Firma arbeitet {spk}?")],
+        ),
         ("book", "Ich lese gerade {book} und kann nicht aufhören.", [("single-hop", "Welches Buch liest {spk}?")]),
-        ("diet", "Ich esse seit einem Jahr vegetarisch und vermisse kein Fleisch.",
-         [("open-domain", "Würde {spk} im Restaurant ein Steak bestellen?")]),
-        ("outdoor", "Die meisten Wochenenden bin ich mit Rucksack auf Bergpfaden unterwegs.",
-         [("open-domain", "Würde {spk} gern eine Wanderung machen?")]),
-        ("music", "Ich kann endlich Clair de Lune auf dem Klavier spielen.",
-         [("open-domain", "Spielt {spk} ein Musikinstrument?")]),
+        (
+            "diet",
+            "Ich esse seit einem Jahr vegetarisch und vermisse kein Fleisch.",
+            [("open-domain", "Würde {spk} im Restaurant ein Steak bestellen?")],
+        ),
+        (
+            "outdoor",
+            "Die meisten Wochenenden bin ich mit Rucksack auf Bergpfaden unterwegs.",
+            [("open-domain", "Würde {spk} gern eine Wanderung machen?")],
+        ),
+        (
+            "music",
+            "Ich kann endlich Clair de Lune auf dem Klavier spielen.",
+            [("open-domain", "Spielt {spk} ein Musikinstrument?")],
+        ),
     ],
 }
-TRIP = {"en": ("We just got back from {city}; the {landmark} was amazing.", "Which city did {spk} visit in {month} {year}?"),
-        "de": ("Wir sind gerade aus {city} zurück; die {landmark} war großartig.", "Welche Stadt hat {spk} im {month} {year} besucht?")}
-HOP = {"en": ("My {relative} {rname} lives in {city} these days.", "{rname} just signed up for {hobby2} lessons.",
-              "What lessons did {spk}'s {relative} sign up for?"),
-       "de": ("Meine {relative} {rname} wohnt inzwischen in {city}.", "{rname} hat sich gerade für {hobby2}stunden angemeldet.",
-              "Für welche Stunden hat sich die {relative} von {spk} angemeldet?")}
-UNANSWERABLE = {"en": ["What car does {spk} drive?", "What is {spk}'s blood type?"],
-                "de": ["Welches Auto fährt {spk}?", "Welche Blutgruppe hat {spk}?"]}
+TRIP = {
+    "en": (
+        "We just got back from {city}; the {landmark} was amazing.",
+        "Which city did {spk} visit in {month} {year}?",
+    ),
+    "de": (
+        "Wir sind gerade aus {city} zurück; die {landmark} war großartig.",
+        "Welche Stadt hat {spk} im {month} {year} besucht?",
+    ),
+}
+HOP = {
+    "en": (
+        "My {relative} {rname} lives in {city} these days.",
+        "{rname} just signed up for {hobby2} lessons.",
+        "What lessons did {spk}'s {relative} sign up for?",
+    ),
+    "de": (
+        "Meine {relative} {rname} wohnt inzwischen in {city}.",
+        "{rname} hat sich gerade für {hobby2}stunden angemeldet.",
+        "Für welche Stunden hat sich die {relative} von {spk} angemeldet?",
+    ),
+}
+UNANSWERABLE = {
+    "en": ["What car does {spk} drive?", "What is {spk}'s blood type?"],
+    "de": ["Welches Auto fährt {spk}?", "Welche Blutgruppe hat {spk}?"],
+}
 FILLER = {
-    "en": ["How was your week?", "Pretty busy, but good.", "Haha, that {animal} video you sent was hilarious.",
-           "I should really read more books this year.", "Did you see the game last night?", "That sounds lovely!",
-           "My friend went to {city} once and loved it.", "I'm so tired, work has been a lot.",
-           "We should get coffee soon.", "Thursdays are always hectic for me.", "Oh nice, tell me more!",
-           "I tried a new recipe for dinner yesterday.", "The weather has been awful lately.",
-           "Have you been to any classes lately?", "My neighbour's {animal} keeps getting into our garden.",
-           "I can't believe it's already {month}.", "Let's catch up again next week.", "Same here, honestly."],
-    "de": ["Wie war deine Woche?", "Ziemlich stressig, aber gut.", "Haha, das {animal}-Video war zum Schreien.",
-           "Ich sollte dieses Jahr mehr Bücher lesen.", "Hast du gestern das Spiel gesehen?", "Das klingt schön!",
-           "Eine Freundin war mal in {city} und fand es toll.", "Ich bin so müde, die Arbeit war viel.",
-           "Wir sollten bald mal Kaffee trinken.", "Donnerstags ist bei mir immer Chaos.", "Oh schön, erzähl mehr!",
-           "Ich habe gestern ein neues Rezept ausprobiert.", "Das Wetter ist in letzter Zeit furchtbar.",
-           "Warst du in letzter Zeit bei einem Kurs?", "Der {animal} vom Nachbarn ist ständig in unserem Garten.",
-           "Kaum zu glauben, dass schon {month} ist.", "Lass uns nächste Woche wieder reden.", "Geht mir genauso."],
+    "en": [
+        "How was your week?",
+        "Pretty busy, but good.",
+        "Haha, that {animal} video you sent was hilarious.",
+        "I should really read more books this year.",
+        "Did you see the game last night?",
+        "That sounds lovely!",
+        "My friend went to {city} once and loved it.",
+        "I'm so tired, work has been a lot.",
+        "We should get coffee soon.",
+        "Thursdays are always hectic for me.",
+        "Oh nice, tell me more!",
+        "I tried a new recipe for dinner yesterday.",
+        "The weather has been awful lately.",
+        "Have you been to any classes lately?",
+        "My neighbour's {animal} keeps getting into our garden.",
+        "I can't believe it's already {month}.",
+        "Let's catch up again next week.",
+        "Same here, honestly.",
+    ],
+    "de": [
+        "Wie war deine Woche?",
+        "Ziemlich stressig, aber gut.",
+        "Haha, das {animal}-Video war zum Schreien.",
+        "Ich sollte dieses Jahr mehr Bücher lesen.",
+        "Hast du gestern das Spiel gesehen?",
+        "Das klingt schön!",
+        "Eine Freundin war mal in {city} und fand es toll.",
+        "Ich bin so müde, die Arbeit war viel.",
+        "Wir sollten bald mal Kaffee trinken.",
+        "Donnerstags ist bei mir immer Chaos.",
+        "Oh schön, erzähl mehr!",
+        "Ich habe gestern ein neues Rezept ausprobiert.",
+        "Das Wetter ist in letzter Zeit furchtbar.",
+        "Warst du in letzter Zeit bei einem Kurs?",
+        "Der {animal} vom Nachbarn ist ständig in unserem Garten.",
+        "Kaum zu glauben, dass schon {month} ist.",
+        "Lass uns nächste Woche wieder reden.",
+        "Geht mir genauso.",
+    ],
 }
 
 
@@ -123,7 +249,9 @@ def generate(seed: int, out: Path, sessions: int = 10) -> tuple[Path, Path]:
     exe = Path(sys.executable).parent / "memgit"
     env = {**os.environ, "MEMGIT_NOW": "2023-01-01T09:00:00"}
     env.pop("MEMGIT_AGENT", None)
-    subprocess.run([str(exe) if exe.exists() else "memgit", "init", str(vault)], check=True, env=env, stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [str(exe) if exe.exists() else "memgit", "init", str(vault)], check=True, env=env, stdout=subprocess.DEVNULL
+    )
     files: dict[str, list[str]] = {}  # journal path -> its lines
     questions: list[dict[str, Any]] = []
     day = dt.date(2023, 3, 1)
@@ -144,7 +272,7 @@ def generate(seed: int, out: Path, sessions: int = 10) -> tuple[Path, Path]:
                 said.setdefault((spk, rng.randrange(sessions)), []).append((kind, text.format(**vals), vals, qs))
             trips = rng.sample(range(sessions), 2)
             cities = rng.sample(v["city"], 2)
-            for s, city in zip(trips, cities):
+            for s, city in zip(trips, cities, strict=False):
                 tv = {**vals, "city": city, "landmark": rng.choice(v["landmark"])}
                 said.setdefault((spk, s), []).append(("trip", TRIP[lang][0].format(**tv), tv, []))
             a, b = sorted(rng.sample(range(sessions), 2))
@@ -176,26 +304,47 @@ def generate(seed: int, out: Path, sessions: int = 10) -> tuple[Path, Path]:
     for lang, pair in plan:
         for spk in pair:
             for q in UNANSWERABLE[lang]:
-                questions.append({"lang": lang, "category": "unanswerable", "evidence": [], "question": q.format(spk=spk)})
+                questions.append(
+                    {"lang": lang, "category": "unanswerable", "evidence": [], "question": q.format(spk=spk)}
+                )
             for cite, date in where.get((spk, "trip"), []):
                 d = dt.date.fromisoformat(date)
                 other = [c for c, o in where[(spk, "trip")] if o[:7] != date[:7]]
                 if len(other) == len(where[(spk, "trip")]) - 1:  # the two trips fall in different months
-                    questions.append({"lang": lang, "category": "temporal", "evidence": [cite],
-                                      "question": TRIP[lang][1].format(spk=spk, month=MONTHS[lang][d.month - 1], year=d.year)})
+                    questions.append(
+                        {
+                            "lang": lang,
+                            "category": "temporal",
+                            "evidence": [cite],
+                            "question": TRIP[lang][1].format(spk=spk, month=MONTHS[lang][d.month - 1], year=d.year),
+                        }
+                    )
             hop = where.get((spk, "hop1"), []) + where.get((spk, "hop2"), [])
             rel = next(f[2]["relative"] for k, fs in said.items() if k[0] == spk for f in fs if f[0] == "hop1")
-            questions.append({"lang": lang, "category": "multi-hop", "evidence": [c for c, _ in hop],
-                              "question": HOP[lang][2].format(spk=spk, relative=rel)})
+            questions.append(
+                {
+                    "lang": lang,
+                    "category": "multi-hop",
+                    "evidence": [c for c, _ in hop],
+                    "question": HOP[lang][2].format(spk=spk, relative=rel),
+                }
+            )
     cfg = vault / ".memgit.yaml"
     cfg.write_text(cfg.read_text().replace("languages: [english]", "languages: [english, german]"))
     for path, lines in files.items():
         (vault / path).write_text("\n".join(lines) + "\n", encoding="utf-8")
     subprocess.run(["git", "add", "-A"], cwd=vault, check=True, env=env)
-    subprocess.run(["git", "commit", "-q", "-m", "dialogues"], cwd=vault, check=True, env=env, stdout=subprocess.DEVNULL)
+    subprocess.run(
+        ["git", "commit", "-q", "-m", "dialogues"], cwd=vault, check=True, env=env, stdout=subprocess.DEVNULL
+    )
     now = (day + dt.timedelta(days=1)).isoformat() + "T20:00:00"
-    truth = {"seed": seed, "now": now, "sessions": len(schedule), "lines": sum(len(v) - 2 for v in files.values()),
-             "questions": questions}
+    truth = {
+        "seed": seed,
+        "now": now,
+        "sessions": len(schedule),
+        "lines": sum(len(v) - 2 for v in files.values()),
+        "questions": questions,
+    }
     truth_path.write_text(json.dumps(truth, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return vault, truth_path
 

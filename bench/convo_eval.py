@@ -10,6 +10,7 @@ returns none; ranking metrics use memgit's ranked list, weak hits included). Bas
         (same folding, stems and stop words of the vault's languages); no authority, decay or structure.
   rg    `rg -i -F` with the question's words (stop words dropped), lines ranked by how many words they hold.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -22,9 +23,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from recall_eval import BM25Lines, memgit_version, pct, rg_search  # noqa: E402
+from recall_eval import BM25Lines, memgit_version, pct, rg_search
 
-from memgit import Vault  # noqa: E402
+from memgit import Vault
 
 SYSTEMS = ("memgit", "bm25", "rg")
 NAMES = {"memgit": "memgit recall", "bm25": "BM25, journal lines", "rg": "rg -i, OR"}
@@ -40,7 +41,9 @@ def run(vault: Path, truth: dict[str, Any]) -> list[dict[str, Any]]:
         t = time.perf_counter()
         res = v.recall(q["question"], k=10)
         row["memgit_t"] = time.perf_counter() - t
-        row["memgit"] = [f"{h['path']}:{h['line']}" for h in res["hits"] or res.get("weak", [])]  # ranked, weak included
+        row["memgit"] = [
+            f"{h['path']}:{h['line']}" for h in res["hits"] or res.get("weak", [])
+        ]  # ranked, weak included
         row["memgit_said_none"] = not res["hits"]
         row["bm25"] = [f"{h['path']}:{h['line']}" for h in bm25.search(q["question"])]
         row["rg"] = [f"{h['path']}:{h['line']}" for h in rg_search(vault, q["question"])]
@@ -62,26 +65,46 @@ def score(rows: list[dict[str, Any]], s: str) -> dict[str, float]:
         "session@5": sum(1 for r in ans if {c.rsplit(":", 1)[0] for c in r[s][:5]} & sessions(r)) / n,
         "false": sum(1 for r in una if r[s] and not r.get(f"{s}_said_none")) / max(1, len(una)),
         "silenced": sum(1 for r in ans if r.get(f"{s}_said_none")) / n,
-        "answered@1": sum(1 for r in ans if r[s][:1] and r[s][0] in r["q"]["evidence"] and not r.get(f"{s}_said_none")) / n,
-        "n": len(ans), "n_una": len(una),
+        "answered@1": sum(1 for r in ans if r[s][:1] and r[s][0] in r["q"]["evidence"] and not r.get(f"{s}_said_none"))
+        / n,
+        "n": len(ans),
+        "n_una": len(una),
     }
 
 
 def render(truth: dict[str, Any], rows: list[dict[str, Any]], command: str) -> str:
-    L = [f"Set: `bench/out/convo-{truth['seed']}` from `bench/convo.py --seed {truth['seed']}`: {truth['sessions']} sessions "
-         f"({truth['lines']} dialogue turns, English and German), {len(rows)} questions. memgit under test: {memgit_version()}.",
-         "", "| subset | n | metric | " + " | ".join(NAMES[s] for s in SYSTEMS) + " |", "| --- | --- | --- |" + " --- |" * len(SYSTEMS)]
+    L = [
+        f"Set: `bench/out/convo-{truth['seed']}` from `bench/convo.py --seed {truth['seed']}`: {truth['sessions']} sessions "
+        f"({truth['lines']} dialogue turns, English and German), {len(rows)} questions. memgit under test: {memgit_version()}.",
+        "",
+        "| subset | n | metric | " + " | ".join(NAMES[s] for s in SYSTEMS) + " |",
+        "| --- | --- | --- |" + " --- |" * len(SYSTEMS),
+    ]
     subsets: list[tuple[str, list[dict[str, Any]]]] = [("all answerable", rows)]
     subsets += [(c, [r for r in rows if r["q"]["category"] == c]) for c in CATS]
     subsets += [(f"language {lang}", [r for r in rows if r["q"]["lang"] == lang]) for lang in ("en", "de")]
     for label, sub in subsets:
         m = {s: score(sub, s) for s in SYSTEMS}
         for metric in ("hit@1", "any@10", "session@5"):
-            L.append(f"| {label} | {m['memgit']['n']} | {metric} | " + " | ".join(pct(m[s][metric]) for s in SYSTEMS) + " |")
+            L.append(
+                f"| {label} | {m['memgit']['n']} | {metric} | " + " | ".join(pct(m[s][metric]) for s in SYSTEMS) + " |"
+            )
     m = {s: score(rows, s) for s in SYSTEMS}
-    L.append(f"| unanswerable | {m['memgit']['n_una']} | false-answer rate (a hit returned) | " + " | ".join(pct(m[s]["false"]) for s in SYSTEMS) + " |")
-    L.append(f"| all answerable | {m['memgit']['n']} | answered \"nothing relevant\" | " + " | ".join(pct(m[s]["silenced"]) for s in SYSTEMS) + " |")
-    L.append(f"| all answerable | {m['memgit']['n']} | hit@1 after the cut-off | " + " | ".join(pct(m[s]["answered@1"]) for s in SYSTEMS) + " |")
+    L.append(
+        f"| unanswerable | {m['memgit']['n_una']} | false-answer rate (a hit returned) | "
+        + " | ".join(pct(m[s]["false"]) for s in SYSTEMS)
+        + " |"
+    )
+    L.append(
+        f'| all answerable | {m["memgit"]["n"]} | answered "nothing relevant" | '
+        + " | ".join(pct(m[s]["silenced"]) for s in SYSTEMS)
+        + " |"
+    )
+    L.append(
+        f"| all answerable | {m['memgit']['n']} | hit@1 after the cut-off | "
+        + " | ".join(pct(m[s]["answered@1"]) for s in SYSTEMS)
+        + " |"
+    )
     times = sorted(r["memgit_t"] for r in rows)
     L += ["", f"memgit median latency per question: {1000 * times[len(times) // 2]:.1f} ms (in process)."]
     return f"Command: `{command}`\n\n" + "\n".join(L) + "\n"

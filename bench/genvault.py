@@ -22,6 +22,7 @@ lessons, preferences (some re-confirmed), contexts, NOW.md and MEMORY.md rewrite
 The same arguments give the same content (the init commit's NOW.md date aside). The last line printed
 is a JSON summary (commits, files, seconds).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -47,12 +48,104 @@ HUMAN = ("Alex Example", "alex@example.com")
 ENTITY_SHARE = (("people", 0.6), ("companies", 0.2), ("projects", 0.2))
 AGENT_CAN_RETIRE = ("decision", "memory", "summary")  # writer_authority agent: decision (rank 3)
 
-SYL = ("ka lo mi ra ten vor shi ul bre dan el fin gor hal is jun kel mar nor pel qui ros sel tor val wen yor zan "
-       "ba ce di fo gu ha ji ko lu ne pa ri su ta vi wo xa ye zu an ar en er in on or um").split()
-ROLES = ("engineer", "designer", "product manager", "analyst", "founder", "sales lead", "researcher", "recruiter", "CTO", "advisor")
-INDUSTRIES = ("logistics", "fintech", "robotics", "health", "retail", "energy", "media", "security", "education", "travel")
-LESSON_TOPICS = ("git", "code-review", "hiring", "meetings", "deploys", "writing", "testing", "sales", "support", "planning",
-                 "security", "budgets", "onboarding", "incidents", "negotiation")
+SYL = [
+    "ka",
+    "lo",
+    "mi",
+    "ra",
+    "ten",
+    "vor",
+    "shi",
+    "ul",
+    "bre",
+    "dan",
+    "el",
+    "fin",
+    "gor",
+    "hal",
+    "is",
+    "jun",
+    "kel",
+    "mar",
+    "nor",
+    "pel",
+    "qui",
+    "ros",
+    "sel",
+    "tor",
+    "val",
+    "wen",
+    "yor",
+    "zan",
+    "ba",
+    "ce",
+    "di",
+    "fo",
+    "gu",
+    "ha",
+    "ji",
+    "ko",
+    "lu",
+    "ne",
+    "pa",
+    "ri",
+    "su",
+    "ta",
+    "vi",
+    "wo",
+    "xa",
+    "ye",
+    "zu",
+    "an",
+    "ar",
+    "en",
+    "er",
+    "in",
+    "on",
+    "or",
+    "um",
+]
+ROLES = (
+    "engineer",
+    "designer",
+    "product manager",
+    "analyst",
+    "founder",
+    "sales lead",
+    "researcher",
+    "recruiter",
+    "CTO",
+    "advisor",
+)
+INDUSTRIES = (
+    "logistics",
+    "fintech",
+    "robotics",
+    "health",
+    "retail",
+    "energy",
+    "media",
+    "security",
+    "education",
+    "travel",
+)
+LESSON_TOPICS = (
+    "git",
+    "code-review",
+    "hiring",
+    "meetings",
+    "deploys",
+    "writing",
+    "testing",
+    "sales",
+    "support",
+    "planning",
+    "security",
+    "budgets",
+    "onboarding",
+    "incidents",
+    "negotiation",
+)
 PREF_TOPICS = ("communication", "scheduling", "tooling", "formatting", "travel", "food", "reports", "languages")
 
 
@@ -86,7 +179,7 @@ def fm(meta: list[tuple[str, str]], body: str) -> bytes:
 
 
 class Entity:
-    __slots__ = ("kind", "slug", "name", "line", "owner", "items", "touches", "nfacts")
+    __slots__ = ("items", "kind", "line", "name", "nfacts", "owner", "slug", "touches")
 
     def __init__(self, kind: str, slug: str, name: str) -> None:
         self.kind, self.slug, self.name = kind, slug, name
@@ -107,8 +200,16 @@ class Gen:
         self.rng = random.Random(args.seed)
         self.words = Words(self.rng)
         self.D, self.C, self.N, self.M = args.days, args.commits, args.entities, args.facts
-        self.stats = {"facts": 0, "superseded": 0, "expired": 0, "decisions": 0, "decisions_superseded": 0,
-                      "lessons": 0, "preferences": 0, "journal_entries": 0}
+        self.stats = {
+            "facts": 0,
+            "superseded": 0,
+            "expired": 0,
+            "decisions": 0,
+            "decisions_superseded": 0,
+            "lessons": 0,
+            "preferences": 0,
+            "journal_entries": 0,
+        }
 
     # ---- planning ----------------------------------------------------------------------------
 
@@ -163,7 +264,7 @@ class Gen:
             counts[idx] += 1
         C = self.C
         self.touches_at: list[list[Entity]] = [[] for _ in range(C)]
-        for e, k in zip(self.entities, counts):
+        for e, k in zip(self.entities, counts, strict=False):
             birth = rng.randrange(0, max(1, int(C * 0.8)))
             span = list(range(birth, C))
             t = min(k, rng.randint(2, 6), len(span))
@@ -183,21 +284,45 @@ class Gen:
         cat = rng.choices(("relationship", "milestone", "status", "preference"), weights=(3, 2, 4, 1))[0]
         p, c, pr = rng.choice(self.people).name, rng.choice(self.companies).name, rng.choice(self.projects).name
         templates = {
-            "relationship": (f"Works with {p} on {pr}", f"Reports to {p}", f"Introduced to {p} via {c}",
-                             f"Main contact at {c} for the {w()} work", f"Mentors {p} on {w()} {w()}"),
-            "milestone": (f"Shipped the {w()} {w()} release", f"Joined {c} as {rng.choice(ROLES)}",
-                          f"Closed the {w()} deal with {c}", f"Finished the {w()} migration for {pr}",
-                          f"Presented {w()} {w()} results to {c}"),
-            "status": (f"Currently focused on {w()} {w()}", f"Blocked on the {w()} review from {p}",
-                       f"Owns the {w()} budget for {pr}", f"Waiting on {c} for the {w()} contract",
-                       f"Runs the weekly {w()} sync"),
-            "preference": (f"Prefers {w()} over {w()} for {w()} work", f"Likes meetings in the {rng.choice(('morning', 'afternoon'))}",
-                           f"Wants a weekly {w()} summary by email", f"Avoids calls on {rng.choice(('Mondays', 'Fridays'))}"),
+            "relationship": (
+                f"Works with {p} on {pr}",
+                f"Reports to {p}",
+                f"Introduced to {p} via {c}",
+                f"Main contact at {c} for the {w()} work",
+                f"Mentors {p} on {w()} {w()}",
+            ),
+            "milestone": (
+                f"Shipped the {w()} {w()} release",
+                f"Joined {c} as {rng.choice(ROLES)}",
+                f"Closed the {w()} deal with {c}",
+                f"Finished the {w()} migration for {pr}",
+                f"Presented {w()} {w()} results to {c}",
+            ),
+            "status": (
+                f"Currently focused on {w()} {w()}",
+                f"Blocked on the {w()} review from {p}",
+                f"Owns the {w()} budget for {pr}",
+                f"Waiting on {c} for the {w()} contract",
+                f"Runs the weekly {w()} sync",
+            ),
+            "preference": (
+                f"Prefers {w()} over {w()} for {w()} work",
+                f"Likes meetings in the {rng.choice(('morning', 'afternoon'))}",
+                f"Wants a weekly {w()} summary by email",
+                f"Avoids calls on {rng.choice(('Mondays', 'Fridays'))}",
+            ),
         }
         return cat, rng.choice(templates[cat])
 
-    def new_fact(self, e: Entity, when: dt.datetime, writer: str, supersedes: str | None = None,
-                 category: str | None = None, authority: str | None = None) -> dict:
+    def new_fact(
+        self,
+        e: Entity,
+        when: dt.datetime,
+        writer: str,
+        supersedes: str | None = None,
+        category: str | None = None,
+        authority: str | None = None,
+    ) -> dict:
         from memgit import itemsfile
 
         rng = self.rng
@@ -218,9 +343,19 @@ class Gen:
         if rng.random() < 0.05:
             valid_until = (when.date() + dt.timedelta(days=rng.randint(7, 120))).isoformat()
         self.stats["facts"] += 1
-        return {"id": fid, "fact": text, "category": cat, "timestamp": stamp, "valid_from": valid_from,
-                "valid_until": valid_until, "source": f"memory/{when.date().isoformat()}.md", "authority": authority,
-                "status": "active", "supersedes": supersedes, "supersededBy": None}
+        return {
+            "id": fid,
+            "fact": text,
+            "category": cat,
+            "timestamp": stamp,
+            "valid_from": valid_from,
+            "valid_until": valid_until,
+            "source": f"memory/{when.date().isoformat()}.md",
+            "authority": authority,
+            "status": "active",
+            "supersedes": supersedes,
+            "supersededBy": None,
+        }
 
     def touch_entity(self, e: Entity, c: int, writes: dict, writer: str, is_agent: bool) -> None:
         from memgit import itemsfile
@@ -240,24 +375,34 @@ class Gen:
                 if not vu:
                     item["valid_until"] = max(item["valid_from"] or "", today.isoformat())
                 self.stats["expired"] += 1
-        base = dt.datetime.combine(self.day(rng.choice(days)), dt.time(rng.randint(6, 20), rng.randint(0, 59)), dt.timezone.utc)
+        base = dt.datetime.combine(
+            self.day(rng.choice(days)), dt.time(rng.randint(6, 20), rng.randint(0, 59)), dt.timezone.utc
+        )
         for j in range(k):
             when = base + dt.timedelta(minutes=j)
             prev = None
             if not first and rng.random() < 0.15:
-                active = [i for i in e.items if i["status"] == "active" and (not is_agent or i["authority"] in AGENT_CAN_RETIRE)]
+                active = [
+                    i
+                    for i in e.items
+                    if i["status"] == "active" and (not is_agent or i["authority"] in AGENT_CAN_RETIRE)
+                ]
                 if active:
                     prev = rng.choice(active)
             if prev is None:
                 e.items.append(self.new_fact(e, when, writer))
             else:
-                new = self.new_fact(e, when, writer, supersedes=prev["id"], category=prev["category"], authority=prev["authority"])
+                new = self.new_fact(
+                    e, when, writer, supersedes=prev["id"], category=prev["category"], authority=prev["authority"]
+                )
                 prev["status"], prev["supersededBy"] = "superseded", new["id"]
                 e.items.append(new)
                 self.stats["superseded"] += 1
         writes[f"{e.folder}/items.json"] = itemsfile.canonical(e.items)
         active = [i for i in e.items if i["status"] == "active"]
-        body = f"# {e.name}\n\n{e.line}\n\n## Active facts\n\n" + "".join(f"- {i['fact']} ({i['id']})\n" for i in active[-10:])
+        body = f"# {e.name}\n\n{e.line}\n\n## Active facts\n\n" + "".join(
+            f"- {i['fact']} ({i['id']})\n" for i in active[-10:]
+        )
         meta = [("name", yq(e.name)), ("kind", e.kind), ("updated", today.isoformat())]
         if e.owner:
             meta.append(("owner", e.owner))
@@ -271,10 +416,18 @@ class Gen:
         for m in minutes:
             hhmm = f"{m // 60:02d}:{m % 60:02d}"
             p, c, pr = rng.choice(self.people).name, rng.choice(self.companies).name, rng.choice(self.projects).name
-            kind = rng.choices(("note", "decision", "completion", "lesson", "preference", "instruction"), weights=(60, 8, 15, 7, 5, 5))[0]
+            kind = rng.choices(
+                ("note", "decision", "completion", "lesson", "preference", "instruction"), weights=(60, 8, 15, 7, 5, 5)
+            )[0]
             if kind == "note":
-                text = rng.choice((f"Met {p} ({c}) about {w()} {w()}", f"Call with {c}: {w()} timeline slips a week",
-                                   f"{p} asked for the {w()} numbers for {pr}", f"Reviewed {pr} {w()} plan with {p}"))
+                text = rng.choice(
+                    (
+                        f"Met {p} ({c}) about {w()} {w()}",
+                        f"Call with {c}: {w()} timeline slips a week",
+                        f"{p} asked for the {w()} numbers for {pr}",
+                        f"Reviewed {pr} {w()} plan with {p}",
+                    )
+                )
             elif kind == "decision":
                 text = f"[decision] Chose {w()} over {w()} for {pr}"
             elif kind == "completion":
@@ -302,17 +455,28 @@ class Gen:
         while path in state["decisions"]:
             path, n = f"decisions/{date}-{slugify(title)}-{n}.md", n + 1
         tags = sorted({w(), w()})
-        meta = [("title", yq(title)), ("date", date), ("type", "decision"), ("status", "active"), ("tags", "[" + ", ".join(tags) + "]")]
+        meta = [
+            ("title", yq(title)),
+            ("date", date),
+            ("type", "decision"),
+            ("status", "active"),
+            ("tags", "[" + ", ".join(tags) + "]"),
+        ]
         active = [p for p, d in state["decisions"].items() if d["status"] == "active"]
         if active and rng.random() < 0.1:
             old = rng.choice(active)
             od = state["decisions"][old]
-            od["status"], od["meta"] = "superseded", [(k, v) for k, v in od["meta"] if k != "status"] + [("status", "superseded"), ("superseded_by", path)]
+            od["status"], od["meta"] = (
+                "superseded",
+                [(k, v) for k, v in od["meta"] if k != "status"] + [("status", "superseded"), ("superseded_by", path)],
+            )
             writes[old] = fm(od["meta"], od["body"])
             meta.append(("supersedes", old))
             self.stats["decisions_superseded"] += 1
-        body = (f"# {title}\n\n## Context\n\n{pr.name} needs a {w()} {w()}; {w()} was too slow.\n\n## Decision\n\n"
-                f"Use {w()} with a {w()} fallback.\n\n## Alternatives\n\n- {w()} {w()}\n- do nothing\n")
+        body = (
+            f"# {title}\n\n## Context\n\n{pr.name} needs a {w()} {w()}; {w()} was too slow.\n\n## Decision\n\n"
+            f"Use {w()} with a {w()} fallback.\n\n## Alternatives\n\n- {w()} {w()}\n- do nothing\n"
+        )
         state["decisions"][path] = {"status": "active", "meta": meta, "body": body}
         writes[path] = fm(meta, body)
         self.stats["decisions"] += 1
@@ -338,10 +502,18 @@ class Gen:
             i = rng.randrange(len(prefs))
             prefs[i] = (prefs[i][0], date)  # re-confirmed
         else:
-            prefs.append((f"{w().capitalize()} {w()} in {rng.choice(('bullet points', 'one page', 'plain text', 'tables'))}", date))
+            prefs.append(
+                (
+                    f"{w().capitalize()} {w()} in {rng.choice(('bullet points', 'one page', 'plain text', 'tables'))}",
+                    date,
+                )
+            )
             self.stats["preferences"] += 1
         confirmed = max(d for _, d in prefs)
-        writes[path] = fm([("topic", topic), ("confirmed", confirmed)], f"# Preferences: {topic}\n\n" + "".join(f"- {t} (confirmed {d})\n" for t, d in prefs))
+        writes[path] = fm(
+            [("topic", topic), ("confirmed", confirmed)],
+            f"# Preferences: {topic}\n\n" + "".join(f"- {t} (confirmed {d})\n" for t, d in prefs),
+        )
 
     def now_md(self, c: int) -> bytes:
         w = self.words.w
@@ -355,12 +527,16 @@ class Gen:
     def memory_md(self) -> bytes:
         w = self.words.w
         lines = [f"- {w().capitalize()} {w()} goes through a {w()} review first." for _ in range(15)]
-        return ("# Memory\n\nCurated long-term memory: how the user works, durable lessons.\n\n" + "\n".join(lines) + "\n").encode()
+        return (
+            "# Memory\n\nCurated long-term memory: how the user works, durable lessons.\n\n" + "\n".join(lines) + "\n"
+        ).encode()
 
     def context_md(self, pr: Entity, today: str) -> bytes:
         w = self.words.w
-        body = (f"# {pr.name}\n\n## Summary\n\nWork on {pr.name}: {w()} {w()}.\n\n## Key facts\n\n- Owner: {pr.owner}\n\n"
-                f"## Decisions\n\n## Related files\n\n- {pr.folder}/summary.md\n\n## Last state\n\nWaiting on {w()}.\n")
+        body = (
+            f"# {pr.name}\n\n## Summary\n\nWork on {pr.name}: {w()} {w()}.\n\n## Key facts\n\n- Owner: {pr.owner}\n\n"
+            f"## Decisions\n\n## Related files\n\n- {pr.folder}/summary.md\n\n## Last state\n\nWaiting on {w()}.\n"
+        )
         return fm([("name", pr.slug), ("active", "false"), ("updated", today)], body)
 
     # ---- writing -----------------------------------------------------------------------------
@@ -368,8 +544,8 @@ class Gen:
     def run(self, out: Path) -> dict:
         t0 = time.monotonic()
         self.init(out)
-        from memgit.indexmd import IndexBuilder
         from memgit.api import Vault
+        from memgit.indexmd import IndexBuilder
 
         vault = Vault(out)
         repo, config = vault.repo, vault.config
@@ -451,26 +627,43 @@ class Gen:
         subprocess.run(["git", "reset", "-q", "--hard", "HEAD"], cwd=out, check=True, env=env)
         if not self.a.no_gc:
             subprocess.run(["git", "gc", "-q"], cwd=out, check=True, env=env)
-        return {"out": str(out), "head": head, "commits": C + 1, "files_written": files, "entities": self.N,
-                "days": self.D, "seed": self.a.seed, **self.stats, "seconds_commits": round(t_commits, 1),
-                "seconds": round(time.monotonic() - t0, 1)}
+        return {
+            "out": str(out),
+            "head": head,
+            "commits": C + 1,
+            "files_written": files,
+            "entities": self.N,
+            "days": self.D,
+            "seed": self.a.seed,
+            **self.stats,
+            "seconds_commits": round(t_commits, 1),
+            "seconds": round(time.monotonic() - t0, 1),
+        }
 
     def init(self, out: Path) -> None:
         exe = Path(sys.executable).parent / "memgit"
         cmd = [str(exe)] if exe.exists() else [shutil.which("memgit") or "memgit"]
         env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-        env.update({"MEMGIT_NOW": f"{(START - dt.timedelta(days=1)).isoformat()}T09:00:00+00:00",
-                    "GIT_AUTHOR_NAME": HUMAN[0], "GIT_AUTHOR_EMAIL": HUMAN[1],
-                    "GIT_COMMITTER_NAME": HUMAN[0], "GIT_COMMITTER_EMAIL": HUMAN[1]})
+        env.update(
+            {
+                "MEMGIT_NOW": f"{(START - dt.timedelta(days=1)).isoformat()}T09:00:00+00:00",
+                "GIT_AUTHOR_NAME": HUMAN[0],
+                "GIT_AUTHOR_EMAIL": HUMAN[1],
+                "GIT_COMMITTER_NAME": HUMAN[0],
+                "GIT_COMMITTER_EMAIL": HUMAN[1],
+            }
+        )
         env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
-        subprocess.run(cmd + ["init", str(out)], check=True, env=env, stdout=subprocess.DEVNULL)
+        subprocess.run([*cmd, "init", str(out)], check=True, env=env, stdout=subprocess.DEVNULL)
         # the vault's own identity for later raw commits (bench measurements)
         subprocess.run(["git", "config", "user.name", HUMAN[0]], cwd=out, check=True, env=env)
         subprocess.run(["git", "config", "user.email", HUMAN[1]], cwd=out, check=True, env=env)
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("out", type=Path, help="the vault to create (must not exist, or be empty)")
     ap.add_argument("--preset", choices=sorted(PRESETS))
     ap.add_argument("--entities", type=int)

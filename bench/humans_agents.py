@@ -10,6 +10,7 @@ exited 2 ("bad input, nothing changed") although their text is in history, trace
 and human commits that gave up (a human retries a failed `git commit` up to 12 times, as people do).
 Real `memgit` and `git` processes, the real pre-commit hooks; its own HOME and git config.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -29,9 +30,17 @@ EXE = shutil.which("memgit", path=str(BIN)) or "memgit"
 def hermetic_env(home: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "MEMGIT_", "PRE_COMMIT"))}
     home.mkdir(parents=True, exist_ok=True)
-    (home / ".gitconfig").write_text("[user]\n\tname = Bench Human\n\temail = human@example.com\n[init]\n\tdefaultBranch = main\n")
-    env.update(HOME=str(home), GIT_CONFIG_GLOBAL=str(home / ".gitconfig"), GIT_CONFIG_NOSYSTEM="1", TZ="UTC",
-               PRE_COMMIT_HOME=str(home / "pre-commit"), PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
+    (home / ".gitconfig").write_text(
+        "[user]\n\tname = Bench Human\n\temail = human@example.com\n[init]\n\tdefaultBranch = main\n"
+    )
+    env.update(
+        HOME=str(home),
+        GIT_CONFIG_GLOBAL=str(home / ".gitconfig"),
+        GIT_CONFIG_NOSYSTEM="1",
+        TZ="UTC",
+        PRE_COMMIT_HOME=str(home / "pre-commit"),
+        PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+    )
     return env
 
 
@@ -61,8 +70,15 @@ def agent(vault: Path, k: int, writes: int, go: Path) -> None:
             time.sleep(0.05)
         if r.returncode == 0 and argv[0] in ("fact", "supersede"):
             fact = json.loads(r.stdout).get("id") or fact
-        out.append({"marker": marker, "op": op, "rc": r.returncode, "traceback": "Traceback" in r.stdout + r.stderr,
-                    "err": r.stderr.strip()[-200:]})
+        out.append(
+            {
+                "marker": marker,
+                "op": op,
+                "rc": r.returncode,
+                "traceback": "Traceback" in r.stdout + r.stderr,
+                "err": r.stderr.strip()[-200:],
+            }
+        )
     print(json.dumps(out))
 
 
@@ -82,7 +98,9 @@ def human(vault: Path, go: Path, stop: Path, env: dict[str, str]) -> None:
         for _attempt in range(12):
             subprocess.run(["git", "add", "notes/human.md"], cwd=vault, env=env, capture_output=True)
             t = time.monotonic()
-            r = subprocess.run(["git", "commit", "-qm", f"notes: human edit {n}"], cwd=vault, env=env, capture_output=True, text=True)
+            r = subprocess.run(
+                ["git", "commit", "-qm", f"notes: human edit {n}"], cwd=vault, env=env, capture_output=True, text=True
+            )
             took.append(time.monotonic() - t)
             if r.returncode != 0:
                 failed += 1
@@ -96,8 +114,18 @@ def human(vault: Path, go: Path, stop: Path, env: dict[str, str]) -> None:
             gave_up += 1
         time.sleep(1.0)
     took.sort()
-    print(json.dumps({"made": made, "gave_up": gave_up, "tracebacks": tracebacks, "failed_attempts": failed,
-                      "median_s": took[len(took) // 2] if took else 0, "max_s": took[-1] if took else 0}))
+    print(
+        json.dumps(
+            {
+                "made": made,
+                "gave_up": gave_up,
+                "tracebacks": tracebacks,
+                "failed_attempts": failed,
+                "median_s": took[len(took) // 2] if took else 0,
+                "max_s": took[-1] if took else 0,
+            }
+        )
+    )
 
 
 def main() -> int:
@@ -117,10 +145,22 @@ def main() -> int:
     vault, go, stop = base / "vault", base / "go", base / "stop"
     try:
         subprocess.run([EXE, "init", str(vault)], env=env, check=True, capture_output=True)
-        agents = [subprocess.Popen([sys.executable, __file__, "--role", "agent", str(vault), str(k), str(args.writes), str(go)],
-                                   env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for k in range(args.writers)]
-        person = subprocess.Popen([sys.executable, __file__, "--role", "human", str(vault), str(go), str(stop)],
-                                  env=env, stdout=subprocess.PIPE, text=True)
+        agents = [
+            subprocess.Popen(
+                [sys.executable, __file__, "--role", "agent", str(vault), str(k), str(args.writes), str(go)],
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for k in range(args.writers)
+        ]
+        person = subprocess.Popen(
+            [sys.executable, __file__, "--role", "human", str(vault), str(go), str(stop)],
+            env=env,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         time.sleep(0.5)
         t0 = time.monotonic()
         go.touch()
@@ -128,7 +168,9 @@ def main() -> int:
         stop.touch()
         human_result = json.loads(person.communicate()[0].strip().splitlines()[-1])
         wall = time.monotonic() - t0
-        history = subprocess.run(["git", "log", "-p", "--format=%B", "main"], cwd=vault, env=env, capture_output=True, text=True).stdout
+        history = subprocess.run(
+            ["git", "log", "-p", "--format=%B", "main"], cwd=vault, env=env, capture_output=True, text=True
+        ).stdout
         writes = [w for r in results for w in r]
         acked = [w for w in writes if w["rc"] == 0]
         lost = [w["marker"] for w in acked if w["marker"] not in history]
@@ -139,11 +181,17 @@ def main() -> int:
             if w["rc"] not in (0,):
                 other[f"exit {w['rc']}: {w['err']}"] = other.get(f"exit {w['rc']}: {w['err']}", 0) + 1
         verify = subprocess.run([EXE, "verify"], cwd=vault, env=env, capture_output=True, text=True).returncode
-        fsck = subprocess.run(["git", "fsck", "--no-dangling"], cwd=vault, env=env, capture_output=True, text=True).returncode
-        print("| writers x writes | acknowledged | lost | exit 2 but committed | tracebacks | human commits (gave up; attempts retried) | human commit median / max (s) | verify, fsck | wall (s) |")
+        fsck = subprocess.run(
+            ["git", "fsck", "--no-dangling"], cwd=vault, env=env, capture_output=True, text=True
+        ).returncode
+        print(
+            "| writers x writes | acknowledged | lost | exit 2 but committed | tracebacks | human commits (gave up; attempts retried) | human commit median / max (s) | verify, fsck | wall (s) |"
+        )
         print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | :---: | ---: |")
-        print(f"| {args.writers} x {args.writes} | {len(acked)}/{len(writes)} | {len(lost)} | {len(exit2_committed)} | {tracebacks} "
-              f"| {human_result['made']} ({human_result['gave_up']}; {human_result['failed_attempts']}) | {human_result['median_s']:.1f} / {human_result['max_s']:.1f} | {'clean' if verify == fsck == 0 else f'verify {verify}, fsck {fsck}'} | {wall:.0f} |")
+        print(
+            f"| {args.writers} x {args.writes} | {len(acked)}/{len(writes)} | {len(lost)} | {len(exit2_committed)} | {tracebacks} "
+            f"| {human_result['made']} ({human_result['gave_up']}; {human_result['failed_attempts']}) | {human_result['median_s']:.1f} / {human_result['max_s']:.1f} | {'clean' if verify == fsck == 0 else f'verify {verify}, fsck {fsck}'} | {wall:.0f} |"
+        )
         for text, count in sorted(other.items(), key=lambda kv: -kv[1])[:8]:
             print(f"  {count}x {text}", file=sys.stderr)
         ok = not lost and not exit2_committed and not tracebacks and not human_result["gave_up"] and verify == fsck == 0

@@ -7,6 +7,7 @@ Per run (a new server process each): ms from spawn to the `initialize` answer, a
 first tools/call (recall) to its answer, then a second recall (the warm cost, for the penalty of the
 first). Prints the medians as one JSON line.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,7 +38,9 @@ def rpc(proc: subprocess.Popen[bytes], msg: dict[str, object]) -> dict[str, obje
 def one(vault: Path, query: str) -> tuple[float, float, float]:
     exe = shutil.which("memgit", path=str(Path(sys.executable).parent)) or "memgit"
     t0 = time.perf_counter()
-    proc = subprocess.Popen([exe, "-C", str(vault), "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [exe, "-C", str(vault), "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
     init = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}
     rpc(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init})
     t1 = time.perf_counter()
@@ -59,15 +62,30 @@ def main() -> int:
     ap.add_argument("vault", type=Path)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--query", default="Postgres")
-    ap.add_argument("--samples", action="store_true", help="print every run's seconds (for bench/run.py) instead of medians")
+    ap.add_argument(
+        "--samples", action="store_true", help="print every run's seconds (for bench/run.py) instead of medians"
+    )
     args = ap.parse_args()
     runs = [one(args.vault, args.query) for _ in range(args.repeat)]
     if args.samples:
-        print(json.dumps({k: [r[i] / 1000 for r in runs] for i, k in enumerate(("initialize", "first_call", "second_call"))}))
+        print(
+            json.dumps(
+                {k: [r[i] / 1000 for r in runs] for i, k in enumerate(("initialize", "first_call", "second_call"))}
+            )
+        )
         return 0
     med = [statistics.median(r[i] for r in runs) for i in range(3)]
-    print(json.dumps({"initialize_ms": round(med[0]), "first_call_ms": round(med[1]), "second_call_ms": round(med[2]),
-                      "first_call_penalty_ms": round(med[1] - med[2]), "runs": args.repeat}))
+    print(
+        json.dumps(
+            {
+                "initialize_ms": round(med[0]),
+                "first_call_ms": round(med[1]),
+                "second_call_ms": round(med[2]),
+                "first_call_penalty_ms": round(med[1] - med[2]),
+                "runs": args.repeat,
+            }
+        )
+    )
     return 0
 
 

@@ -17,6 +17,7 @@ Both baselines read the work tree at HEAD, also for as-of queries: they have no 
 
 MEMGIT_NOW is set to the simulation's last evening, so decay ages are simulated ages.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -34,9 +35,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from memgit import Vault, itemsfile  # noqa: E402
-from memgit.tokens import DEFAULT_LANGUAGES, stop_words, tokens  # noqa: E402
-from memgit.rg import rg_path  # noqa: E402
+from memgit import Vault, itemsfile
+from memgit.rg import rg_path
+from memgit.tokens import DEFAULT_LANGUAGES, stop_words, tokens
 
 K = 10
 CURRENT_TYPES = ("current", "conflict-A", "conflict-B", "pref", "decision")
@@ -46,6 +47,7 @@ NAMES = {"memgit": "memgit recall", "bm25": "BM25, every line", "bm25c": "BM25, 
 
 
 # ---- baselines -----------------------------------------------------------------------------------
+
 
 def content_lines(path: str, lines: list[str]) -> set[int]:
     """1-based lines that carry content: no INDEX.md, no frontmatter, no headings in entity summary.md,
@@ -64,10 +66,18 @@ def content_lines(path: str, lines: list[str]) -> set[int]:
 
 
 class BM25Lines:
-    def __init__(self, root: Path, k1: float = 1.2, b: float = 0.75, content_only: bool = False,
-                 languages: tuple[str, ...] = DEFAULT_LANGUAGES, only: str = "") -> None:  # fmt: skip
-        files = subprocess.run([rg_path(), "--files", "--sort", "path"], cwd=root, capture_output=True, text=True,
-                               check=True).stdout.split()  # fmt: skip
+    def __init__(
+        self,
+        root: Path,
+        k1: float = 1.2,
+        b: float = 0.75,
+        content_only: bool = False,
+        languages: tuple[str, ...] = DEFAULT_LANGUAGES,
+        only: str = "",
+    ) -> None:
+        files = subprocess.run(
+            [rg_path(), "--files", "--sort", "path"], cwd=root, capture_output=True, text=True, check=True
+        ).stdout.split()
         self.docs: list[tuple[str, int, str]] = []
         self.bags: list[Counter[str]] = []
         self.lens: list[int] = []
@@ -102,9 +112,13 @@ class BM25Lines:
             idf = math.log(1 + (self.n - len(ids) + 0.5) / (len(ids) + 0.5))
             for i in ids:
                 tf = self.bags[i][t]
-                scores[i] += idf * tf * (self.k1 + 1) / (tf + self.k1 * (1 - self.b + self.b * self.lens[i] / self.avgdl))
+                scores[i] += (
+                    idf * tf * (self.k1 + 1) / (tf + self.k1 * (1 - self.b + self.b * self.lens[i] / self.avgdl))
+                )
         best = sorted(scores.items(), key=lambda x: (-x[1], self.docs[x[0]][0], self.docs[x[0]][1]))[:k]
-        return [{"path": self.docs[i][0], "line": self.docs[i][1], "text": self.docs[i][2], "score": s} for i, s in best]
+        return [
+            {"path": self.docs[i][0], "line": self.docs[i][1], "text": self.docs[i][2], "score": s} for i, s in best
+        ]
 
 
 def rg_search(root: Path, query: str, k: int = K) -> list[dict[str, Any]]:
@@ -120,13 +134,20 @@ def rg_search(root: Path, query: str, k: int = K) -> list[dict[str, Any]]:
     for raw in out.splitlines():
         path, line, text = raw.split(":", 2)
         low = text.lower()
-        hits.append({"path": path.removeprefix("./"), "line": int(line), "text": text,
-                     "score": sum(1 for w in words if w in low)})  # fmt: skip
+        hits.append(
+            {
+                "path": path.removeprefix("./"),
+                "line": int(line),
+                "text": text,
+                "score": sum(1 for w in words if w in low),
+            }
+        )
     hits.sort(key=lambda h: -h["score"])  # stable: path, line order from rg --sort path
     return hits[:k]
 
 
 # ---- evaluation ----------------------------------------------------------------------------------
+
 
 class Eval:
     def __init__(self, vault_dir: Path, truth: dict[str, Any]) -> None:
@@ -227,8 +248,16 @@ class Eval:
         from memgit.validity import true_at
 
         ids = [r["id"] for r in self.truth["timeline"].get(q["key"], []) if r["id"] in self.items]
-        hits = [i for i in ids if true_at(self.items[i].get("status"), self.items[i].get("valid_from"),
-                                          self.items[i].get("valid_until"), q["as_of"])]  # fmt: skip
+        hits = [
+            i
+            for i in ids
+            if true_at(
+                self.items[i].get("status"),
+                self.items[i].get("valid_from"),
+                self.items[i].get("valid_until"),
+                q["as_of"],
+            )
+        ]
         return hits[0] if len(hits) == 1 else None
 
     # ---- metrics -------------------------------------------------------------------------------
@@ -251,7 +280,9 @@ class Eval:
         """A fact of the asked entity+attribute other than the gold is ranked above the gold (or is in the
         top 10 while the gold is not)."""
         gr = row[f"{s}_rank"] or K + 1
-        return any(self.fact_key.get(h["ref"]) == row["q"]["key"] and h["ref"] != row["q"]["gold"] for h in row[s][: gr - 1])
+        return any(
+            self.fact_key.get(h["ref"]) == row["q"]["key"] and h["ref"] != row["q"]["gold"] for h in row[s][: gr - 1]
+        )
 
     def overlap(self, q: dict[str, Any]) -> bool:
         """Does the gold fact's text share a word (memgit's tokens) with the query, other than the entity's name?"""
@@ -272,28 +303,38 @@ class Eval:
             for k in (1, 5, 10):
                 m[f"r@{k}"] = sum(1 for x in ranks if x and x <= k) / len(ranks)
             m["mrr"] = sum(1 / x for x in ranks if x) / len(ranks)
-            m["value@1"] = sum(1 for r in facts_cur if r[s] and self.announces_gold(r["q"], r[s][0]["ref"])) / len(facts_cur)
+            m["value@1"] = sum(1 for r in facts_cur if r[s] and self.announces_gold(r["q"], r[s][0]["ref"])) / len(
+                facts_cur
+            )
             stale = 0
             for r in changed:
                 gr = r[f"{s}_rank"] or K + 1
                 if any(h["ref"] in self.superseded_of(r["q"]) for h in r[s][: gr - 1]):
                     stale += 1
             m["stale"] = stale / len(changed)
-            m["outdated@1"] = sum(1 for r in changed if r[s] and self.outdated_ref(r["q"], r[s][0]["ref"])) / len(changed)
+            m["outdated@1"] = sum(1 for r in changed if r[s] and self.outdated_ref(r["q"], r[s][0]["ref"])) / len(
+                changed
+            )
             m["asof@1"] = sum(1 for r in asof if r[f"{s}_rank"] == 1) / len(asof)
             m["asof@5"] = sum(1 for r in asof if r[f"{s}_rank"] and r[f"{s}_rank"] <= 5) / len(asof)
             m["asof_wrongver"] = sum(1 for r in asof if self.wrong_version(r, s)) / len(asof)
-            for label, sub in (("overlap", [r for r in facts_cur if self.overlap(r["q"])]),
-                               ("nooverlap", [r for r in facts_cur if not self.overlap(r["q"])])):
+            for label, sub in (
+                ("overlap", [r for r in facts_cur if self.overlap(r["q"])]),
+                ("nooverlap", [r for r in facts_cur if not self.overlap(r["q"])]),
+            ):
                 m[f"r@1_{label}"] = sum(1 for r in sub if r[f"{s}_rank"] == 1) / max(1, len(sub))
                 self.n[label] = len(sub)
             cw = [r for r in asof if r["q"].get("correction_window")]
             m["asof_corr@1"] = sum(1 for r in cw if r[f"{s}_rank"] == 1) / max(1, len(cw))
             va = [r for r in asof if "validat_gold" in r]
-            m["validat@1"] = (sum(1 for r in va if r["validat_rank"] == 1) / max(1, len(va))) if s == "memgit" else math.nan
+            m["validat@1"] = (
+                (sum(1 for r in va if r["validat_rank"] == 1) / max(1, len(va))) if s == "memgit" else math.nan
+            )
             m["false_any"] = sum(1 for r in una if r[s] and not r.get(f"{s}_said_none")) / len(una)
             m["silenced"] = sum(1 for r in cur if r.get(f"{s}_said_none")) / len(cur)
-            m["zero_hits"] = sum(1 for r in rows for h in r[s] if h["score"] <= 0) / max(1, sum(len(r[s]) for r in rows))
+            m["zero_hits"] = sum(1 for r in rows for h in r[s] if h["score"] <= 0) / max(
+                1, sum(len(r[s]) for r in rows)
+            )
             good = sorted(r[s][0]["score"] for r in cur if r[f"{s}_rank"] == 1)
             tau = good[int(0.1 * len(good))] if good else math.inf
             m["tau"] = tau
@@ -304,20 +345,32 @@ class Eval:
             m["t_med_ms"] = statistics.median(r[f"{s}_t"] for r in rows if r["q"]["as_of"] is None) * 1000
             m["t_asof_med_ms"] = statistics.median(r[f"{s}_t"] for r in asof) * 1000
             out[s] = m
-        self.n |= {"current": len(cur), "facts_current": len(facts_cur), "changed": len(changed), "asof": len(asof),
-                  "asof_corr": sum(1 for r in asof if r["q"].get("correction_window")), "unanswerable": len(una),
-                  "validat": sum(1 for r in asof if "validat_gold" in r)}  # fmt: skip
+        self.n |= {
+            "current": len(cur),
+            "facts_current": len(facts_cur),
+            "changed": len(changed),
+            "asof": len(asof),
+            "asof_corr": sum(1 for r in asof if r["q"].get("correction_window")),
+            "unanswerable": len(una),
+            "validat": sum(1 for r in asof if "validat_gold" in r),
+        }
         return out
 
     def by_type(self, rows: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
         out: dict[str, dict[str, float]] = {}
         for typ in ("current", "asof", "conflict-A", "conflict-B", "pref", "decision"):
             sub = [r for r in rows if r["q"]["type"] == typ]
-            out[typ] = {"n": len(sub), **{s: sum(1 for r in sub if r[f"{s}_rank"] == 1) / max(1, len(sub)) for s in SYSTEMS}}
+            out[typ] = {
+                "n": len(sub),
+                **{s: sum(1 for r in sub if r[f"{s}_rank"] == 1) / max(1, len(sub)) for s in SYSTEMS},
+            }
         attrs = sorted({r["q"]["key"].split("#")[1] for r in rows if r["q"]["type"] == "current"})
         for a in attrs:
             sub = [r for r in rows if r["q"]["type"] == "current" and r["q"]["key"].endswith("#" + a)]
-            out[f"current:{a}"] = {"n": len(sub), **{s: sum(1 for r in sub if r[f"{s}_rank"] == 1) / len(sub) for s in SYSTEMS}}
+            out[f"current:{a}"] = {
+                "n": len(sub),
+                **{s: sum(1 for r in sub if r[f"{s}_rank"] == 1) / len(sub) for s in SYSTEMS},
+            }
         return out
 
     def classify(self, q: dict[str, Any], h: dict[str, Any] | None) -> str:
@@ -345,8 +398,11 @@ class Eval:
         return f"{path.split('/')[0]} file line"
 
     def failure_breakdown(self, rows: list[dict[str, Any]], s: str, types: tuple[str, ...]) -> Counter[str]:
-        return Counter(self.classify(r["q"], r[s][0] if r[s] else None) for r in rows
-                       if r["q"]["type"] in types and r[f"{s}_rank"] != 1)  # fmt: skip
+        return Counter(
+            self.classify(r["q"], r[s][0] if r[s] else None)
+            for r in rows
+            if r["q"]["type"] in types and r[f"{s}_rank"] != 1
+        )
 
     def gold_text(self, q: dict[str, Any]) -> str:
         g = q["gold"]
@@ -364,10 +420,12 @@ def memgit_version() -> str:
 
     src = Path(memgit.__file__).resolve().parent
     try:
-        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=src, capture_output=True, text=True,
-                              check=True).stdout.strip()  # fmt: skip
-        dirty = subprocess.run(["git", "status", "--porcelain", "--", "."], cwd=src, capture_output=True,
-                               text=True).stdout.split("\n")  # fmt: skip
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=src, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--", "."], cwd=src, capture_output=True, text=True
+        ).stdout.split("\n")
     except (OSError, subprocess.CalledProcessError):
         return f"{src} (not a git checkout)"
     changed = sorted(ln[3:] for ln in dirty if ln.strip())
@@ -378,18 +436,26 @@ def pct(x: float) -> str:
     return "n/a" if math.isnan(x) else f"{100 * x:.1f}%"
 
 
-def render(ev: Eval, m: dict[str, dict[str, Any]], bt: dict[str, dict[str, float]], rows: list[dict[str, Any]],
-           command: str, examples: int) -> str:  # fmt: skip
+def render(
+    ev: Eval,
+    m: dict[str, dict[str, Any]],
+    bt: dict[str, dict[str, float]],
+    rows: list[dict[str, Any]],
+    command: str,
+    examples: int,
+) -> str:
     t, n = ev.truth, ev.n
     L = []
-    L.append(f"Vault: `bench/out/simlife-{t['seed']}` from `bench/simlife.py --seed {t['seed']}`: {t['writes']} writes "
-             f"(one commit each) over {t['days']} simulated days from {t['start']}, {len(t['people'])} people and "
-             f"{len(t['companies'])} companies, {sum(len(v) - 1 for v in t['timeline'].values())} supersedes "
-             f"({sum(1 for v in t['timeline'].values() for r in v if r['corrects'])} of them late corrections), "
-             f"{len(t['conflicts'])} authority conflicts. Queries: {len(t['queries'])} "
-             f"({', '.join(f'{v} {k}' for k, v in sorted(Counter(q['type'] for q in t['queries']).items()))}). "
-             f"Recall runs at simulated now = {t['now']}. BM25 baselines: {ev.bm25_lines} lines "
-             f"(content lines: {ev.bm25c_lines}), index built in {ev.bm25_build * 1000:.0f} ms.")  # fmt: skip
+    L.append(
+        f"Vault: `bench/out/simlife-{t['seed']}` from `bench/simlife.py --seed {t['seed']}`: {t['writes']} writes "
+        f"(one commit each) over {t['days']} simulated days from {t['start']}, {len(t['people'])} people and "
+        f"{len(t['companies'])} companies, {sum(len(v) - 1 for v in t['timeline'].values())} supersedes "
+        f"({sum(1 for v in t['timeline'].values() for r in v if r['corrects'])} of them late corrections), "
+        f"{len(t['conflicts'])} authority conflicts. Queries: {len(t['queries'])} "
+        f"({', '.join(f'{v} {k}' for k, v in sorted(Counter(q['type'] for q in t['queries']).items()))}). "
+        f"Recall runs at simulated now = {t['now']}. BM25 baselines: {ev.bm25_lines} lines "
+        f"(content lines: {ev.bm25c_lines}), index built in {ev.bm25_build * 1000:.0f} ms."
+    )
     L.append("")
     L.append(f"memgit under test: {memgit_version()}.")
     L.append("")
@@ -398,30 +464,51 @@ def render(ev: Eval, m: dict[str, dict[str, Any]], bt: dict[str, dict[str, float
     f3 = lambda x: f"{x:.3f}"  # noqa: E731
     f1 = lambda x: f"{x:.1f}"  # noqa: E731
     rowsdef = [
-        (f"recall@1 (answerable, now; n={n['current']})", "r@1", pct), ("recall@5", "r@5", pct),
-        ("recall@10", "r@10", pct), ("MRR@10", "mrr", f3),
-        (f"recall@1, current facts whose text shares a non-name word with the query (n={n['overlap']})", "r@1_overlap", pct),
+        (f"recall@1 (answerable, now; n={n['current']})", "r@1", pct),
+        ("recall@5", "r@5", pct),
+        ("recall@10", "r@10", pct),
+        ("MRR@10", "mrr", f3),
+        (
+            f"recall@1, current facts whose text shares a non-name word with the query (n={n['overlap']})",
+            "r@1_overlap",
+            pct,
+        ),
         (f"recall@1, current facts sharing no word but the name (n={n['nooverlap']})", "r@1_nooverlap", pct),
         (f"value@1: top-1 is the gold fact or the journal line announcing it (n={n['facts_current']})", "value@1", pct),
         (f"**stale-answer rate** (n={n['changed']} current facts with a superseded predecessor)", "stale", pct),
         ("outdated@1: top-1 is a superseded fact or the journal line of a superseded value", "outdated@1", pct),
         (f"**as-of top-1 accuracy** (n={n['asof']}; baselines see HEAD)", "asof@1", pct),
         ("as-of recall@5", "asof@5", pct),
-        ("as-of wrong-version rate: another version of the asked fact ranked above the one active then", "asof_wrongver", pct),
+        (
+            "as-of wrong-version rate: another version of the asked fact ranked above the one active then",
+            "asof_wrongver",
+            pct,
+        ),
         (f"as-of top-1 inside late-correction windows (n={n['asof_corr']})", "asof_corr@1", pct),
-        (f"valid-at top-1: the as-of questions with `--valid-at DAY` instead (gold: the fact whose window holds DAY; n={n['validat']}; memgit only)", "validat@1", pct),
-        (f"false-answer rate: any hit returned (memgit: not \"nothing relevant\"; n={n['unanswerable']} unanswerable)", "false_any", pct),
-        ("answerable questions (now) answered \"nothing relevant\"", "silenced", pct),
+        (
+            f"valid-at top-1: the as-of questions with `--valid-at DAY` instead (gold: the fact whose window holds DAY; n={n['validat']}; memgit only)",
+            "validat@1",
+            pct,
+        ),
+        (
+            f'false-answer rate: any hit returned (memgit: not "nothing relevant"; n={n["unanswerable"]} unanswerable)',
+            "false_any",
+            pct,
+        ),
+        ('answerable questions (now) answered "nothing relevant"', "silenced", pct),
         ("false-answer rate, top-1 score >= tau", "false_tau", pct),
         ("  of which unknown person / unknown attribute (n=20 each)", None, None),
         ("tau (10th percentile of the system's correct top-1 scores)", "tau", f3),
         ("hits with score 0 (share of all hits returned)", "zero_hits", pct),
         ("median latency per query, now (ms)", "t_med_ms", f1),
         ("median latency per query, as-of (ms)", "t_asof_med_ms", f1),
-    ]  # fmt: skip
+    ]
     for label, key, f in rowsdef:
         if key is None:
-            cells = [f"{pct(m[s]['false_tau_unanswerable-entity'])} / {pct(m[s]['false_tau_unanswerable-attr'])}" for s in SYSTEMS]
+            cells = [
+                f"{pct(m[s]['false_tau_unanswerable-entity'])} / {pct(m[s]['false_tau_unanswerable-attr'])}"
+                for s in SYSTEMS
+            ]
         else:
             cells = [f(m[s][key]) for s in SYSTEMS]  # type: ignore[misc]
         L.append(f"| {label} | " + " | ".join(cells) + " |")
@@ -443,18 +530,20 @@ def render(ev: Eval, m: dict[str, dict[str, Any]], bt: dict[str, dict[str, float
     for c in cats:
         L.append(f"| {c} | " + " | ".join(str(fb[s][c]) for s in SYSTEMS) + " |")
     L.append("")
-    L.append("Definitions. A hit matches the gold when its `id` (facts) or `cite` (`path:line`) equals the gold; "
-             "for decisions, any line of the gold record; for the baselines, when the line is the gold fact's "
-             '`"fact":` line in items.json (or the gold journal/preference line). recall@k and MRR are over the '
-             "answerable questions about now (current facts, conflicts, preferences, decisions). Stale: a superseded "
-             "fact of the same entity and attribute is ranked above the current one (or the current one is missing "
-             "from the top 10 while a superseded one is in it). Conflicts: gold is the instruction (an `instruction` "
-             "journal entry, or an authority=instruction fact), not the memory fact that contradicts it. "
-             "False answer, any hit: the system returns at least one hit for a question about a person nobody "
-             "mentioned or an attribute never recorded. False answer, tau: the top-1 score is at least tau, the "
-             "10th percentile of that system's top-1 scores on answerable questions it got right (so about 90% of "
-             "its correct answers would survive that cut-off). Latency: wall time per query in one process on the "
-             "same machine; memgit includes its own rg run; BM25 excludes the one-off index build.")  # fmt: skip
+    L.append(
+        "Definitions. A hit matches the gold when its `id` (facts) or `cite` (`path:line`) equals the gold; "
+        "for decisions, any line of the gold record; for the baselines, when the line is the gold fact's "
+        '`"fact":` line in items.json (or the gold journal/preference line). recall@k and MRR are over the '
+        "answerable questions about now (current facts, conflicts, preferences, decisions). Stale: a superseded "
+        "fact of the same entity and attribute is ranked above the current one (or the current one is missing "
+        "from the top 10 while a superseded one is in it). Conflicts: gold is the instruction (an `instruction` "
+        "journal entry, or an authority=instruction fact), not the memory fact that contradicts it. "
+        "False answer, any hit: the system returns at least one hit for a question about a person nobody "
+        "mentioned or an attribute never recorded. False answer, tau: the top-1 score is at least tau, the "
+        "10th percentile of that system's top-1 scores on answerable questions it got right (so about 90% of "
+        "its correct answers would survive that cut-off). Latency: wall time per query in one process on the "
+        "same machine; memgit includes its own rg run; BM25 excludes the one-off index build."
+    )
     L.append("")
     fails = [r for r in rows if r["q"]["type"] in types and r["memgit_rank"] != 1][:examples]
     if fails:
@@ -463,8 +552,11 @@ def render(ev: Eval, m: dict[str, dict[str, Any]], bt: dict[str, dict[str, float
         L.append("```")
         for r in fails:
             q = r["q"]
-            L.append(f"[{q['type']}] {q['query']!r}" + (f" as_of={q['as_of']}" if q["as_of"] else "")
-                     + f"  gold rank: memgit={r['memgit_rank']} bm25={r['bm25_rank']} bm25c={r['bm25c_rank']}")  # fmt: skip
+            L.append(
+                f"[{q['type']}] {q['query']!r}"
+                + (f" as_of={q['as_of']}" if q["as_of"] else "")
+                + f"  gold rank: memgit={r['memgit_rank']} bm25={r['bm25_rank']} bm25c={r['bm25c_rank']}"
+            )
             L.append(f"  gold  {ev.gold_text(q)}")
             for i, h in enumerate(r["memgit"][:3], 1):
                 L.append(f"  {i}. {h['score']:.3f} {h['ref']} [{h['kind']}/{h['authority']}] {h['text'][:80]}")
@@ -480,8 +572,13 @@ def main() -> None:
     ap.add_argument("--write-doc", type=Path, help="write the Markdown report there (e.g. docs/RECALL.md)")
     ap.add_argument("--examples", type=int, default=12, help="memgit misses to show")
     ap.add_argument("--dump", type=Path, help="write every query's hits as JSON lines")
-    ap.add_argument("--set", action="append", default=[], metavar="KNOB=VALUE",
-                    help="change one of memgit.recall.TUNING for an ablation, e.g. --set coord=0")
+    ap.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KNOB=VALUE",
+        help="change one of memgit.recall.TUNING for an ablation, e.g. --set coord=0",
+    )
     a = ap.parse_args()
     from memgit import recall as recall_mod
 
@@ -506,8 +603,15 @@ def main() -> None:
     m = ev.metrics(rows)
     bt = ev.by_type(rows)
     command = "/work/venv/bin/python bench/recall_eval.py " + " ".join(
-        x for x in (f"--seed {a.seed}", "--regen" if a.regen else "", *(f"--set {k}" for k in a.set),
-                    f"--write-doc {a.write_doc}" if a.write_doc else "") if x)
+        x
+        for x in (
+            f"--seed {a.seed}",
+            "--regen" if a.regen else "",
+            *(f"--set {k}" for k in a.set),
+            f"--write-doc {a.write_doc}" if a.write_doc else "",
+        )
+        if x
+    )
     doc = render(ev, m, bt, rows, command, a.examples)
     print(doc)
     if a.write_doc:
@@ -516,7 +620,7 @@ def main() -> None:
     if a.dump:
         with a.dump.open("w") as fh:
             for r in rows:
-                fh.write(json.dumps({k: v for k, v in r.items()}, default=str) + "\n")
+                fh.write(json.dumps(dict(r.items()), default=str) + "\n")
 
 
 if __name__ == "__main__":

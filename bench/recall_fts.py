@@ -8,6 +8,7 @@ changed blobs), the database size, an update after one changed file, and per que
 candidate lines (FTS5 MATCH of the query's terms, OR-ed) against `rg` with `Recall.pattern()`. This is
 a measurement, not the index recall uses: recall still gathers candidates with rg.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -26,9 +27,11 @@ from memgit.tokens import tokens
 
 
 def build(vault: Vault, db: sqlite3.Connection, languages: tuple[str, ...]) -> tuple[int, int]:
-    db.executescript("CREATE TABLE IF NOT EXISTS blobs(path TEXT PRIMARY KEY, blob TEXT);"
-                     "CREATE VIRTUAL TABLE IF NOT EXISTS lines USING fts5(terms, path UNINDEXED, line UNINDEXED, "
-                     "tokenize='unicode61 remove_diacritics 0');")  # fmt: skip
+    db.executescript(
+        "CREATE TABLE IF NOT EXISTS blobs(path TEXT PRIMARY KEY, blob TEXT);"
+        "CREATE VIRTUAL TABLE IF NOT EXISTS lines USING fts5(terms, path UNINDEXED, line UNINDEXED, "
+        "tokenize='unicode61 remove_diacritics 0');"
+    )
     known = dict(db.execute("SELECT path, blob FROM blobs"))
     files = lines = 0
     for path, blob in vault.repo.files(vault.head_tree(), ""):
@@ -51,7 +54,9 @@ def fts_candidates(db: sqlite3.Connection, terms: list[str]) -> int:
 
 
 def rg_candidates(root: Path, pattern: str) -> int:
-    out = subprocess.run([rg_path(), "-i", "-c", "--no-config", "-e", pattern, "."], cwd=root, capture_output=True, text=True)
+    out = subprocess.run(
+        [rg_path(), "-i", "-c", "--no-config", "-e", pattern, "."], cwd=root, capture_output=True, text=True
+    )
     return sum(int(x.rsplit(":", 1)[1]) for x in out.stdout.split())
 
 
@@ -60,7 +65,9 @@ def main() -> None:
     ap.add_argument("vault", type=Path)
     ap.add_argument("--db", type=Path, default=Path("/tmp/recall-fts.sqlite"))
     ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("queries", nargs="*", default=["Tendan", "who asked for the guzan numbers for project yorel in april"])
+    ap.add_argument(
+        "queries", nargs="*", default=["Tendan", "who asked for the guzan numbers for project yorel in april"]
+    )
     a = ap.parse_args()
     if a.db.exists():
         a.db.unlink()
@@ -69,12 +76,18 @@ def main() -> None:
     db = sqlite3.connect(a.db)
     t = time.perf_counter()
     files, lines = build(vault, db, languages)
-    print(f"build: {files} files, {lines} lines in {time.perf_counter() - t:.1f} s; {os.path.getsize(a.db) / 1e6:.1f} MB")
-    db.execute("DELETE FROM blobs WHERE path = (SELECT path FROM blobs WHERE path LIKE 'memory/%' ORDER BY path DESC LIMIT 1)")
+    print(
+        f"build: {files} files, {lines} lines in {time.perf_counter() - t:.1f} s; {os.path.getsize(a.db) / 1e6:.1f} MB"
+    )
+    db.execute(
+        "DELETE FROM blobs WHERE path = (SELECT path FROM blobs WHERE path LIKE 'memory/%' ORDER BY path DESC LIMIT 1)"
+    )
     t = time.perf_counter()
     files, lines = build(vault, db, languages)
-    print(f"update after one changed file: {files} file, {lines} lines in {(time.perf_counter() - t) * 1000:.0f} ms "
-          "(includes listing HEAD's tree to find it)")
+    print(
+        f"update after one changed file: {files} file, {lines} lines in {(time.perf_counter() - t) * 1000:.0f} ms "
+        "(includes listing HEAD's tree to find it)"
+    )
     for q in a.queries:
         r = Recall(vault, q)
         fts, rg = [], []
@@ -85,7 +98,9 @@ def main() -> None:
             s = time.perf_counter()
             n_rg = rg_candidates(a.vault, r.pattern())
             rg.append(time.perf_counter() - s)
-        print(f"{q!r}: FTS5 {statistics.median(fts) * 1000:.1f} ms ({n_fts} lines), rg {statistics.median(rg) * 1000:.0f} ms ({n_rg} lines)")
+        print(
+            f"{q!r}: FTS5 {statistics.median(fts) * 1000:.1f} ms ({n_fts} lines), rg {statistics.median(rg) * 1000:.0f} ms ({n_rg} lines)"
+        )
 
 
 if __name__ == "__main__":

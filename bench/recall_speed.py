@@ -5,6 +5,7 @@
 The baseline is what any Python tool that shells out to rg pays: `python -c pass`, then `rg -i` with the
 query's words as one alternation. Run it with the installed build and compiled bytecode.
 """
+
 from __future__ import annotations
 
 import os
@@ -33,8 +34,10 @@ def main() -> None:
             base.append(start + grep)
             rg_alone.append(grep)
         r, b = statistics.median(recall), statistics.median(base)
-        print(f"{q!r}: recall {r * 1000:.0f} ms, python start + rg {b * 1000:.0f} ms "
-              f"(rg {statistics.median(rg_alone) * 1000:.0f} ms), ratio {r / b:.2f}")
+        print(
+            f"{q!r}: recall {r * 1000:.0f} ms, python start + rg {b * 1000:.0f} ms "
+            f"(rg {statistics.median(rg_alone) * 1000:.0f} ms), ratio {r / b:.2f}"
+        )
 
 
 if __name__ == "__main__":

@@ -15,9 +15,11 @@ Write measurements append to the vault (one journal line per run, so every measu
 same size of change on a vault one commit bigger); the vault is reset to its generated HEAD (and its
 index cache folder .git/memgit/index/ restored) when the size is done.
 """
+
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import hashlib
 import json
@@ -26,11 +28,11 @@ import platform
 import re
 import shutil
 import statistics
-from collections import Counter
 import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -63,31 +65,93 @@ repos:
 """
 
 LABELS = {  # row key -> (what is measured, memgit side, baseline side); rows print in this order
-    'floor': ('CLI start-up floor', '`memgit --version`', '`python -c pass`'),
-    'cite-fact': ('cite an active fact (entity with the most items.json versions)', '`memgit cite ID`', '`git blame --porcelain -L n,n HEAD -- items.json` + `git show` of its commit'),
-    'cite-superseded': ('cite a superseded fact (asserting and retiring commits)', '`memgit cite ID`', '2 × `git blame` (fact line, status line)'),
-    'cite-line': ('cite a journal line (first entry, 3 versions)', '`memgit cite memory/DATE.md:N`', '`git blame --porcelain -L n,n HEAD -- memory/DATE.md` + `git show` of its commit'),
-    'verify-batch': ('verify the last generated commit (a batch of files: count in notes)', '`memgit verify HEAD~1..HEAD`', '`git diff-tree -r -p HEAD~1 HEAD`'),
-    'index': ('index files for HEAD + one journal line, in process: incremental (cache warm at HEAD) vs full (cache folder deleted)', 'incremental `index_writes()`', 'full `index_writes()`'),
-    'recall': ("recall one word (an entity's name; see notes)", '`memgit recall QUERY`', '`rg QUERY`'),
-    'commit-hooks': ('one-line journal commit: vault hooks (pre-commit + post-commit) vs hooks off', '`git commit` (vault hooks)', '`git -c core.hooksPath=/dev/null commit`'),
-    'commit-cold': ('one-line journal commit, cold cache (.git/memgit/ deleted before each: a fresh clone, an adopted vault) vs hooks off', '`git commit` (vault hooks, cold)', '`git -c core.hooksPath=/dev/null commit`'),
-    'commit-noop': ('one-line journal commit: no-op pre-commit framework hooks vs hooks off', '`git commit` (no-op hooks)', '`git -c core.hooksPath=/dev/null commit`'),
-    'commit-share': ("one-line journal commit: vault hooks vs no-op hooks (memgit's own share)", '`git commit` (vault hooks)', '`git commit` (no-op hooks)'),
-    'hook-check': ('`memgit hook check` alone, one staged journal line', '`memgit hook check`', '`memgit --version`'),
-    'hook-index': ('`memgit hook index` alone, after a raw one-line commit (makes the refresh commit)', '`memgit hook index`', '`memgit --version`'),
-    'hooks-pair': ('`memgit hook check` + `memgit hook index` (one staged line, then its refresh) vs two bare interpreter starts', 'check + index', '2 × `python -c pass`'),
-    'mcp-init': ('MCP server cold start: spawn to the `initialize` answer (bench/mcp_start.py, raw JSON-RPC over stdio)', '`memgit mcp` initialize', '`memgit --version`'),
-    'mcp-first': ('MCP first tool call (recall) vs the second in the same server', 'first `tools/call`', 'second `tools/call`'),
-    'log': ('append one journal line and commit it', '`memgit log TEXT`', 'append + `git -c core.hooksPath=/dev/null commit -m M -- PATH`'),
-    'verify-log': ('verify one `memgit log` commit (journal line + INDEX.md)', '`memgit verify C~1..C`', '`git diff-tree -r -p C~1 C`'),
+    "floor": ("CLI start-up floor", "`memgit --version`", "`python -c pass`"),
+    "cite-fact": (
+        "cite an active fact (entity with the most items.json versions)",
+        "`memgit cite ID`",
+        "`git blame --porcelain -L n,n HEAD -- items.json` + `git show` of its commit",
+    ),
+    "cite-superseded": (
+        "cite a superseded fact (asserting and retiring commits)",
+        "`memgit cite ID`",
+        "2 × `git blame` (fact line, status line)",
+    ),
+    "cite-line": (
+        "cite a journal line (first entry, 3 versions)",
+        "`memgit cite memory/DATE.md:N`",
+        "`git blame --porcelain -L n,n HEAD -- memory/DATE.md` + `git show` of its commit",
+    ),
+    "verify-batch": (
+        "verify the last generated commit (a batch of files: count in notes)",
+        "`memgit verify HEAD~1..HEAD`",
+        "`git diff-tree -r -p HEAD~1 HEAD`",
+    ),
+    "index": (
+        "index files for HEAD + one journal line, in process: incremental (cache warm at HEAD) vs full (cache folder deleted)",
+        "incremental `index_writes()`",
+        "full `index_writes()`",
+    ),
+    "recall": ("recall one word (an entity's name; see notes)", "`memgit recall QUERY`", "`rg QUERY`"),
+    "commit-hooks": (
+        "one-line journal commit: vault hooks (pre-commit + post-commit) vs hooks off",
+        "`git commit` (vault hooks)",
+        "`git -c core.hooksPath=/dev/null commit`",
+    ),
+    "commit-cold": (
+        "one-line journal commit, cold cache (.git/memgit/ deleted before each: a fresh clone, an adopted vault) vs hooks off",
+        "`git commit` (vault hooks, cold)",
+        "`git -c core.hooksPath=/dev/null commit`",
+    ),
+    "commit-noop": (
+        "one-line journal commit: no-op pre-commit framework hooks vs hooks off",
+        "`git commit` (no-op hooks)",
+        "`git -c core.hooksPath=/dev/null commit`",
+    ),
+    "commit-share": (
+        "one-line journal commit: vault hooks vs no-op hooks (memgit's own share)",
+        "`git commit` (vault hooks)",
+        "`git commit` (no-op hooks)",
+    ),
+    "hook-check": ("`memgit hook check` alone, one staged journal line", "`memgit hook check`", "`memgit --version`"),
+    "hook-index": (
+        "`memgit hook index` alone, after a raw one-line commit (makes the refresh commit)",
+        "`memgit hook index`",
+        "`memgit --version`",
+    ),
+    "hooks-pair": (
+        "`memgit hook check` + `memgit hook index` (one staged line, then its refresh) vs two bare interpreter starts",
+        "check + index",
+        "2 × `python -c pass`",
+    ),
+    "mcp-init": (
+        "MCP server cold start: spawn to the `initialize` answer (bench/mcp_start.py, raw JSON-RPC over stdio)",
+        "`memgit mcp` initialize",
+        "`memgit --version`",
+    ),
+    "mcp-first": (
+        "MCP first tool call (recall) vs the second in the same server",
+        "first `tools/call`",
+        "second `tools/call`",
+    ),
+    "log": (
+        "append one journal line and commit it",
+        "`memgit log TEXT`",
+        "append + `git -c core.hooksPath=/dev/null commit -m M -- PATH`",
+    ),
+    "verify-log": (
+        "verify one `memgit log` commit (journal line + INDEX.md)",
+        "`memgit verify C~1..C`",
+        "`git diff-tree -r -p C~1 C`",
+    ),
 }
 
 
 def sh(cmd: list[str], cwd: Path, env: dict[str, str], check: bool = True) -> subprocess.CompletedProcess[bytes]:
     proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True)
     if check and proc.returncode != 0:
-        raise SystemExit(f"bench: {' '.join(cmd)} failed ({proc.returncode}): {proc.stderr.decode(errors='replace').strip()[-2000:]}")
+        raise SystemExit(
+            f"bench: {' '.join(cmd)} failed ({proc.returncode}): {proc.stderr.decode(errors='replace').strip()[-2000:]}"
+        )
     return proc
 
 
@@ -96,7 +160,9 @@ def timed(cmd: list[str], cwd: Path, env: dict[str, str], ok: tuple[int, ...] = 
     proc = subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     elapsed = time.perf_counter() - t
     if proc.returncode not in ok:
-        raise SystemExit(f"bench: {' '.join(cmd)} failed ({proc.returncode}): {proc.stderr.decode(errors='replace').strip()[-2000:]}")
+        raise SystemExit(
+            f"bench: {' '.join(cmd)} failed ({proc.returncode}): {proc.stderr.decode(errors='replace').strip()[-2000:]}"
+        )
     return elapsed
 
 
@@ -130,8 +196,12 @@ def ensure_vault(size: str, seed: int, regen: bool) -> tuple[Path, dict]:
     print(f"bench: generating the {size} vault into {vault} ...", file=sys.stderr)
     OUT.mkdir(parents=True, exist_ok=True)
     t = time.monotonic()
-    proc = subprocess.run([sys.executable, str(HERE / "genvault.py"), str(vault), "--preset", size, "--seed", str(seed), "--force"],
-                          capture_output=True, text=True, env=clean_env())
+    proc = subprocess.run(
+        [sys.executable, str(HERE / "genvault.py"), str(vault), "--preset", size, "--seed", str(seed), "--force"],
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+    )
     if proc.returncode != 0:
         raise SystemExit(f"bench: genvault failed: {proc.stderr.strip()[-3000:]}")
     summary = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -149,8 +219,15 @@ def clean_env() -> dict[str, str]:
 
 def vault_env(now: str) -> dict[str, str]:
     env = clean_env()
-    env.update({"MEMGIT_NOW": now, "GIT_AUTHOR_NAME": HUMAN[0], "GIT_AUTHOR_EMAIL": HUMAN[1],
-                "GIT_COMMITTER_NAME": HUMAN[0], "GIT_COMMITTER_EMAIL": HUMAN[1]})
+    env.update(
+        {
+            "MEMGIT_NOW": now,
+            "GIT_AUTHOR_NAME": HUMAN[0],
+            "GIT_AUTHOR_EMAIL": HUMAN[1],
+            "GIT_COMMITTER_NAME": HUMAN[0],
+            "GIT_COMMITTER_EMAIL": HUMAN[1],
+        }
+    )
     return env
 
 
@@ -271,12 +348,32 @@ def measure(size: str, vault: Path, stamp: dict, R: int, rows: dict[str, Row], n
     cache_saved = Path(tempfile.mkdtemp(prefix="memgit-bench-cache-")) / "index"
     if cache.is_dir():
         shutil.copytree(cache, cache_saved)
-    picks = json.loads(sh([sys.executable, "-c", PICKS_PY, str(vault), json.dumps(Counter(git_versions(vault, env)).most_common(300))], vault, env).stdout)
+    picks = json.loads(
+        sh(
+            [
+                sys.executable,
+                "-c",
+                PICKS_PY,
+                str(vault),
+                json.dumps(Counter(git_versions(vault, env)).most_common(300)),
+            ],
+            vault,
+            env,
+        ).stdout
+    )
     n_files = len(sh(["git", "ls-files"], vault, env).stdout.splitlines())
     n_commits = int(sh(["git", "rev-list", "--count", "HEAD"], vault, env).stdout)
-    head_files = len(sh(["git", "diff-tree", "-r", "--name-only", "--no-commit-id", "HEAD"], vault, env).stdout.splitlines())
-    notes[size] = {"files": n_files, "commits": n_commits, "picks": picks, "head_files": head_files, "stamp": stamp["summary"],
-                   "git_dir_mb": round(sum(f.stat().st_size for f in (vault / ".git").rglob("*") if f.is_file()) / 2**20, 1)}
+    head_files = len(
+        sh(["git", "diff-tree", "-r", "--name-only", "--no-commit-id", "HEAD"], vault, env).stdout.splitlines()
+    )
+    notes[size] = {
+        "files": n_files,
+        "commits": n_commits,
+        "picks": picks,
+        "head_files": head_files,
+        "stamp": stamp["summary"],
+        "git_dir_mb": round(sum(f.stat().st_size for f in (vault / ".git").rglob("*") if f.is_file()) / 2**20, 1),
+    }
     print(f"bench: {size}: {n_files} files, {n_commits} commits; picks {json.dumps(picks)}", file=sys.stderr)
 
     def row(key: str) -> Row:
@@ -301,38 +398,51 @@ def measure(size: str, vault: Path, stamp: dict, R: int, rows: dict[str, Row], n
 
     try:
         # ---- read-only measurements first -------------------------------------------------
-        pair(row("floor"),
-             [MEMGIT, "--version"], [[sys.executable, "-c", "pass"]])
+        pair(row("floor"), [MEMGIT, "--version"], [[sys.executable, "-c", "pass"]])
         p = picks
+
         def blamed(line: int, path: str) -> list[list[str]]:
             blame = ["git", "blame", "--porcelain", "-L", f"{line},{line}", "HEAD", "--", path]
             return [blame, ["git", "show", sh(blame, vault, env).stdout.split()[0].decode()]]
 
-        pair(row("cite-fact"),
-             [MEMGIT, "cite", p["active_id"]], blamed(p["active_line"], p["items_path"]))
+        pair(row("cite-fact"), [MEMGIT, "cite", p["active_id"]], blamed(p["active_line"], p["items_path"]))
         if p["sup_id"]:
-            pair(row("cite-superseded"),
-                 [MEMGIT, "cite", p["sup_id"]],
-                 [["git", "blame", "--porcelain", "-L", f"{n},{n}", "HEAD", "--", p["sup_path"]] for n in p["sup_lines"]])
+            pair(
+                row("cite-superseded"),
+                [MEMGIT, "cite", p["sup_id"]],
+                [
+                    ["git", "blame", "--porcelain", "-L", f"{n},{n}", "HEAD", "--", p["sup_path"]]
+                    for n in p["sup_lines"]
+                ],
+            )
         jl = p["journal_line"]
-        pair(row("cite-line"),
-             [MEMGIT, "cite", f"{p['journal']}:{jl}"], blamed(jl, p["journal"]))
-        pair(row("verify-batch"),
-             [MEMGIT, "verify", "HEAD~1..HEAD"], [["git", "diff-tree", "-r", "-p", "HEAD~1", "HEAD"]])
-        helper = json.loads(sh([sys.executable, "-c", INDEX_PY, str(vault), str(R), p["latest_journal"]], vault, env).stdout)
+        pair(row("cite-line"), [MEMGIT, "cite", f"{p['journal']}:{jl}"], blamed(jl, p["journal"]))
+        pair(
+            row("verify-batch"),
+            [MEMGIT, "verify", "HEAD~1..HEAD"],
+            [["git", "diff-tree", "-r", "-p", "HEAD~1", "HEAD"]],
+        )
+        helper = json.loads(
+            sh([sys.executable, "-c", INDEX_PY, str(vault), str(R), p["latest_journal"]], vault, env).stdout
+        )
         r = row("index")
         r.m[size] += helper["inc"]
         r.b[size] += helper["full"]
-        notes[size]["index"] = {"cache_bytes": helper["cache_bytes"], "cache_files": helper["cache_files"],
-                                "index_bytes": helper["index_bytes"], "inc_writes": helper["inc_writes"],
-                                "head_writes": helper["head_writes"], "inc_full_differ": helper["inc_full_differ"],
-                                "load": statistics.median(helper["load"]), "render": statistics.median(helper["render"])}
+        notes[size]["index"] = {
+            "cache_bytes": helper["cache_bytes"],
+            "cache_files": helper["cache_files"],
+            "index_bytes": helper["index_bytes"],
+            "inc_writes": helper["inc_writes"],
+            "head_writes": helper["head_writes"],
+            "inc_full_differ": helper["inc_full_differ"],
+            "load": statistics.median(helper["load"]),
+            "render": statistics.median(helper["render"]),
+        }
         helptext = sh([MEMGIT, "--help"], vault, env).stdout.decode()
         if re.search(r"^\s+recall\b", helptext, re.M):
             q = p["name"].split()[-1]
             notes[size]["recall_query"] = q
-            pair(row("recall"),
-                 [MEMGIT, "recall", q], [[RG, q]], ok=(0, 1))
+            pair(row("recall"), [MEMGIT, "recall", q], [[RG, q]], ok=(0, 1))
         else:
             notes[size]["recall_query"] = None
 
@@ -355,7 +465,7 @@ def measure(size: str, vault: Path, stamp: dict, R: int, rows: dict[str, Row], n
             samples: dict[str, list[float]] = {k: [] for k in variants}
             refreshes = 0
             for i in range(R + 1):
-                order = list(variants)[i % 3:] + list(variants)[: i % 3]
+                order = list(variants)[i % 3 :] + list(variants)[: i % 3]
                 for v in order:
                     append(journal)
                     sh(["git", "add", p["latest_journal"]], vault, env)
@@ -370,7 +480,7 @@ def measure(size: str, vault: Path, stamp: dict, R: int, rows: dict[str, Row], n
             notes[size]["refresh_commits"] = f"{refreshes}/{R + 1}"
             rcold = row("commit-cold")
             for i in range(R):
-                for v in (["hooks", "off"] if i % 2 == 0 else ["off", "hooks"]):
+                for v in ["hooks", "off"] if i % 2 == 0 else ["off", "hooks"]:
                     append(journal)
                     sh(["git", "add", p["latest_journal"]], vault, env)
                     if v == "hooks":
@@ -412,10 +522,12 @@ def measure(size: str, vault: Path, stamp: dict, R: int, rows: dict[str, Row], n
         today = "memory/" + now[:10] + ".md"
         log_commits = []
         for i in range(R + 1):
-            for o in ([0, 1] if i % 2 == 0 else [1, 0]):
+            for o in [0, 1] if i % 2 == 0 else [1, 0]:
                 if o == 0:
                     t = time.perf_counter()
-                    proc = subprocess.run([MEMGIT, "log", f"bench: memgit line {i}", "--json"], cwd=vault, env=env, capture_output=True)
+                    proc = subprocess.run(
+                        [MEMGIT, "log", f"bench: memgit line {i}", "--json"], cwd=vault, env=env, capture_output=True
+                    )
                     t = time.perf_counter() - t
                     if proc.returncode != 0:
                         raise SystemExit(f"bench: memgit log failed: {proc.stderr.decode()}")
@@ -425,19 +537,50 @@ def measure(size: str, vault: Path, stamp: dict, R: int, rows: dict[str, Row], n
                 else:
                     t = time.perf_counter()
                     append(vault / today)
-                    sh(["git", "-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", f"bench: git line {i}", "--", today], vault, env)
+                    sh(
+                        [
+                            "git",
+                            "-c",
+                            "core.hooksPath=/dev/null",
+                            "commit",
+                            "-q",
+                            "-m",
+                            f"bench: git line {i}",
+                            "--",
+                            today,
+                        ],
+                        vault,
+                        env,
+                    )
                     t = time.perf_counter() - t
                     if i > 0:
                         rl.b[size].append(t)
-        mcp = json.loads(sh([sys.executable, str(Path(__file__).parent / "mcp_start.py"), str(vault), "--repeat", str(R),
-                             "--query", p["name"].split()[-1], "--samples"], vault, env).stdout)
+        mcp = json.loads(
+            sh(
+                [
+                    sys.executable,
+                    str(Path(__file__).parent / "mcp_start.py"),
+                    str(vault),
+                    "--repeat",
+                    str(R),
+                    "--query",
+                    p["name"].split()[-1],
+                    "--samples",
+                ],
+                vault,
+                env,
+            ).stdout
+        )
         row("mcp-init").m[size] += mcp["initialize"]
         row("mcp-init").b[size] += [timed([MEMGIT, "--version"], vault, env) for _ in range(R)]
         row("mcp-first").m[size] += mcp["first_call"]
         row("mcp-first").b[size] += mcp["second_call"]
         last = log_commits[-1]
-        pair(row("verify-log"),
-             [MEMGIT, "verify", f"{last}~1..{last}"], [["git", "diff-tree", "-r", "-p", f"{last}~1", last]])
+        pair(
+            row("verify-log"),
+            [MEMGIT, "verify", f"{last}~1..{last}"],
+            [["git", "diff-tree", "-r", "-p", f"{last}~1", last]],
+        )
     finally:
         sh(["git", "reset", "-q", "--hard", head0], vault, env, check=False)
         sh(["git", "clean", "-qfd", "memory"], vault, env, check=False)
@@ -455,9 +598,26 @@ def fmt_s(x: float) -> str:
 
 
 # the brief's groups: (a) hook cost per commit, (b) memgit log, (c) cite, (d) verify and INDEX.md, (e) recall
-DISPLAY = (("floor", "–"), ("commit-hooks", "a"), ("commit-cold", "a"), ("commit-noop", "a"), ("commit-share", "a"),
-           ("hook-check", "a"), ("hook-index", "a"), ("hooks-pair", "a"), ("mcp-init", "–"), ("mcp-first", "–"), ("log", "b"), ("cite-fact", "c"), ("cite-superseded", "c"), ("cite-line", "c"),
-           ("verify-batch", "d"), ("verify-log", "d"), ("index", "d"), ("recall", "e"))
+DISPLAY = (
+    ("floor", "–"),
+    ("commit-hooks", "a"),
+    ("commit-cold", "a"),
+    ("commit-noop", "a"),
+    ("commit-share", "a"),
+    ("hook-check", "a"),
+    ("hook-index", "a"),
+    ("hooks-pair", "a"),
+    ("mcp-init", "–"),
+    ("mcp-first", "–"),
+    ("log", "b"),
+    ("cite-fact", "c"),
+    ("cite-superseded", "c"),
+    ("cite-line", "c"),
+    ("verify-batch", "d"),
+    ("verify-log", "d"),
+    ("index", "d"),
+    ("recall", "e"),
+)
 
 
 def table(rows: dict[str, Row], sizes: list[str]) -> str:
@@ -479,24 +639,34 @@ def table(rows: dict[str, Row], sizes: list[str]) -> str:
             cells += [fmt_s(m[0]), fmt_s(m[1]), f"{m[0] / m[1]:.2f}×"] if m else ["–", "–", "–"]
         if len(sizes) > 1:
             a, b = meds[sizes[0]], meds[sizes[-1]]
-            cells.append(f"{b[0] / a[0]:.1f}× / {b[1] / a[1]:.1f}× / {(b[0] / b[1]) / (a[0] / a[1]):.2f}×" if a and b else "–")
+            cells.append(
+                f"{b[0] / a[0]:.1f}× / {b[1] / a[1]:.1f}× / {(b[0] / b[1]) / (a[0] / a[1]):.2f}×" if a and b else "–"
+            )
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
 def machine() -> str:
     git = subprocess.run(["git", "--version"], capture_output=True, text=True).stdout.strip()
-    pc = subprocess.run([sys.executable, "-m", "pre_commit", "--version"], capture_output=True, text=True).stdout.strip()
+    pc = subprocess.run(
+        [sys.executable, "-m", "pre_commit", "--version"], capture_output=True, text=True
+    ).stdout.strip()
     rg = subprocess.run([RG, "--version"], capture_output=True, text=True).stdout.splitlines()[:1]
     mg = subprocess.run([MEMGIT, "--version"], capture_output=True, text=True).stdout.strip()
     cpu = ""
-    try:
-        cpu = next(ln.split(":", 1)[1].strip() for ln in Path("/proc/cpuinfo").read_text().splitlines() if ln.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    rev = subprocess.run(["git", "-C", str(ROOT), "describe", "--always", "--dirty"], capture_output=True, text=True).stdout.strip()
-    return (f"memgit at {rev or '?'}; nproc {os.cpu_count()}{f' ({cpu})' if cpu else ''}; {platform.system()} {platform.release()}; "
-            f"Python {platform.python_version()}; {git}; {pc}; {rg[0] if rg else 'rg ?'}; {mg}")
+    with contextlib.suppress(OSError, StopIteration):
+        cpu = next(
+            ln.split(":", 1)[1].strip()
+            for ln in Path("/proc/cpuinfo").read_text().splitlines()
+            if ln.startswith("model name")
+        )
+    rev = subprocess.run(
+        ["git", "-C", str(ROOT), "describe", "--always", "--dirty"], capture_output=True, text=True
+    ).stdout.strip()
+    return (
+        f"memgit at {rev or '?'}; nproc {os.cpu_count()}{f' ({cpu})' if cpu else ''}; {platform.system()} {platform.release()}; "
+        f"Python {platform.python_version()}; {git}; {pc}; {rg[0] if rg else 'rg ?'}; {mg}"
+    )
 
 
 def index_note(ix: dict) -> str:
@@ -505,36 +675,66 @@ def index_note(ix: dict) -> str:
     pages = {p: b for p, b in files.items() if "/INDEX-" in p}
     big = max(pages, key=pages.get) if pages else None
     inc = ix.get("inc_writes") or {}
-    return (f"Index cache .git/memgit/index/: {ix['cache_bytes'] / 2**20:.1f} MB in {ix.get('cache_files', '?')} files "
-            f"(meta.json load {fmt_s(ix['load'])}, render of every index file {fmt_s(ix['render'])}, in process). "
-            f"Generated index files: {len(files)}, {sum(files.values()) / 1024:.0f} KB in all: INDEX.md {files.get('INDEX.md', 0) / 1024:.0f} KB; "
-            "tables of contents " + ", ".join(f"{p} {files[p] / 1024:.0f} KB" for p in tocs) + f"; {len(pages)} pages"
-            + (f", largest {big} {pages[big] / 1024:.0f} KB" if big else "") + ". "
-            f"One journal line changes {len(inc)} index files ("
-            + ", ".join(f"{p} {b / 1024:.1f} KB" if b is not None else f"{p} deleted" for p, b in sorted(inc.items())) + "). "
-            + (f"**The warm cache at HEAD still changes {', '.join(ix['head_writes'])}.** " if ix.get("head_writes") else "")
-            + (f"**Incremental and full builds disagree on {', '.join(ix['inc_full_differ'])}.** " if ix.get("inc_full_differ") else ""))
+    return (
+        f"Index cache .git/memgit/index/: {ix['cache_bytes'] / 2**20:.1f} MB in {ix.get('cache_files', '?')} files "
+        f"(meta.json load {fmt_s(ix['load'])}, render of every index file {fmt_s(ix['render'])}, in process). "
+        f"Generated index files: {len(files)}, {sum(files.values()) / 1024:.0f} KB in all: INDEX.md {files.get('INDEX.md', 0) / 1024:.0f} KB; "
+        "tables of contents "
+        + ", ".join(f"{p} {files[p] / 1024:.0f} KB" for p in tocs)
+        + f"; {len(pages)} pages"
+        + (f", largest {big} {pages[big] / 1024:.0f} KB" if big else "")
+        + ". "
+        f"One journal line changes {len(inc)} index files ("
+        + ", ".join(f"{p} {b / 1024:.1f} KB" if b is not None else f"{p} deleted" for p, b in sorted(inc.items()))
+        + "). "
+        + (
+            f"**The warm cache at HEAD still changes {', '.join(ix['head_writes'])}.** "
+            if ix.get("head_writes")
+            else ""
+        )
+        + (
+            f"**Incremental and full builds disagree on {', '.join(ix['inc_full_differ'])}.** "
+            if ix.get("inc_full_differ")
+            else ""
+        )
+    )
 
 
-def report(rows: dict[str, Row], sizes: list[str], notes: dict, R: int, command: str, elapsed: float, where: str) -> str:
-    out = [f"Command: `{command}` (from the repository root, with memgit installed in the interpreter's environment).", "",
-           f"Machine: {where}.", "",
-           f"Each cell is the median of {R} runs, wall clock, whole processes unless the row says otherwise; "
-           "ratio = memgit side / baseline side, both measured alternately in the same run. Growth = the large median "
-           "over the small one, for each side and for the ratio (the ratio's growth is the least sensitive to other load "
-           f"on the machine, which differs between the two sizes' runs). Total run time {elapsed / 60:.1f} min.", "",
-           table(rows, sizes), "", "Vaults and picks:", ""]
+def report(
+    rows: dict[str, Row], sizes: list[str], notes: dict, R: int, command: str, elapsed: float, where: str
+) -> str:
+    out = [
+        f"Command: `{command}` (from the repository root, with memgit installed in the interpreter's environment).",
+        "",
+        f"Machine: {where}.",
+        "",
+        f"Each cell is the median of {R} runs, wall clock, whole processes unless the row says otherwise; "
+        "ratio = memgit side / baseline side, both measured alternately in the same run. Growth = the large median "
+        "over the small one, for each side and for the ratio (the ratio's growth is the least sensitive to other load "
+        f"on the machine, which differs between the two sizes' runs). Total run time {elapsed / 60:.1f} min.",
+        "",
+        table(rows, sizes),
+        "",
+        "Vaults and picks:",
+        "",
+    ]
     for s in sizes:
         n = notes[s]
         st, pk = n["stamp"], n["picks"]
-        out.append(f"- **{s}**: {st['entities']} entities, {st['facts']} facts ({st['superseded']} superseded, {st['expired']} expired), "
-                   f"{st['days']} journals, {st['decisions']} decisions; {n['files']} files, {n['commits']} commits, .git {n['git_dir_mb']} MB; "
-                   f"generated in {st['seconds']} s. HEAD commit touches {n['head_files']} files. "
-                   f"Cited fact {pk['active_id']} in {pk['items_path']} ({pk['items_versions']} versions, {pk['n_items']} facts); "
-                   f"journal line {pk['journal']}:{pk['journal_line']}. "
-                   + index_note(n["index"]) +
-                   f"Post-commit refresh commits seen: {n['refresh_commits']}."
-                   + (f" Recall query: `{n['recall_query']}`." if n.get("recall_query") else " `memgit recall` not available: no recall row."))
+        out.append(
+            f"- **{s}**: {st['entities']} entities, {st['facts']} facts ({st['superseded']} superseded, {st['expired']} expired), "
+            f"{st['days']} journals, {st['decisions']} decisions; {n['files']} files, {n['commits']} commits, .git {n['git_dir_mb']} MB; "
+            f"generated in {st['seconds']} s. HEAD commit touches {n['head_files']} files. "
+            f"Cited fact {pk['active_id']} in {pk['items_path']} ({pk['items_versions']} versions, {pk['n_items']} facts); "
+            f"journal line {pk['journal']}:{pk['journal_line']}. "
+            + index_note(n["index"])
+            + f"Post-commit refresh commits seen: {n['refresh_commits']}."
+            + (
+                f" Recall query: `{n['recall_query']}`."
+                if n.get("recall_query")
+                else " `memgit recall` not available: no recall row."
+            )
+        )
     return "\n".join(out) + "\n"
 
 
@@ -554,12 +754,18 @@ def write_doc(path: Path, body: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--sizes", default="small,large", help="comma-separated presets of bench/genvault.py (tiny, small, large)")
+    ap.add_argument(
+        "--sizes", default="small,large", help="comma-separated presets of bench/genvault.py (tiny, small, large)"
+    )
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", type=Path, help="write the results into this Markdown file (between bench markers)")
     ap.add_argument("--regen", action="store_true", help="regenerate the vaults even if bench/out/ has them")
-    ap.add_argument("--rerender", action="store_true", help="measure nothing: print (and --out) the report of bench/out/last-run.json")
+    ap.add_argument(
+        "--rerender",
+        action="store_true",
+        help="measure nothing: print (and --out) the report of bench/out/last-run.json",
+    )
     args = ap.parse_args(argv)
     last = OUT / "last-run.json"
     if args.rerender:
@@ -568,7 +774,9 @@ def main(argv: list[str] | None = None) -> int:
         for key, smp in data["samples"].items():
             rows[key] = Row(key, *LABELS[key])
             rows[key].m, rows[key].b = smp["m"], smp["b"]
-        body = report(rows, data["sizes"], data["notes"], data["repeat"], data["command"], data["elapsed"], data["machine"])
+        body = report(
+            rows, data["sizes"], data["notes"], data["repeat"], data["command"], data["elapsed"], data["machine"]
+        )
     else:
         sizes = [s.strip() for s in args.sizes.split(",") if s.strip()]
         t0 = time.monotonic()
@@ -579,12 +787,29 @@ def main(argv: list[str] | None = None) -> int:
             print(f"bench: measuring {size} ({args.repeat} runs each) ...", file=sys.stderr)
             measure(size, vault, stamp, args.repeat, rows, notes)
             print(table(rows, [s for s in sizes if s in notes]), file=sys.stderr)
-        command = "python bench/run.py --sizes " + ",".join(sizes) + f" --repeat {args.repeat}" + (f" --seed {args.seed}" if args.seed != 1 else "")
+        command = (
+            "python bench/run.py --sizes "
+            + ",".join(sizes)
+            + f" --repeat {args.repeat}"
+            + (f" --seed {args.seed}" if args.seed != 1 else "")
+        )
         if args.out:
             command += f" --out {args.out}"
         elapsed, where = time.monotonic() - t0, machine()
-        last.write_text(json.dumps({"sizes": sizes, "repeat": args.repeat, "command": command, "elapsed": elapsed, "machine": where,
-                                    "notes": notes, "samples": {k: {"m": r.m, "b": r.b} for k, r in rows.items()}}, indent=1))
+        last.write_text(
+            json.dumps(
+                {
+                    "sizes": sizes,
+                    "repeat": args.repeat,
+                    "command": command,
+                    "elapsed": elapsed,
+                    "machine": where,
+                    "notes": notes,
+                    "samples": {k: {"m": r.m, "b": r.b} for k, r in rows.items()},
+                },
+                indent=1,
+            )
+        )
         body = report(rows, sizes, notes, args.repeat, command, elapsed, where)
     print(body)
     if args.out:

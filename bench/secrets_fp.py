@@ -7,6 +7,7 @@ Every line added by any commit on any branch, every commit message and every pat
 same functions the rules use. Prints one JSON line per vault and the findings (kind, where, sha256 prefix),
 never the flagged text itself.
 """
+
 from __future__ import annotations
 
 import json
@@ -21,18 +22,20 @@ SEP = "\x1e\x1fmemgit-commit\x1f"
 
 def scan(vault: str) -> dict[str, object]:
     started = time.perf_counter()
-    out = subprocess.run(["git", "-C", vault, "log", "--all", "-p", "--no-renames", "--no-color", "--format=" + SEP + "%H%n%B" + SEP],
-                         capture_output=True, check=True).stdout.decode("utf-8", "replace")
+    out = subprocess.run(
+        ["git", "-C", vault, "log", "--all", "-p", "--no-renames", "--no-color", "--format=" + SEP + "%H%n%B" + SEP],
+        capture_output=True,
+        check=True,
+    ).stdout.decode("utf-8", "replace")
     findings = []
     lines = messages = paths = 0
     commit = ""
     in_message = False
     for line in out.split("\n"):
-        if line.startswith(SEP):
-            if not in_message:
-                commit, in_message = line[len(SEP):], True
-                messages += 1
-                continue
+        if line.startswith(SEP) and not in_message:
+            commit, in_message = line[len(SEP) :], True
+            messages += 1
+            continue
         if in_message:
             if line.endswith(SEP):
                 in_message = False
@@ -50,8 +53,15 @@ def scan(vault: str) -> dict[str, object]:
             findings.append({"where": where, "kind": f.name, "sha256": f.digest[:12]})
         for h in hidden_in(line):
             findings.append({"where": where, "kind": h.label})
-    return {"vault": vault, "commits": messages, "added_lines": lines, "paths": paths, "findings": len(findings),
-            "seconds": round(time.perf_counter() - started, 2), "examples": findings[:20]}
+    return {
+        "vault": vault,
+        "commits": messages,
+        "added_lines": lines,
+        "paths": paths,
+        "findings": len(findings),
+        "seconds": round(time.perf_counter() - started, 2),
+        "examples": findings[:20],
+    }
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ build: a vault made by that build's `memgit init`, a one-line journal append sta
 build has it) and a whole `git commit` through the vault's installed hooks (every stage, pre-commit framework
 included), amended away after each run so every run commits the same change. Prints one JSON object.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -20,8 +21,13 @@ import tempfile
 import time
 from pathlib import Path
 
-ENV = {**{k: v for k, v in os.environ.items() if not k.startswith("GIT_")}, "GIT_AUTHOR_NAME": "Bench",
-       "GIT_AUTHOR_EMAIL": "bench@example.com", "GIT_COMMITTER_NAME": "Bench", "GIT_COMMITTER_EMAIL": "bench@example.com"}
+ENV = {
+    **{k: v for k, v in os.environ.items() if not k.startswith("GIT_")},
+    "GIT_AUTHOR_NAME": "Bench",
+    "GIT_AUTHOR_EMAIL": "bench@example.com",
+    "GIT_COMMITTER_NAME": "Bench",
+    "GIT_COMMITTER_EMAIL": "bench@example.com",
+}
 ENV.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
@@ -30,7 +36,9 @@ def run(cmd: list[str], cwd: Path, env: dict[str, str]) -> float:
     p = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True)
     took = time.perf_counter() - t
     if p.returncode != 0:
-        raise SystemExit(f"bench: {' '.join(cmd)} failed in {cwd}: {p.stdout.decode()[-400:]} {p.stderr.decode()[-400:]}")
+        raise SystemExit(
+            f"bench: {' '.join(cmd)} failed in {cwd}: {p.stdout.decode()[-400:]} {p.stderr.decode()[-400:]}"
+        )
     return took
 
 
@@ -68,18 +76,27 @@ def main() -> None:
             memgit = str(venv / "bin" / "memgit")
             times.setdefault(f"{name} hook check", []).append(run([memgit, "hook", "check"], vault, env))
             if has_msg[name]:
-                times.setdefault(f"{name} hook commit-msg", []).append(run([memgit, "hook", "commit-msg", str(vault.parent / "MSG")], vault, env))
-            times.setdefault(f"{name} git commit", []).append(run(["git", "commit", "-q", "-F", str(vault.parent / "MSG")], vault, env))
+                times.setdefault(f"{name} hook commit-msg", []).append(
+                    run([memgit, "hook", "commit-msg", str(vault.parent / "MSG")], vault, env)
+                )
+            times.setdefault(f"{name} git commit", []).append(
+                run(["git", "commit", "-q", "-F", str(vault.parent / "MSG")], vault, env)
+            )
             # back to the staged one-line change: drop the index refresh commit, if any, then the commit
-            log = subprocess.run(["git", "log", "-1", "--format=%s"], cwd=vault, env=env, capture_output=True, text=True).stdout
+            log = subprocess.run(
+                ["git", "log", "-1", "--format=%s"], cwd=vault, env=env, capture_output=True, text=True
+            ).stdout
             if log.startswith("index: refresh"):
                 subprocess.run(["git", "reset", "-q", "--soft", "HEAD~1"], cwd=vault, env=env, check=True)
             subprocess.run(["git", "reset", "-q", "--soft", "HEAD~1"], cwd=vault, env=env, check=True)
             subprocess.run(["git", "checkout", "-q", "HEAD", "--", "INDEX.md"], cwd=vault, env=env, check=True)
     med = {k: round(statistics.median(v) * 1000, 1) for k, v in times.items()}
-    out = {"runs": a.runs, "median_ms": med,
-           "ratio_hook_check": round(med["new hook check"] / med["base hook check"], 2),
-           "ratio_git_commit": round(med["new git commit"] / med["base git commit"], 2)}
+    out = {
+        "runs": a.runs,
+        "median_ms": med,
+        "ratio_hook_check": round(med["new hook check"] / med["base hook check"], 2),
+        "ratio_git_commit": round(med["new git commit"] / med["base git commit"], 2),
+    }
     print(json.dumps(out, indent=2))
 
 

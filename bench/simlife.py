@@ -31,6 +31,7 @@ Queries (gold fixed by the simulation, phrasings drawn from fixed templates):
 - pref, decision: -> the newest preference line, the active decision record.
 - unanswerable: unknown people, or attributes never recorded for known people -> no gold.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -47,38 +48,245 @@ from typing import Any
 
 START = dt.date(2026, 1, 5)
 
-FIRST = ("sarah omar priya diego mei lars fatima kenji amara tomas nadia rafael yuki hamid elena "
-         "bongani chloe arjun sofia mateo leila felix hana kwame ines viktor zara noah camille "
-         "dmitri aisha hugo marisol jonas keiko tariq vera lucas mira emeka paloma stefan rania "
-         "theo sunita bruno greta idris lena pablo yara malik astrid ravi beatriz nikolai").split()
-LAST = ("chen okafor patel alvarez lin nilsson haddad tanaka mensah novak rahman costa sato karimi "
-        "petrova dlamini martin iyer rossi garcia farouk weber kimura asante duarte orlov khan "
-        "dubois ivanov siddiqui moreau santos berg yamamoto aziz kowalski silva brandt obi reyes "
-        "fischer nasser laurent mehta bauer andersen nakamura musa ortiz haddon lund").split()
-CEO_NAMES = ["Gwendolyn Marsh", "Rupert Vance", "Odalys Ferreira", "Casimir Holt", "Henrietta Boateng",
-             "Lorcan Whitlock", "Saoirse Quayle", "Magnus Ellery", "Delphine Aubry", "Ezekiel Stroud",
-             "Clementine Ashby", "Fitzgerald Ngata", "Rosamund Keel", "Barnaby Okoro", "Ottoline Park",
-             "Caspian Rourke", "Marguerite Lindqvist", "Percival Adeyemi", "Imogen Thorne", "Lysander Cole",
-             "Winifred Achebe", "Crispin Yoshida", "Seraphina Dale", "Anatole Mbeki"]
-UNKNOWN_NAMES = ("zelda bartholomew thaddeus ottilie leopold xiomara quentin wilhelmina cornelius perpetua "
-                 "ignatius florentyna anselm griselda evander rosalind tiberius philippa ambrose cordelia").split()
-COMPANIES = ["Acme Robotics", "Globex", "Initech", "Umbrella Labs", "Hooli", "Vandelay Industries", "Soylent",
-             "Stark Analytics", "Wayne Logistics", "Cyberdyne", "Tyrell Systems", "Wonka Foods", "Oscorp",
-             "Aperture Science", "Massive Dynamic", "Pied Piper", "Dunder Mifflin", "Monarch Solutions",
-             "Blue Sun", "Prestige Worldwide", "Nakatomi Trading", "Sirius Cybernetics"]
-CITIES = ["Berlin", "Lisbon", "Austin", "Denver", "Toronto", "Osaka", "Nairobi", "Bogota", "Oslo", "Dublin",
-          "Seattle", "Melbourne", "Warsaw", "Montreal", "Singapore", "Lagos", "Porto", "Kyoto"]
-ROLES = ["staff engineer", "product manager", "designer", "data scientist", "engineering manager",
-         "sales lead", "researcher", "backend engineer", "SRE", "marketing director"]
+FIRST = [
+    "sarah",
+    "omar",
+    "priya",
+    "diego",
+    "mei",
+    "lars",
+    "fatima",
+    "kenji",
+    "amara",
+    "tomas",
+    "nadia",
+    "rafael",
+    "yuki",
+    "hamid",
+    "elena",
+    "bongani",
+    "chloe",
+    "arjun",
+    "sofia",
+    "mateo",
+    "leila",
+    "felix",
+    "hana",
+    "kwame",
+    "ines",
+    "viktor",
+    "zara",
+    "noah",
+    "camille",
+    "dmitri",
+    "aisha",
+    "hugo",
+    "marisol",
+    "jonas",
+    "keiko",
+    "tariq",
+    "vera",
+    "lucas",
+    "mira",
+    "emeka",
+    "paloma",
+    "stefan",
+    "rania",
+    "theo",
+    "sunita",
+    "bruno",
+    "greta",
+    "idris",
+    "lena",
+    "pablo",
+    "yara",
+    "malik",
+    "astrid",
+    "ravi",
+    "beatriz",
+    "nikolai",
+]
+LAST = [
+    "chen",
+    "okafor",
+    "patel",
+    "alvarez",
+    "lin",
+    "nilsson",
+    "haddad",
+    "tanaka",
+    "mensah",
+    "novak",
+    "rahman",
+    "costa",
+    "sato",
+    "karimi",
+    "petrova",
+    "dlamini",
+    "martin",
+    "iyer",
+    "rossi",
+    "garcia",
+    "farouk",
+    "weber",
+    "kimura",
+    "asante",
+    "duarte",
+    "orlov",
+    "khan",
+    "dubois",
+    "ivanov",
+    "siddiqui",
+    "moreau",
+    "santos",
+    "berg",
+    "yamamoto",
+    "aziz",
+    "kowalski",
+    "silva",
+    "brandt",
+    "obi",
+    "reyes",
+    "fischer",
+    "nasser",
+    "laurent",
+    "mehta",
+    "bauer",
+    "andersen",
+    "nakamura",
+    "musa",
+    "ortiz",
+    "haddon",
+    "lund",
+]
+CEO_NAMES = [
+    "Gwendolyn Marsh",
+    "Rupert Vance",
+    "Odalys Ferreira",
+    "Casimir Holt",
+    "Henrietta Boateng",
+    "Lorcan Whitlock",
+    "Saoirse Quayle",
+    "Magnus Ellery",
+    "Delphine Aubry",
+    "Ezekiel Stroud",
+    "Clementine Ashby",
+    "Fitzgerald Ngata",
+    "Rosamund Keel",
+    "Barnaby Okoro",
+    "Ottoline Park",
+    "Caspian Rourke",
+    "Marguerite Lindqvist",
+    "Percival Adeyemi",
+    "Imogen Thorne",
+    "Lysander Cole",
+    "Winifred Achebe",
+    "Crispin Yoshida",
+    "Seraphina Dale",
+    "Anatole Mbeki",
+]
+UNKNOWN_NAMES = [
+    "zelda",
+    "bartholomew",
+    "thaddeus",
+    "ottilie",
+    "leopold",
+    "xiomara",
+    "quentin",
+    "wilhelmina",
+    "cornelius",
+    "perpetua",
+    "ignatius",
+    "florentyna",
+    "anselm",
+    "griselda",
+    "evander",
+    "rosalind",
+    "tiberius",
+    "philippa",
+    "ambrose",
+    "cordelia",
+]
+COMPANIES = [
+    "Acme Robotics",
+    "Globex",
+    "Initech",
+    "Umbrella Labs",
+    "Hooli",
+    "Vandelay Industries",
+    "Soylent",
+    "Stark Analytics",
+    "Wayne Logistics",
+    "Cyberdyne",
+    "Tyrell Systems",
+    "Wonka Foods",
+    "Oscorp",
+    "Aperture Science",
+    "Massive Dynamic",
+    "Pied Piper",
+    "Dunder Mifflin",
+    "Monarch Solutions",
+    "Blue Sun",
+    "Prestige Worldwide",
+    "Nakatomi Trading",
+    "Sirius Cybernetics",
+]
+CITIES = [
+    "Berlin",
+    "Lisbon",
+    "Austin",
+    "Denver",
+    "Toronto",
+    "Osaka",
+    "Nairobi",
+    "Bogota",
+    "Oslo",
+    "Dublin",
+    "Seattle",
+    "Melbourne",
+    "Warsaw",
+    "Montreal",
+    "Singapore",
+    "Lagos",
+    "Porto",
+    "Kyoto",
+]
+ROLES = [
+    "staff engineer",
+    "product manager",
+    "designer",
+    "data scientist",
+    "engineering manager",
+    "sales lead",
+    "researcher",
+    "backend engineer",
+    "SRE",
+    "marketing director",
+]
 DRINKS = ["green tea", "espresso", "black coffee", "oat latte", "sparkling water", "matcha", "chai", "earl grey tea"]
 CHANNELS = ["email", "Slack", "Signal", "phone calls", "WhatsApp", "text messages"]
-TOPICS = ["the Q2 roadmap", "hiring", "the migration plan", "pricing", "the security review", "onboarding",
-          "the data pipeline", "the conference talk", "budget", "the customer escalation"]
+TOPICS = [
+    "the Q2 roadmap",
+    "hiring",
+    "the migration plan",
+    "pricing",
+    "the security review",
+    "onboarding",
+    "the data pipeline",
+    "the conference talk",
+    "budget",
+    "the customer escalation",
+]
 
 # fact text templates per attribute: {full} {first} {v} (value) {role} {co} {old}
 FACT_T = {
-    "employer": ["{full} works at {v} as a {role}", "Works at {v} ({role})", "Employer: {v}",
-                 "Joined {v} as {role}", "{first} is a {role} at {v}"],
+    "employer": [
+        "{full} works at {v} as a {role}",
+        "Works at {v} ({role})",
+        "Employer: {v}",
+        "Joined {v} as {role}",
+        "{first} is a {role} at {v}",
+    ],
     "city": ["{full} lives in {v}", "Based in {v}", "Home city: {v}", "Lives in {v}", "{first} is based in {v}"],
     "manager": ["{full} reports to {v}", "Manager: {v}", "Reports to {v}", "{v} is {first}'s manager"],
     "drink": ["{first} prefers {v}", "Drinks {v}", "Favourite drink: {v}", "Likes {v}"],
@@ -94,28 +302,59 @@ CHANGE_T = {  # extra templates only used for a changed value
     "contact": ["Now prefers {v}"],
 }
 JOURNAL_T = {
-    "city": ["{first} moved to {v}.", "{first} relocated to {v} last week.", "{first} now lives in {v}.",
-             "Heard that {first} has settled in {v}.", "{first} packed up and left {old} for {v}."],
-    "employer": ["{first} started a new job at {v}.", "{first} left {old} and joined {v}.",
-                 "{first} accepted an offer from {v}.", "{first} is now working for {v} as {role}.",
-                 "First week at {v} for {first}."],
+    "city": [
+        "{first} moved to {v}.",
+        "{first} relocated to {v} last week.",
+        "{first} now lives in {v}.",
+        "Heard that {first} has settled in {v}.",
+        "{first} packed up and left {old} for {v}.",
+    ],
+    "employer": [
+        "{first} started a new job at {v}.",
+        "{first} left {old} and joined {v}.",
+        "{first} accepted an offer from {v}.",
+        "{first} is now working for {v} as {role}.",
+        "First week at {v} for {first}.",
+    ],
     "manager": ["{first}'s new manager is {v}.", "{first} now reports to {v}.", "Reorg: {first} moved under {v}."],
-    "drink": ["{first} switched from {old} to {v}.", "{first} says they only drink {v} now.",
-              "Noticed {first} ordering {v} these days."],
-    "contact": ["{first} asked to be reached by {v} from now on.", "{first} prefers {v} now.",
-                "{first} stopped reading {old}; use {v}."],
+    "drink": [
+        "{first} switched from {old} to {v}.",
+        "{first} says they only drink {v} now.",
+        "Noticed {first} ordering {v} these days.",
+    ],
+    "contact": [
+        "{first} asked to be reached by {v} from now on.",
+        "{first} prefers {v} now.",
+        "{first} stopped reading {old}; use {v}.",
+    ],
     "hq": ["{co} moved its headquarters to {v}.", "{co} relocated HQ to {v}."],
     "ceo": ["{co} named {v} as CEO.", "{v} took over as CEO of {co}."],
 }
 CORRECTION_T = {
     "city": ["Correction: {first} moved to {v}, not {old}.", "Got it wrong earlier: {first} lives in {v}, not {old}."],
-    "employer": ["Correction: {first} joined {v}, not {old}.", "Got it wrong earlier: {first} works at {v}, not {old}."],
+    "employer": [
+        "Correction: {first} joined {v}, not {old}.",
+        "Got it wrong earlier: {first} works at {v}, not {old}.",
+    ],
 }
-NOISE_T = ["Lunch with {first} and {first2} about {topic}.", "Call with {first}: discussed {topic}.",
-           "Reviewed {first}'s doc on {topic}.", "{first} mentioned the {co} offsite in {city}.",
-           "1:1 with {first}; follow up on {topic} next week.", "{first} and {first2} both at the {city} meetup."]
-CATEGORY = {"employer": "relationship", "city": "status", "manager": "relationship", "drink": "preference",
-            "contact": "preference", "meetings": "preference", "hq": "status", "ceo": "relationship"}
+NOISE_T = [
+    "Lunch with {first} and {first2} about {topic}.",
+    "Call with {first}: discussed {topic}.",
+    "Reviewed {first}'s doc on {topic}.",
+    "{first} mentioned the {co} offsite in {city}.",
+    "1:1 with {first}; follow up on {topic} next week.",
+    "{first} and {first2} both at the {city} meetup.",
+]
+CATEGORY = {
+    "employer": "relationship",
+    "city": "status",
+    "manager": "relationship",
+    "drink": "preference",
+    "contact": "preference",
+    "meetings": "preference",
+    "hq": "status",
+    "ceo": "relationship",
+}
 
 # query templates, fixed before any result was seen: {n} name as typed, {c} company name
 QUERY_T = {
@@ -128,38 +367,99 @@ QUERY_T = {
     "hq": ["{c} headquarters", "where is {c} based", "{c} hq", "{c} office city"],
     "ceo": ["{c} ceo", "who runs {c}", "who leads {c}", "{c} chief executive"],
 }
-UNKNOWN_ATTR_T = ["{n} birthday", "{n} salary", "what car does {n} drive", "{n} phone number",
-                  "{n} favourite movie", "{n} allergies", "name of {n}'s dog"]
+UNKNOWN_ATTR_T = [
+    "{n} birthday",
+    "{n} salary",
+    "what car does {n} drive",
+    "{n} phone number",
+    "{n} favourite movie",
+    "{n} allergies",
+    "name of {n}'s dog",
+]
 MEETING_PAIRS = [  # (instruction fact, later conflicting memory fact, the user's words)
-    ("No meetings with {first} before 10am", "{first} joined an 8am call and seemed fine with early meetings",
-     "never put {first} in a meeting before 10"),
-    ("Never book {first} into meetings on Fridays", "{first} took a Friday meeting without complaint",
-     "{first} does not do meetings on Fridays, ever"),
-    ("Meetings with {first} must have an agenda sent a day ahead", "{first} was fine with an ad-hoc meeting today",
-     "always send {first} the agenda the day before"),
+    (
+        "No meetings with {first} before 10am",
+        "{first} joined an 8am call and seemed fine with early meetings",
+        "never put {first} in a meeting before 10",
+    ),
+    (
+        "Never book {first} into meetings on Fridays",
+        "{first} took a Friday meeting without complaint",
+        "{first} does not do meetings on Fridays, ever",
+    ),
+    (
+        "Meetings with {first} must have an agenda sent a day ahead",
+        "{first} was fine with an ad-hoc meeting today",
+        "always send {first} the agenda the day before",
+    ),
 ]
 PREFS = [  # (topic, [(day, text)], query)
     ("coffee", [(3, "Oat-milk flat white, no sugar"), (60, "Black coffee only, no milk")], "coffee preference"),
     ("editor", [(2, "VS Code with vim keybindings"), (75, "Helix editor for everything now")], "which editor do i use"),
     ("flights", [(10, "Aisle seat on flights"), (50, "Aisle seat on flights")], "flight seat preference"),
-    ("writing", [(5, "British spelling in documents"), (90, "US spelling in all customer-facing documents")],
-     "spelling preference for documents"),
+    (
+        "writing",
+        [(5, "British spelling in documents"), (90, "US spelling in all customer-facing documents")],
+        "spelling preference for documents",
+    ),
     ("standup", [(20, "Async standup notes instead of a daily call")], "standup format"),
     ("music", [(15, "Lo-fi playlists while coding"), (100, "Silence while coding, no music")], "music while coding"),
 ]
 DECISIONS = [  # (day, title, context, decision, tags, [(day, superseding text)], query)
-    (8, "Database for the billing service", "Billing needs transactions and reporting.", "Use Postgres for billing.",
-     ["billing", "database"], [(70, "Move billing to CockroachDB for multi-region writes.")], "billing database decision"),
-    (12, "Frontend framework for the dashboard", "The dashboard is being rebuilt.", "Use React with Vite.",
-     ["frontend"], [(85, "Rewrite the dashboard in Svelte.")], "dashboard framework"),
-    (18, "Deploy cadence", "Releases pile up.", "Deploy twice a week, Tuesdays and Thursdays.", ["release"], [],
-     "how often do we deploy"),
-    (25, "Error tracking vendor", "We need crash reports from production.", "Adopt Sentry for error tracking.",
-     ["observability"], [], "error tracking tool"),
-    (33, "Team offsite location", "Spring offsite planning.", "Hold the spring offsite in Lisbon.", ["team"], [],
-     "offsite location"),
-    (40, "On-call rotation", "Incidents are handled ad hoc.", "Weekly on-call rotation with a secondary.", ["ops"], [],
-     "on-call rotation"),
+    (
+        8,
+        "Database for the billing service",
+        "Billing needs transactions and reporting.",
+        "Use Postgres for billing.",
+        ["billing", "database"],
+        [(70, "Move billing to CockroachDB for multi-region writes.")],
+        "billing database decision",
+    ),
+    (
+        12,
+        "Frontend framework for the dashboard",
+        "The dashboard is being rebuilt.",
+        "Use React with Vite.",
+        ["frontend"],
+        [(85, "Rewrite the dashboard in Svelte.")],
+        "dashboard framework",
+    ),
+    (
+        18,
+        "Deploy cadence",
+        "Releases pile up.",
+        "Deploy twice a week, Tuesdays and Thursdays.",
+        ["release"],
+        [],
+        "how often do we deploy",
+    ),
+    (
+        25,
+        "Error tracking vendor",
+        "We need crash reports from production.",
+        "Adopt Sentry for error tracking.",
+        ["observability"],
+        [],
+        "error tracking tool",
+    ),
+    (
+        33,
+        "Team offsite location",
+        "Spring offsite planning.",
+        "Hold the spring offsite in Lisbon.",
+        ["team"],
+        [],
+        "offsite location",
+    ),
+    (
+        40,
+        "On-call rotation",
+        "Incidents are handled ad hoc.",
+        "Weekly on-call rotation with a secondary.",
+        ["ops"],
+        [],
+        "on-call rotation",
+    ),
 ]
 
 
@@ -182,8 +482,10 @@ class Sim:
         rng = self.rng
         firsts = rng.sample(FIRST, n_people)
         lasts = [rng.choice(LAST) for _ in firsts]
-        self.people = [{"first": f, "last": l, "slug": f"{f}-{l}", "full": f"{f.title()} {l.title()}"}
-                       for f, l in zip(firsts, lasts)]  # fmt: skip
+        self.people = [
+            {"first": f, "last": last, "slug": f"{f}-{last}", "full": f"{f.title()} {last.title()}"}
+            for f, last in zip(firsts, lasts, strict=False)
+        ]
         cos = rng.sample(COMPANIES, n_companies)
         self.companies = [{"name": c, "slug": c.lower().replace(" ", "-")} for c in cos]
         assert not set(UNKNOWN_NAMES) & set(FIRST)
@@ -194,7 +496,9 @@ class Sim:
         return (START + dt.timedelta(days=self.day if day is None else day)).isoformat()
 
     def _stamp(self) -> None:
-        moment = dt.datetime.combine(START + dt.timedelta(days=self.day), dt.time(8)) + dt.timedelta(seconds=37 * self.tick)
+        moment = dt.datetime.combine(START + dt.timedelta(days=self.day), dt.time(8)) + dt.timedelta(
+            seconds=37 * self.tick
+        )
         assert moment.date() == START + dt.timedelta(days=self.day), "too many writes in one day"
         os.environ["MEMGIT_NOW"] = moment.isoformat()
         self.tick += 1
@@ -212,19 +516,43 @@ class Sim:
         return tl[-1] if tl else None
 
     def fmt(self, template: str, ent: dict[str, Any], value: str, old: str = "") -> str:
-        return template.format(full=ent.get("full", ent.get("name")), first=ent.get("first", "").title(), v=value,
-                               role=ent.get("role", "engineer"), co=ent.get("name", ""), old=old)  # fmt: skip
+        return template.format(
+            full=ent.get("full", ent.get("name")),
+            first=ent.get("first", "").title(),
+            v=value,
+            role=ent.get("role", "engineer"),
+            co=ent.get("name", ""),
+            old=old,
+        )
 
-    def add_fact(self, ent: dict[str, Any], entity: str, attr: str, value: str, text: str,
-                 authority: str = "memory", source: str | None = None) -> dict[str, Any]:  # fmt: skip
+    def add_fact(
+        self,
+        ent: dict[str, Any],
+        entity: str,
+        attr: str,
+        value: str,
+        text: str,
+        authority: str = "memory",
+        source: str | None = None,
+    ) -> dict[str, Any]:
         self._stamp()
         r = self.vault.fact_add(entity, text, category=CATEGORY[attr], authority=authority, source=source)
-        rec = {"id": r["id"], "value": value, "text": text, "start": self.day, "end": None, "authority": authority,
-               "journal": None, "corrects": None}  # fmt: skip
+        rec = {
+            "id": r["id"],
+            "value": value,
+            "text": text,
+            "start": self.day,
+            "end": None,
+            "authority": authority,
+            "journal": None,
+            "corrects": None,
+        }
         self.timeline.setdefault(self.key(entity, attr), []).append(rec)
         return rec
 
-    def change(self, ent: dict[str, Any], entity: str, attr: str, value: str, correction: bool = False) -> dict[str, Any]:
+    def change(
+        self, ent: dict[str, Any], entity: str, attr: str, value: str, correction: bool = False
+    ) -> dict[str, Any]:
         old = self.current(entity, attr)
         assert old is not None and old["end"] is None
         templates = FACT_T[attr] + CHANGE_T.get(attr, [])
@@ -234,8 +562,16 @@ class Sim:
         self._stamp()
         r = self.vault.supersede(old["id"], text, reason="correction" if correction else "changed")
         old["end"] = self.day
-        rec = {"id": r["id"], "value": value, "text": text, "start": self.day, "end": None, "authority": old["authority"],
-               "journal": None, "corrects": old["id"] if correction else None}  # fmt: skip
+        rec = {
+            "id": r["id"],
+            "value": value,
+            "text": text,
+            "start": self.day,
+            "end": None,
+            "authority": old["authority"],
+            "journal": None,
+            "corrects": old["id"] if correction else None,
+        }
         self.timeline[self.key(entity, attr)].append(rec)
         if correction or self.rng.random() < 0.85:
             jt = CORRECTION_T[attr] if correction else JOURNAL_T[attr]
@@ -308,13 +644,21 @@ class Sim:
                     self.change(c, c["entity"], attr, v)
                     continue
                 p = rng.choice(self.people)
-                attrs = [a for a in ("employer", "city", "manager", "drink", "contact")
-                         if self.current(p["entity"], a) and (p["entity"], a) not in frozen]  # fmt: skip
+                attrs = [
+                    a
+                    for a in ("employer", "city", "manager", "drink", "contact")
+                    if self.current(p["entity"], a) and (p["entity"], a) not in frozen
+                ]
                 weights = {"employer": 3, "city": 3, "manager": 2, "drink": 1, "contact": 1}
                 attr = rng.choices(attrs, [weights[a] for a in attrs])[0]
                 cur = self.current(p["entity"], attr)["value"]  # type: ignore[index]
-                pool = {"employer": [c["name"] for c in self.companies], "city": CITIES, "drink": DRINKS,
-                        "contact": CHANNELS, "manager": [q["full"] for q in self.people if q is not p]}[attr]  # fmt: skip
+                pool = {
+                    "employer": [c["name"] for c in self.companies],
+                    "city": CITIES,
+                    "drink": DRINKS,
+                    "contact": CHANNELS,
+                    "manager": [q["full"] for q in self.people if q is not p],
+                }[attr]
                 v = rng.choice([x for x in pool if x != cur])
                 self.change(p, p["entity"], attr, v)
                 if attr in ("city", "employer") and rng.random() < 0.15 and day < self.days - 12:
@@ -327,29 +671,63 @@ class Sim:
             # noise
             for _ in range(rng.choice([0, 1, 1, 2])):
                 a, b = rng.sample(self.people, 2)
-                self.log(rng.choice(NOISE_T).format(first=a["first"].title(), first2=b["first"].title(),
-                                                    topic=rng.choice(TOPICS), co=rng.choice(self.companies)["name"],
-                                                    city=rng.choice(CITIES)))  # fmt: skip
+                self.log(
+                    rng.choice(NOISE_T).format(
+                        first=a["first"].title(),
+                        first2=b["first"].title(),
+                        topic=rng.choice(TOPICS),
+                        co=rng.choice(self.companies)["name"],
+                        city=rng.choice(CITIES),
+                    )
+                )
             # conflicts
             for p in conflict_a:
                 if p["instruction_day"] == day:
                     v, first = p["instruction_value"], p["first"].title()
                     fact = self.current(p["entity"], "contact")
-                    cite = self.log(f"Only contact {first} via {v}, not {fact['value']}",  # type: ignore[index]
-                                    kind="instruction", source=f"please use {v} for {first} from now on")
-                    self.conflicts.append({"type": "A", "entity": p["entity"], "attr": "contact", "person": p["first"],
-                                           "gold": cite, "memory_fact": fact["id"], "day": day})  # type: ignore[index]
+                    cite = self.log(
+                        f"Only contact {first} via {v}, not {fact['value']}",  # type: ignore[index]
+                        kind="instruction",
+                        source=f"please use {v} for {first} from now on",
+                    )
+                    self.conflicts.append(
+                        {
+                            "type": "A",
+                            "entity": p["entity"],
+                            "attr": "contact",
+                            "person": p["first"],
+                            "gold": cite,
+                            "memory_fact": fact["id"],
+                            "day": day,
+                        }
+                    )  # type: ignore[index]
             for p in conflict_b:
                 d1, d2 = p["meeting_days"]
                 ins, mem, words = p["meeting_pair"]
                 first = p["first"].title()
                 if day == d1:
-                    p["meeting_ins"] = self.add_fact(p, p["entity"], "meetings", "instruction", ins.format(first=first),
-                                                     authority="instruction", source=words.format(first=first))
+                    p["meeting_ins"] = self.add_fact(
+                        p,
+                        p["entity"],
+                        "meetings",
+                        "instruction",
+                        ins.format(first=first),
+                        authority="instruction",
+                        source=words.format(first=first),
+                    )
                 if day == d2:
                     m = self.add_fact(p, p["entity"], "meetings", "memory", mem.format(first=first))
-                    self.conflicts.append({"type": "B", "entity": p["entity"], "attr": "meetings", "person": p["first"],
-                                           "gold": p["meeting_ins"]["id"], "memory_fact": m["id"], "day": day})
+                    self.conflicts.append(
+                        {
+                            "type": "B",
+                            "entity": p["entity"],
+                            "attr": "meetings",
+                            "person": p["first"],
+                            "gold": p["meeting_ins"]["id"],
+                            "memory_fact": m["id"],
+                            "day": day,
+                        }
+                    )
             # the principal's preferences and decisions
             if day in prefs_by_day:
                 topic, text = prefs_by_day[day]
@@ -409,45 +787,104 @@ class Sim:
         picked = corr + rng.sample(other, min(len(other), max(0, 70 - len(corr))))
         for ent, attr, key, day, rec in picked:
             assert self.active_on(key, day) is rec
-            qs.append({"type": "asof", "query": phr(attr, ent), "as_of": self.date(day), "key": key, "gold": rec["id"],
-                       "correction_window": (ent, attr, key, day, rec) in corr})  # fmt: skip
+            qs.append(
+                {
+                    "type": "asof",
+                    "query": phr(attr, ent),
+                    "as_of": self.date(day),
+                    "key": key,
+                    "gold": rec["id"],
+                    "correction_window": (ent, attr, key, day, rec) in corr,
+                }
+            )
         # a few as-of queries whose answer is still the current fact
-        changed = [(ent, attr, e) for ent, e in ents for attr in QUERY_T
-                   if len(self.timeline.get(self.key(e, attr), [])) > 1 and self.key(e, attr) not in conflict_keys]
+        changed = [
+            (ent, attr, e)
+            for ent, e in ents
+            for attr in QUERY_T
+            if len(self.timeline.get(self.key(e, attr), [])) > 1 and self.key(e, attr) not in conflict_keys
+        ]
         for ent, attr, e in rng.sample(changed, min(10, len(changed))):
             key = self.key(e, attr)
             rec = self.timeline[key][-1]
             if rec["start"] >= last - 1:
                 continue
             day = rng.randrange(rec["start"], last)
-            qs.append({"type": "asof", "query": phr(attr, ent), "as_of": self.date(day), "key": key, "gold": rec["id"],
-                       "correction_window": False})  # fmt: skip
+            qs.append(
+                {
+                    "type": "asof",
+                    "query": phr(attr, ent),
+                    "as_of": self.date(day),
+                    "key": key,
+                    "gold": rec["id"],
+                    "correction_window": False,
+                }
+            )
         for c in self.conflicts:
             p = next(p for p in self.people if p["entity"] == c["entity"])
-            qs.append({"type": f"conflict-{c['type']}", "query": phr(c["attr"], p), "as_of": None,
-                       "key": self.key(c["entity"], c["attr"]), "gold": c["gold"], "memory_fact": c["memory_fact"]})  # fmt: skip
+            qs.append(
+                {
+                    "type": f"conflict-{c['type']}",
+                    "query": phr(c["attr"], p),
+                    "as_of": None,
+                    "key": self.key(c["entity"], c["attr"]),
+                    "gold": c["gold"],
+                    "memory_fact": c["memory_fact"],
+                }
+            )
         for topic, _seq, q in PREFS:
             newest = [x for x in self.prefs if x["topic"] == topic][-1]
-            qs.append({"type": "pref", "query": q, "as_of": None, "key": f"preferences/{topic}", "gold": newest["cite"]})
+            qs.append(
+                {"type": "pref", "query": q, "as_of": None, "key": f"preferences/{topic}", "gold": newest["cite"]}
+            )
         for d in DECISIONS:
-            qs.append({"type": "decision", "query": d[6], "as_of": None, "key": f"decision:{d[1]}",
-                       "gold": self.decision_paths[d[1]]})  # fmt: skip
+            qs.append(
+                {
+                    "type": "decision",
+                    "query": d[6],
+                    "as_of": None,
+                    "key": f"decision:{d[1]}",
+                    "gold": self.decision_paths[d[1]],
+                }
+            )
         for n in rng.sample(UNKNOWN_NAMES, 20):
             attr = rng.choice(["employer", "city", "manager", "drink", "contact"])
-            qs.append({"type": "unanswerable-entity", "query": rng.choice(QUERY_T[attr]).format(n=n), "as_of": None,
-                       "key": None, "gold": None})  # fmt: skip
+            qs.append(
+                {
+                    "type": "unanswerable-entity",
+                    "query": rng.choice(QUERY_T[attr]).format(n=n),
+                    "as_of": None,
+                    "key": None,
+                    "gold": None,
+                }
+            )
         for p in rng.sample(self.people, 20):
-            qs.append({"type": "unanswerable-attr", "query": rng.choice(UNKNOWN_ATTR_T).format(n=name(p)),
-                       "as_of": None, "key": None, "gold": None})  # fmt: skip
+            qs.append(
+                {
+                    "type": "unanswerable-attr",
+                    "query": rng.choice(UNKNOWN_ATTR_T).format(n=name(p)),
+                    "as_of": None,
+                    "key": None,
+                    "gold": None,
+                }
+            )
         return qs
 
     def truth(self) -> dict[str, Any]:
         return {
-            "start": START.isoformat(), "days": self.days, "now": f"{self.date(self.days - 1)}T20:00:00",
-            "writes": self.writes, "people": self.people, "companies": self.companies, "timeline": self.timeline,
-            "journal_mentions": self.journal_mentions, "conflicts": self.conflicts, "prefs": self.prefs,
-            "decisions": self.decision_paths, "queries": self.queries(),
-        }  # fmt: skip
+            "start": START.isoformat(),
+            "days": self.days,
+            "now": f"{self.date(self.days - 1)}T20:00:00",
+            "writes": self.writes,
+            "people": self.people,
+            "companies": self.companies,
+            "timeline": self.timeline,
+            "journal_mentions": self.journal_mentions,
+            "conflicts": self.conflicts,
+            "prefs": self.prefs,
+            "decisions": self.decision_paths,
+            "queries": self.queries(),
+        }
 
 
 def memgit_bin() -> str:
@@ -490,7 +927,9 @@ def main() -> None:
     t0 = time.perf_counter()
     vault, truth = generate(a.seed, a.out, a.days, a.people, a.companies)
     data = json.loads(truth.read_text())
-    print(f"{vault}: {data['writes']} writes, {len(data['queries'])} queries, {time.perf_counter() - t0:.1f}s; truth in {truth}")
+    print(
+        f"{vault}: {data['writes']} writes, {len(data['queries'])} queries, {time.perf_counter() - t0:.1f}s; truth in {truth}"
+    )
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ with a single agent's time per write measured in the same run.
 
 Real git, real bare remote on disk, real `memgit` CLI processes; its own HOME and git config.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -41,9 +42,17 @@ def memgit_exe() -> str:
 def hermetic_env(home: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "MEMGIT_", "PRE_COMMIT"))}
     home.mkdir(parents=True, exist_ok=True)
-    (home / ".gitconfig").write_text("[user]\n\tname = Bench Human\n\temail = human@example.com\n[init]\n\tdefaultBranch = main\n")
-    env.update(HOME=str(home), GIT_CONFIG_GLOBAL=str(home / ".gitconfig"), GIT_CONFIG_NOSYSTEM="1", TZ="UTC",
-               PRE_COMMIT_HOME=str(home / "pre-commit"), PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")  # fmt: skip
+    (home / ".gitconfig").write_text(
+        "[user]\n\tname = Bench Human\n\temail = human@example.com\n[init]\n\tdefaultBranch = main\n"
+    )
+    env.update(
+        HOME=str(home),
+        GIT_CONFIG_GLOBAL=str(home / ".gitconfig"),
+        GIT_CONFIG_NOSYSTEM="1",
+        TZ="UTC",
+        PRE_COMMIT_HOME=str(home / "pre-commit"),
+        PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+    )
     return env
 
 
@@ -81,7 +90,9 @@ def worker(clone: Path, agent: str, writes: int, go: Path, mode: str = "") -> No
         else:
             cmd, bucket = [exe, "fact", "add", ENTITY, f"{marker} fact", "--category", "status"], "facts"
         if mode == "now" and agent.startswith("agent0@") and i in (writes // 3, 2 * writes // 3):
-            a = subprocess.run([exe, "archive", "--older-than", "7d", "--json"], cwd=clone, env=env, capture_output=True, text=True)
+            a = subprocess.run(
+                [exe, "archive", "--older-than", "7d", "--json"], cwd=clone, env=env, capture_output=True, text=True
+            )
             archived += a.returncode == 0 and bool(json.loads(a.stdout).get("archived"))
         w = subprocess.run(cmd, cwd=clone, env=env, capture_output=True, text=True)
         if w.returncode == 0:
@@ -94,14 +105,29 @@ def worker(clone: Path, agent: str, writes: int, go: Path, mode: str = "") -> No
             retries += json.loads(s.stdout)["retries"]
         elif s.returncode == 3:
             gave_up += 1
-            errors.append(json.loads(s.stdout).get("error", "") if s.stdout.strip().startswith("{") else s.stderr.strip()[-300:])
+            errors.append(
+                json.loads(s.stdout).get("error", "") if s.stdout.strip().startswith("{") else s.stderr.strip()[-300:]
+            )
         elif s.returncode == 5:  # a true conflict: the agent's commits went to proposals/<agent>, reported
             diverted += 1
         else:
             raise SystemExit(f"{agent}: sync failed ({s.returncode}): {s.stderr.strip()} {s.stdout.strip()[-600:]}")
     seconds = time.monotonic() - start
-    print(json.dumps({"agent": agent, "seconds": seconds, "made": made, "retries": retries, "gave_up": gave_up,
-                      "failed_writes": failed_writes, "errors": errors, "diverted": diverted, "archived": archived}))
+    print(
+        json.dumps(
+            {
+                "agent": agent,
+                "seconds": seconds,
+                "made": made,
+                "retries": retries,
+                "gave_up": gave_up,
+                "failed_writes": failed_writes,
+                "errors": errors,
+                "diverted": diverted,
+                "archived": archived,
+            }
+        )
+    )
 
 
 # --------------------------------------------------------------------------- one round of N agents
@@ -122,7 +148,9 @@ def remote_tree_counts(remote: Path, env: dict[str, str]) -> tuple[set[str], set
                 if "race:" in line:
                     lines.add(line.split("race:", 1)[1].split()[0])
         elif name.endswith("items.json"):
-            data = subprocess.run(["git", "-C", str(remote), "show", f"main:{name}"], env=env, capture_output=True).stdout
+            data = subprocess.run(
+                ["git", "-C", str(remote), "show", f"main:{name}"], env=env, capture_output=True
+            ).stdout
             canonical &= itemsfile.canonical(itemsfile.parse(data)) == data
             for item in itemsfile.parse(data):
                 if "race:" in item["fact"]:
@@ -132,18 +160,27 @@ def remote_tree_counts(remote: Path, env: dict[str, str]) -> tuple[set[str], set
 
 def remote_markers(remote: Path, env: dict[str, str]) -> tuple[set[str], set[str]]:
     """(markers in the tips of main, archive/* and proposals/*; markers NOW.md ever held in their history)."""
-    refs = [r for r in run(["git", "-C", str(remote), "for-each-ref", "--format=%(refname)", "refs/heads/"], None, env).stdout.split()
-            if r == "refs/heads/main" or r.startswith(("refs/heads/archive/", "refs/heads/proposals/"))]
+    refs = [
+        r
+        for r in run(
+            ["git", "-C", str(remote), "for-each-ref", "--format=%(refname)", "refs/heads/"], None, env
+        ).stdout.split()
+        if r == "refs/heads/main" or r.startswith(("refs/heads/archive/", "refs/heads/proposals/"))
+    ]
     tips: set[str] = set()
     for ref in refs:
-        out = run(["git", "-C", str(remote), "grep", "-h", "-o", "race:[^ \"]*", ref, "--"], None, env, check=False).stdout
+        out = run(
+            ["git", "-C", str(remote), "grep", "-h", "-o", 'race:[^ "]*', ref, "--"], None, env, check=False
+        ).stdout
         tips |= {m.split(":", 1)[1] if m.startswith("refs/") else m for m in out.split()}
     history = run(["git", "-C", str(remote), "log", "-p", "--format=", *refs, "--", "NOW.md"], None, env).stdout
     now = {w.lstrip("+- ").rstrip(".,") for w in history.split() if w.lstrip("+- ").startswith("race:")}
     return {m for m in tips if m.startswith("race:")}, now
 
 
-def round_(n: int, writes: int, base: Path, env: dict[str, str], mode: str = "", pre_receive: bool = False) -> dict[str, object]:
+def round_(
+    n: int, writes: int, base: Path, env: dict[str, str], mode: str = "", pre_receive: bool = False
+) -> dict[str, object]:
     exe = memgit_exe()
     root = base / f"n{n}"
     root.mkdir()
@@ -162,8 +199,13 @@ def round_(n: int, writes: int, base: Path, env: dict[str, str], mode: str = "",
         clones.append(clone)
     go = root / "go"
     procs = [
-        subprocess.Popen([sys.executable, __file__, "--worker", str(c), f"agent{k}@bench", str(writes), str(go), mode],
-                         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+        subprocess.Popen(
+            [sys.executable, __file__, "--worker", str(c), f"agent{k}@bench", str(writes), str(go), mode],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         for k, c in enumerate(clones)
     ]
     time.sleep(0.5)  # let every worker import and wait at the start line
@@ -198,22 +240,38 @@ def round_(n: int, writes: int, base: Path, env: dict[str, str], mode: str = "",
     journal |= made_j & anywhere
     found |= made_f & anywhere
     stuck = sum(1 for clone in clones if run([exe, "sync"], clone, env, check=False).returncode not in (0,))
-    verify = run([exe, "sync"], clones[0], env, check=False).returncode == 0 and run([exe, "verify"], clones[0], env, check=False).returncode == 0
+    verify = (
+        run([exe, "sync"], clones[0], env, check=False).returncode == 0
+        and run([exe, "verify"], clones[0], env, check=False).returncode == 0
+    )
     commits = int(run(["git", "-C", str(remote), "rev-list", "--count", "main"], None, env).stdout)
     merges = int(run(["git", "-C", str(remote), "rev-list", "--count", "--merges", "main"], None, env).stdout)
     return {
-        "agents": n, "attempted": n * writes, "made": len(made_j) + len(made_f),
-        "journal_present": len(made_j & journal), "journal_made": len(made_j),
-        "facts_present": len(made_f & found), "facts_made": len(made_f),
-        "now_present": len(made_n & (now_seen | anywhere)), "now_made": len(made_n),
-        "diverted": sum(r["diverted"] for r in results), "archived": sum(r["archived"] for r in results), "stuck": stuck,
-        "all_present": made_j <= journal and made_f <= found and made_n <= (now_seen | anywhere)
+        "agents": n,
+        "attempted": n * writes,
+        "made": len(made_j) + len(made_f),
+        "journal_present": len(made_j & journal),
+        "journal_made": len(made_j),
+        "facts_present": len(made_f & found),
+        "facts_made": len(made_f),
+        "now_present": len(made_n & (now_seen | anywhere)),
+        "now_made": len(made_n),
+        "diverted": sum(r["diverted"] for r in results),
+        "archived": sum(r["archived"] for r in results),
+        "stuck": stuck,
+        "all_present": made_j <= journal
+        and made_f <= found
+        and made_n <= (now_seen | anywhere)
         and len(made_j) + len(made_f) + len(made_n) == n * writes,
         "retries": sum(r["retries"] for r in results) + final_retries,
         "gave_up": sum(r["gave_up"] for r in results) + final_gave_up,
-        "per_write_s": sum(r["seconds"] / writes for r in results) / n, "wall_s": wall,
-        "canonical": canonical, "verify": verify, "commits": commits, "merges": merges,
-    }  # fmt: skip
+        "per_write_s": sum(r["seconds"] / writes for r in results) / n,
+        "wall_s": wall,
+        "canonical": canonical,
+        "verify": verify,
+        "commits": commits,
+        "merges": merges,
+    }
 
 
 def table(rows: list[dict[str, object]], base_per_write: float) -> str:
@@ -234,11 +292,17 @@ def table(rows: list[dict[str, object]], base_per_write: float) -> str:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--agents", default="2,4,8", help="comma-separated agent counts (a 1-agent baseline always runs first)")
+    ap.add_argument(
+        "--agents", default="2,4,8", help="comma-separated agent counts (a 1-agent baseline always runs first)"
+    )
     ap.add_argument("--writes", type=int, default=25, help="writes per agent (default 25)")
     ap.add_argument("--out", type=Path, help="also write the Markdown report here (e.g. docs/SYNC.md)")
     ap.add_argument("--keep", action="store_true", help="keep the temporary clones")
-    ap.add_argument("--now", action="store_true", help="every third write is `now set`, one simulated day per write, agent0 archives twice")
+    ap.add_argument(
+        "--now",
+        action="store_true",
+        help="every third write is `now set`, one simulated day per write, agent0 archives twice",
+    )
     ap.add_argument("--pre-receive", action="store_true", help="the remote runs hooks/pre-receive")
     ap.add_argument("--worker", nargs=5, metavar=("CLONE", "AGENT", "WRITES", "GO", "MODE"), help=argparse.SUPPRESS)
     args = ap.parse_args()

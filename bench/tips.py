@@ -13,6 +13,7 @@ merge refresh against the commit refresh. Then a plain `git merge` of two memgit
 changed INDEX.md, with the INDEX.md driver (regenerates from the merged tree) and with it set to `true`. Also timed: `memgit verify TIP~1..TIP` on a fresh tip (one
 commit judged plus the tip's index check) and on a stale one. Medians of wall and of CPU (user + sys of the child: steady on a loaded machine); the JSON summary is the last line.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -28,13 +29,23 @@ import time
 from pathlib import Path
 
 MEMGIT = str(Path(sys.executable).parent / "memgit")
-ENV = {**os.environ, "GIT_AUTHOR_NAME": "Bench", "GIT_AUTHOR_EMAIL": "bench@example.com",
-       "GIT_COMMITTER_NAME": "Bench", "GIT_COMMITTER_EMAIL": "bench@example.com"}  # fmt: skip
+ENV = {
+    **os.environ,
+    "GIT_AUTHOR_NAME": "Bench",
+    "GIT_AUTHOR_EMAIL": "bench@example.com",
+    "GIT_COMMITTER_NAME": "Bench",
+    "GIT_COMMITTER_EMAIL": "bench@example.com",
+}
 
 
 def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repo), "-c", "core.hooksPath=/dev/null", *args],
-                          check=True, capture_output=True, text=True, env=ENV).stdout.strip()  # fmt: skip
+    return subprocess.run(
+        ["git", "-C", str(repo), "-c", "core.hooksPath=/dev/null", *args],
+        check=True,
+        capture_output=True,
+        text=True,
+        env=ENV,
+    ).stdout.strip()
 
 
 CPU: dict[int, list[float]] = {}  # id(wall list) -> CPU seconds of the same calls (user + sys of the child)
@@ -57,9 +68,19 @@ def timed(repo: Path, *args: str, ok: tuple[int, ...] = (0,), into: list[float] 
 def entity(repo: Path, slug: str) -> None:
     folder = repo / "people" / slug
     folder.mkdir(parents=True)
-    fact = {"id": f"{slug}-aaaaaa", "fact": f"{slug} joined the bench", "category": "status",
-            "timestamp": "2026-01-05T10:00:00+00:00", "valid_from": "2026-01-05", "valid_until": None,
-            "source": None, "authority": "memory", "status": "active", "supersedes": None, "supersededBy": None}  # fmt: skip
+    fact = {
+        "id": f"{slug}-aaaaaa",
+        "fact": f"{slug} joined the bench",
+        "category": "status",
+        "timestamp": "2026-01-05T10:00:00+00:00",
+        "valid_from": "2026-01-05",
+        "valid_until": None,
+        "source": None,
+        "authority": "memory",
+        "status": "active",
+        "supersedes": None,
+        "supersededBy": None,
+    }
     (folder / "items.json").write_text(json.dumps([fact], indent=2) + "\n")
     git(repo, "add", str(folder))
     git(repo, "commit", "-q", "-m", f"bench: {slug}")
@@ -109,7 +130,9 @@ def main(argv: list[str] | None = None) -> int:
             git(repo, "checkout", "-q", "main")
             timed(repo, "fact", "add", f"people/zzdrv-m{n}", "joined on main", "--category", "status")
             before = git(repo, "rev-parse", "HEAD")
-            for keep_ours, into in ((False, driver), (True, no_driver)) if n % 2 == 0 else ((True, no_driver), (False, driver)):
+            for keep_ours, into in (
+                ((False, driver), (True, no_driver)) if n % 2 == 0 else ((True, no_driver), (False, driver))
+            ):
                 extra = ["-c", "merge.memgit-index.driver=true"] if keep_ours else []
                 start = time.perf_counter()
                 git(repo, *extra, "merge", "-q", "--no-edit", f"dside{n}")
@@ -123,14 +146,20 @@ def main(argv: list[str] | None = None) -> int:
         return round(statistics.median(xs), 3)
 
     out = {
-        "vault": str(args.vault), "runs": args.runs,
-        "commit_refresh_s": med(commit), "commit_refresh_cpu_s": med(CPU[id(commit)]),
-        "merge_refresh_s": med(merge), "merge_refresh_cpu_s": med(CPU[id(merge)]),
+        "vault": str(args.vault),
+        "runs": args.runs,
+        "commit_refresh_s": med(commit),
+        "commit_refresh_cpu_s": med(CPU[id(commit)]),
+        "merge_refresh_s": med(merge),
+        "merge_refresh_cpu_s": med(CPU[id(merge)]),
         "merge_over_commit_cpu": round(statistics.median(CPU[id(merge)]) / statistics.median(CPU[id(commit)]), 2),
-        "verify_one_commit_fresh_tip_s": med(verify_fresh), "verify_fresh_cpu_s": med(CPU[id(verify_fresh)]),
-        "verify_one_commit_stale_tip_s": med(verify_stale), "verify_stale_cpu_s": med(CPU[id(verify_stale)]),
-        "git_merge_with_index_driver_s": med(driver), "git_merge_keeping_ours_s": med(no_driver),
-    }  # fmt: skip
+        "verify_one_commit_fresh_tip_s": med(verify_fresh),
+        "verify_fresh_cpu_s": med(CPU[id(verify_fresh)]),
+        "verify_one_commit_stale_tip_s": med(verify_stale),
+        "verify_stale_cpu_s": med(CPU[id(verify_stale)]),
+        "git_merge_with_index_driver_s": med(driver),
+        "git_merge_keeping_ours_s": med(no_driver),
+    }
     print(json.dumps(out))
     return 0
 

@@ -30,6 +30,7 @@ it, and that no import cycle exists):
 6. api: ``api`` (``Vault``: the context plus one method per command, results typed in ``results``)
 7. cli: ``main``, ``commands/``, ``mcp_server``
 """
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any

@@ -1,6 +1,7 @@
 """Recovery: commits a person has acknowledged (.memgit/acknowledged.yaml), so that one bad commit
 already shared does not fail `memgit verify` forever. The file is canonical policy (only a person
 changes it); it is read at the tip being verified, so an acknowledgement covers the history below it."""
+
 from __future__ import annotations
 
 import re

@@ -3,11 +3,13 @@
 `Vault` is a `VaultContext` (what the ops are built on) plus the commands; the ops take the context and
 never import this module. Results are the TypedDicts in memgit/results.py.
 """
+
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from memgit import results
 from memgit.context import VaultContext
@@ -21,16 +23,28 @@ if TYPE_CHECKING:
 class Vault(VaultContext):
     # ---- write commands (memgit/ops/*.py hold the logic) -------------------------------------
 
-    def log(self, text: str, kind: str | None = None, source: str | None = None, at: str | None = None) -> results.LogResult:
+    def log(
+        self, text: str, kind: str | None = None, source: str | None = None, at: str | None = None
+    ) -> results.LogResult:
         from memgit.ops import journal
 
         return cast("results.LogResult", journal.log(self, text, kind, source, at))
 
-    def decide(self, title: str, context: str, decision: str, alternatives: list[str] | None = None,
-               tags: list[str] | None = None, source: str | None = None) -> results.DecideResult:  # fmt: skip
+    def decide(
+        self,
+        title: str,
+        context: str,
+        decision: str,
+        alternatives: list[str] | None = None,
+        tags: list[str] | None = None,
+        source: str | None = None,
+    ) -> results.DecideResult:
         from memgit.ops import records
 
-        return cast("results.DecideResult", records.decide(self, title, context, decision, alternatives or [], tags or [], source))
+        return cast(
+            "results.DecideResult",
+            records.decide(self, title, context, decision, alternatives or [], tags or [], source),
+        )
 
     def lesson(self, topic: str, title: str, body: str) -> results.LessonResult:
         from memgit.ops import records
@@ -42,25 +56,45 @@ class Vault(VaultContext):
 
         return cast("results.PreferResult", records.prefer(self, topic, text))
 
-    def fact_add(self, entity: str, text: str, category: str, source: str | None = None,
-                 valid_from: str | None = None, valid_until: str | None = None,
-                 authority: str = "memory") -> results.FactAddResult:  # fmt: skip
+    def fact_add(
+        self,
+        entity: str,
+        text: str,
+        category: str,
+        source: str | None = None,
+        valid_from: str | None = None,
+        valid_until: str | None = None,
+        authority: str = "memory",
+    ) -> results.FactAddResult:
         from memgit.ops import facts
 
-        return cast("results.FactAddResult", facts.add(self, entity, text, category, source, valid_from, valid_until, authority))
+        return cast(
+            "results.FactAddResult", facts.add(self, entity, text, category, source, valid_from, valid_until, authority)
+        )
 
-    def fact_list(self, entity: str, all: bool = False, as_of: str | None = None, valid_at: str | None = None) -> results.FactListResult:
+    def fact_list(
+        self, entity: str, all: bool = False, as_of: str | None = None, valid_at: str | None = None
+    ) -> results.FactListResult:
         from memgit.ops import facts
 
-        return cast("results.FactListResult", {"entity": entity, "facts": facts.list_facts(self, entity, all, as_of, valid_at)})
+        return cast(
+            "results.FactListResult", {"entity": entity, "facts": facts.list_facts(self, entity, all, as_of, valid_at)}
+        )
 
     def fact_show(self, fact_id: str) -> results.FactShowResult:
         from memgit.ops import facts
 
         return cast("results.FactShowResult", facts.show(self, fact_id))
 
-    def supersede(self, ref: str, text: str, reason: str | None = None, source: str | None = None,
-                  title: str | None = None, valid_from: str | None = None) -> results.SupersedeResult:  # fmt: skip
+    def supersede(
+        self,
+        ref: str,
+        text: str,
+        reason: str | None = None,
+        source: str | None = None,
+        title: str | None = None,
+        valid_from: str | None = None,
+    ) -> results.SupersedeResult:
         from memgit.ops import facts, records
 
         if ref.startswith("decisions/") or ref.endswith(".md"):
@@ -117,11 +151,22 @@ class Vault(VaultContext):
 
         return cast("results.StatsResult", stats.stats(self, as_of))
 
-    def recall(self, query: str, k: int = 10, as_of: str | None = None, layer: str | None = None,
-               history: bool = False, archive: bool = False, valid_at: str | None = None) -> results.RecallResult:  # fmt: skip
+    def recall(
+        self,
+        query: str,
+        k: int = 10,
+        as_of: str | None = None,
+        layer: str | None = None,
+        history: bool = False,
+        archive: bool = False,
+        valid_at: str | None = None,
+    ) -> results.RecallResult:
         from memgit.recall import recall
 
-        return cast("results.RecallResult", recall(self, query, k=k, as_of=as_of, layer=layer, history=history, archive=archive, valid_at=valid_at))
+        return cast(
+            "results.RecallResult",
+            recall(self, query, k=k, as_of=as_of, layer=layer, history=history, archive=archive, valid_at=valid_at),
+        )
 
     def archive(self, older_than: str | None = None, progress: Progress = None) -> results.ArchiveResult:
         from memgit.archive import archive
@@ -133,8 +178,9 @@ class Vault(VaultContext):
 
         return curate(self, cmd, propose, dry_run)
 
-    def heartbeat(self, dry_run: bool = False, only: list[str] | None = None,
-                  progress: Callable[[Step], None] | None = None) -> HeartbeatReport:  # fmt: skip
+    def heartbeat(
+        self, dry_run: bool = False, only: list[str] | None = None, progress: Callable[[Step], None] | None = None
+    ) -> HeartbeatReport:
         from memgit.heartbeat import heartbeat
 
         return heartbeat(self, dry_run, only, progress)
@@ -142,14 +188,23 @@ class Vault(VaultContext):
     def session_append(self, session_id: str, records: bytes | str) -> results.SessionAppendResult:
         from memgit.session import append
 
-        return cast("results.SessionAppendResult", append(self, session_id, records.encode("utf-8", errors="surrogatepass") if isinstance(records, str) else records))
+        return cast(
+            "results.SessionAppendResult",
+            append(
+                self,
+                session_id,
+                records.encode("utf-8", errors="surrogatepass") if isinstance(records, str) else records,
+            ),
+        )
 
     def extract(self, cmd: str, since: str | None = None) -> results.ExtractResult:
         from memgit.extract import extract
 
         return cast("results.ExtractResult", extract(self, cmd, since))
 
-    def synthesize(self, since: str = "7d", cmd: str | None = None, entities: list[str] | None = None) -> results.SynthesizeResult:
+    def synthesize(
+        self, since: str = "7d", cmd: str | None = None, entities: list[str] | None = None
+    ) -> results.SynthesizeResult:
         from memgit.synthesize import synthesize
 
         if entities is not None:
@@ -204,4 +259,3 @@ def install(path: str | os.PathLike[str] = ".") -> results.InstallResult:
     from memgit import vaultinit
 
     return cast("results.InstallResult", vaultinit.install(Path(path)))
-

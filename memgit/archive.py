@@ -1,22 +1,24 @@
 """memgit archive: old journals move to archive/YYYY-MM branches and leave main in one commit."""
+
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import re
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from memgit.entries import holds_entries
 from memgit.errors import UsageError
-from memgit.progress import Progress, tick
 from memgit.indexmd import ARCHIVE_LOG
 from memgit.merge import MergeConflict, merge_journal
+from memgit.progress import Progress, tick
 
 if TYPE_CHECKING:
-    from memgit.config import Config
     from memgit.changes import Change
+    from memgit.context import VaultContext as Vault
     from memgit.repo import Repo
     from memgit.txn import Transaction
-    from memgit.context import VaultContext as Vault
 
 ARCHIVE_TRAILER = "Memgit-Archive"  # an archive commit names the branches that keep what left main
 ARCHIVE_HEADER = "# Archived journals\n\nJournals that left main, and the branch that keeps each month (`memgit recall --archive` searches them).\n\n"
@@ -35,7 +37,11 @@ def archived_check(repo: Repo, trailers: dict[str, str]) -> Callable[[Change], b
             data = repo.read(repo.commit_tree(tip), change.path)
             # every entry that left main is on the branch (a later archive run may have merged a day that a
             # concurrent clone appended to, so the branch copy need not start with this copy byte for byte)
-            if data is not None and change.old is not None and (data.startswith(change.old) or holds_entries(change.old, data)):
+            if (
+                data is not None
+                and change.old is not None
+                and (data.startswith(change.old) or holds_entries(change.old, data))
+            ):
                 return True
         return False
 
@@ -48,7 +54,9 @@ MAX_DAYS = 36500  # a century: older than any git history, and small enough for 
 def parse_days(text: str) -> int:
     m = re.fullmatch(r"\s*(\d+)\s*([dw]?)\s*", text or "")
     if not m or not 1 <= int(m.group(1)) * (7 if m.group(2) == "w" else 1) <= MAX_DAYS:
-        raise UsageError(f"bad age {text!r}", f"use a number of days from 1 to {MAX_DAYS} such as 14d, or weeks such as 2w")
+        raise UsageError(
+            f"bad age {text!r}", f"use a number of days from 1 to {MAX_DAYS} such as 14d, or weeks such as 2w"
+        )
     return int(m.group(1)) * (7 if m.group(2) == "w" else 1)
 
 
@@ -69,10 +77,9 @@ def _ensure_branch(vault: Vault, month: str, head: str, paths: list[str], author
     for p in paths:  # a day archived before and started again on main (log --at): keep the archived lines too
         old, new = repo.read(tip_tree, p), repo.read(head_tree, p)
         if old is not None and new is not None and old != new:
-            try:  # main's journal first: verify wants the branch copy to extend what left main
+            # main's journal first: verify wants the branch copy to extend what left main
+            with contextlib.suppress(MergeConflict):
                 kept[p] = merge_journal(b"", new, old)
-            except MergeConflict:
-                pass
     tree = repo.build_tree(head_tree, kept)
     # a branch tip holds the index generated for its own tree, like every tip (verify and pre-receive check it)
     from memgit.indexmd import built
@@ -83,7 +90,9 @@ def _ensure_branch(vault: Vault, month: str, head: str, paths: list[str], author
     message = f"archive({month}): keep {len(paths)} journals\n\nMemgit-Op: archive-branch\n"
     from memgit.commit import commit_to
 
-    commit_to(vault, ref, tree, [current, head], message, author, wait_for_git=False)  # no work tree: git's locks are not ours
+    commit_to(
+        vault, ref, tree, [current, head], message, author, wait_for_git=False
+    )  # no work tree: git's locks are not ours
     return ref
 
 
@@ -93,8 +102,11 @@ def archive(vault: Vault, older_than: str | None = None, progress: Progress = No
 
     def build(tx: Transaction) -> dict[str, Any]:
         repo = vault.repo
-        old = sorted(p for p, _ in repo.files(tx.tree, "memory/")
-                     if vault.config.kind_of(p) == "journal" and p.split("/")[-1][:10] < cutoff)  # fmt: skip
+        old = sorted(
+            p
+            for p, _ in repo.files(tx.tree, "memory/")
+            if vault.config.kind_of(p) == "journal" and p.split("/")[-1][:10] < cutoff
+        )
         if not old:
             raise _Nothing()
         assert tx.head is not None
@@ -115,8 +127,13 @@ def archive(vault: Vault, older_than: str | None = None, progress: Progress = No
             first, last = paths[0].split("/")[-1][:10], paths[-1].split("/")[-1][:10]
             log += f"- archive/{month}: {len(paths)} journals, {first} to {last} (archived {vault.today()})\n"
         tx.write(ARCHIVE_LOG, log.encode())
-        tx.describe("archive", "memory", f"{len(old)} journals before {cutoff} -> {', '.join(branches)}",
-                    ("Memgit-Op", "archive"), (ARCHIVE_TRAILER, ",".join(branches)))  # fmt: skip
+        tx.describe(
+            "archive",
+            "memory",
+            f"{len(old)} journals before {cutoff} -> {', '.join(branches)}",
+            ("Memgit-Op", "archive"),
+            (ARCHIVE_TRAILER, ",".join(branches)),
+        )
         return {"archived": old, "branches": branches, "cutoff": cutoff}
 
     try:

@@ -1,4 +1,5 @@
 """--as-of: the commit that was the vault's state at a date, a date-time or a revision (read commands replay it)."""
+
 from __future__ import annotations
 
 import datetime as dt

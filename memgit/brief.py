@@ -3,6 +3,7 @@
 Tokens are estimated as ceil(characters / 4), the usual rule of thumb for English text with
 BPE tokenizers; it errs high on code and low on non-Latin scripts.
 """
+
 from __future__ import annotations
 
 import math
@@ -51,11 +52,20 @@ def _instructions(vault: Vault, tree: str | None, today: str) -> list[str]:
                 items = itemsfile.parse_file(path, repo.blob(blob) or b"[]")
             except UsageError:
                 continue
-            out += [f"- {i['fact']} ({i['id']})" for i in items if i.get("authority") == top and i.get("status") == "active"
-                    and not (i.get("valid_until") and str(i["valid_until"]) < today)]  # fmt: skip
+            out += [
+                f"- {i['fact']} ({i['id']})"
+                for i in items
+                if i.get("authority") == top
+                and i.get("status") == "active"
+                and not (i.get("valid_until") and str(i["valid_until"]) < today)
+            ]
     for path in sorted((p for p, _ in repo.files(tree, "memory") if cfg.kind_of(p) == "journal"), reverse=True):
         text = (repo.read(tree, path) or b"").decode("utf-8", errors="replace")
-        out += [f"{ln} ({path}:{n})" for n, ln in enumerate(text.splitlines(), 1) if ln.startswith("- ") and "[instruction]" in ln]
+        out += [
+            f"{ln} ({path}:{n})"
+            for n, ln in enumerate(text.splitlines(), 1)
+            if ln.startswith("- ") and "[instruction]" in ln
+        ]
     return out
 
 
@@ -88,7 +98,10 @@ def _sections(vault: Vault, tree: str | None, today: str) -> list[tuple[str, lis
         body = [ln for ln in _body(vault, tree, p).splitlines() if ln.strip()]
         if body:
             # the file's own title line repeats its name: the ### line already says it
-            policy += [f"### {p}", *(ln for n, ln in enumerate(body) if n or not ln.lstrip("# ").startswith(p.rsplit("/", 1)[-1]))]
+            policy += [
+                f"### {p}",
+                *(ln for n, ln in enumerate(body) if n or not ln.lstrip("# ").startswith(p.rsplit("/", 1)[-1])),
+            ]
     out.append(("Policy (canonical, humans only: read before acting)", policy))
     out.append(("Now (NOW.md)", _body(vault, tree, "NOW.md").splitlines()))
     for path, blob in sorted(repo.files(tree, "contexts")):
@@ -113,14 +126,20 @@ def _sections(vault: Vault, tree: str | None, today: str) -> list[tuple[str, lis
             continue
         body = fm.body.split("## Decision", 1)[-1].strip().splitlines()
         first = next((ln for ln in body if ln.strip() and not ln.startswith("#")), "")
-        decisions.append((str(meta.get("date", "")), f"- {meta.get('date', '')} {meta.get('title', path)}: {first} ({path})"))
+        decisions.append(
+            (str(meta.get("date", "")), f"- {meta.get('date', '')} {meta.get('title', path)}: {first} ({path})")
+        )
     out.append(("Recent decisions", [d for _, d in sorted(decisions, reverse=True)][:10]))
     out.append(("Preferences to confirm", _to_confirm(vault, tree, today)))
     out.append(("Memory (MEMORY.md)", _body(vault, tree, "MEMORY.md").splitlines()))
     journals = sorted((p for p, _ in repo.files(tree, "memory") if cfg.kind_of(p) == "journal"), reverse=True)[:3]
     lines = []
     for path in journals:
-        entries = [ln for ln in (repo.read(tree, path) or b"").decode("utf-8", errors="replace").splitlines() if ln.startswith("- ")]
+        entries = [
+            ln
+            for ln in (repo.read(tree, path) or b"").decode("utf-8", errors="replace").splitlines()
+            if ln.startswith("- ")
+        ]
         lines.append(f"{path}: {len(entries)} entries")
         lines.extend(f"  {e[:160]}" for e in reversed(entries[-8:]))
     out.append(("Journal (last days, newest first)", lines))
@@ -184,12 +203,19 @@ def brief(vault: Vault, budget: int = 2000, as_of: str | None = None) -> dict[st
     text = ""
     parts: list[dict[str, Any]] = []
     omitted: list[str] = []
-    for (title, lines), n in zip(sections, kept):
+    for (title, lines), n in zip(sections, kept, strict=False):
         if n == 0:
             omitted.append(title)
             continue
         part = f"## {title}\n" + "".join(ln + "\n" for ln in lines[:n])
         text += ("\n" if text else "") + part
         parts.append({"title": title, "text": part, "truncated": n < len(lines), "tokens": estimate_tokens(part)})
-    return {"budget": budget, "tokens": estimate_tokens(text), "estimate": f"ceil(characters / {CHARS_PER_TOKEN})",
-            "sections": parts, "omitted": omitted, "text": text, "as_of": commit}  # fmt: skip
+    return {
+        "budget": budget,
+        "tokens": estimate_tokens(text),
+        "estimate": f"ceil(characters / {CHARS_PER_TOKEN})",
+        "sections": parts,
+        "omitted": omitted,
+        "text": text,
+        "as_of": commit,
+    }

@@ -1,8 +1,10 @@
 """Changes — (path, kind, old, new) — from the three sources the rules run on."""
+
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from memgit.config import Config

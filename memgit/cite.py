@@ -1,4 +1,5 @@
 """memgit cite REF: the commit, writer, date and source behind a fact or a line (blame-based)."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -24,10 +25,16 @@ def _commit_record(vault: Vault, rev: str, path: str, line: int) -> dict[str, An
     info = vault.repo.commit_info(b.commit)
     when = dt.datetime.fromtimestamp(b.time, dt.timezone(dt.timedelta(minutes=info.offset))).isoformat()
     out = {
-        "commit": b.commit, "author": b.author, "email": b.email, "date": when,
-        "subject": info.message.splitlines()[0] if info.message else "", "trailers": info.trailers,
-        "path": b.orig_path, "line": b.orig_line, "text": b.text,
-    }  # fmt: skip
+        "commit": b.commit,
+        "author": b.author,
+        "email": b.email,
+        "date": when,
+        "subject": info.message.splitlines()[0] if info.message else "",
+        "trailers": info.trailers,
+        "path": b.orig_path,
+        "line": b.orig_line,
+        "text": b.text,
+    }
     original = _redacted_from(vault).get(b.commit)
     if original:
         out["original_commit"] = original  # `memgit redact` rewrote it: the id it had when it was written
@@ -66,9 +73,18 @@ def cite_fact(vault: Vault, fact_id: str, rev: str = "HEAD") -> dict[str, Any]:
     path, items, item = locate(vault, fact_id, tree)
     data = vault.repo.read(tree, path) or b""
     asserted = _commit_record(vault, rev, path, itemsfile.line_of(data, fact_id, "fact"))
-    out: dict[str, Any] = {"ref": fact_id, "kind": "fact", "path": path, "fact": item["fact"], "status": item["status"],
-                           "authority": item["authority"], "source": item.get("source"), "valid_from": item.get("valid_from"),
-                           "valid_until": item.get("valid_until"), "asserted": asserted}
+    out: dict[str, Any] = {
+        "ref": fact_id,
+        "kind": "fact",
+        "path": path,
+        "fact": item["fact"],
+        "status": item["status"],
+        "authority": item["authority"],
+        "source": item.get("source"),
+        "valid_from": item.get("valid_from"),
+        "valid_until": item.get("valid_until"),
+        "asserted": asserted,
+    }
     if item["status"] != "active":
         out["retired"] = _commit_record(vault, rev, path, itemsfile.line_of(data, fact_id, "status"))
         out["successor"] = item.get("supersededBy")
@@ -88,8 +104,15 @@ def cite_line(vault: Vault, path: str, line: int, at: str = "HEAD") -> dict[str,
     if line < 1 or line > total:
         raise NotFound(f"{path}: has {total} lines, no line {line}", "cite a line that exists")
     rec = _commit_record(vault, rev, path, line)
-    out: dict[str, Any] = {"ref": f"{path}:{line}", "kind": vault.config.kind_of(path), "path": path, "line": line,
-                           "text": rec["text"], "asserted": rec, "rev": name}
+    out: dict[str, Any] = {
+        "ref": f"{path}:{line}",
+        "kind": vault.config.kind_of(path),
+        "path": path,
+        "line": line,
+        "text": rec["text"],
+        "asserted": rec,
+        "rev": name,
+    }
     m = re.search(r"\((?:source|verbatim): \"?(.+?)\"?\)$", rec["text"])
     out["source"] = m.group(1) if m else rec["trailers"].get("Memgit-Source")
     return out
@@ -102,9 +125,12 @@ def cite_heading(vault: Vault, path: str, heading: str, at: str = "HEAD") -> dic
     from memgit.names import slugify
 
     headings = [(n, ln.lstrip("#").strip()) for n, ln in enumerate(data.splitlines(), 1) if ln.startswith("#")]
-    exact = [(n, t) for n, t in headings
-             # lessons are "## Title (YYYY-MM-DD)": their ids use the slug of the title without the date
-             if want in (t.lower(), slugify(t), _DATED.sub("", t).lower(), slugify(_DATED.sub("", t)))]  # fmt: skip
+    exact = [
+        (n, t)
+        for n, t in headings
+        # lessons are "## Title (YYYY-MM-DD)": their ids use the slug of the title without the date
+        if want in (t.lower(), slugify(t), _DATED.sub("", t).lower(), slugify(_DATED.sub("", t)))
+    ]
     # an exact match anywhere wins over an earlier heading that merely starts with the text
     found = exact or [(n, t) for n, t in headings if want and t.lower().startswith(want)]
     if found:
@@ -136,12 +162,14 @@ def cite(vault: Vault, ref: str, as_of: str | None = None) -> dict[str, Any]:
         if as_of:
             out["as_of"] = rev
         return out
-    raise UsageError(f"cannot cite {ref!r}", "give a fact id (sarah-k3f9q2), path:line (memory/2026-01-15.md:12) or path#heading")
+    raise UsageError(
+        f"cannot cite {ref!r}", "give a fact id (sarah-k3f9q2), path:line (memory/2026-01-15.md:12) or path#heading"
+    )
 
 
 def render(c: Mapping[str, Any]) -> str:
     a = c["asserted"]
-    what = f"{c['ref']} \"{c.get('fact') or c.get('text', '')}\""
+    what = f'{c["ref"]} "{c.get("fact") or c.get("text", "")}"'
     line = f"{what} — {a['commit'][:12]} by {a['author']} <{a['email']}> on {a['date'][:10]}"
     if a.get("original_commit"):
         line += f" (originally {a['original_commit'][:12]}, before a redaction)"
@@ -155,7 +183,7 @@ def render(c: Mapping[str, Any]) -> str:
         r = c["retired"]
         line += f"; {c['status']} in {r['commit'][:12]} by {r['author']} on {r['date'][:10]}"
         if c.get("successor"):
-            line += f" -> {c['successor']} \"{c.get('successor_fact', '')}\""
+            line += f' -> {c["successor"]} "{c.get("successor_fact", "")}"'
     if c.get("as_of"):
         line += f"; as of {c['as_of'][:12]}"
     if c.get("rev", "HEAD") not in ("HEAD", c.get("as_of")):

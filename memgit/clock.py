@@ -1,4 +1,5 @@
 """Time in the vault's timezone. MEMGIT_NOW (ISO date-time) pins the clock for replays and tests."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -29,11 +30,15 @@ def parse_time(text: str, tz: dt.tzinfo) -> dt.datetime:
     except ValueError:
         raise UsageError(f"not a date-time: {text!r}", "use ISO 8601, e.g. 2026-01-15T10:04 or 2026-01-15") from None
     if not _EARLIEST <= value.replace(tzinfo=None) <= _LATEST:
-        raise UsageError(f"date-time out of range: {text!r}", "git records times from 1970 to 9999; use one in that range")
+        raise UsageError(
+            f"date-time out of range: {text!r}", "git records times from 1970 to 9999; use one in that range"
+        )
     try:
         return value.replace(tzinfo=tz) if value.tzinfo is None else value.astimezone(tz)
     except OverflowError:
-        raise UsageError(f"date-time out of range: {text!r}", "git records times from 1970 to 9999; use one in that range") from None
+        raise UsageError(
+            f"date-time out of range: {text!r}", "git records times from 1970 to 9999; use one in that range"
+        ) from None
 
 
 def parse_date(text: str) -> str:

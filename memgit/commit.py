@@ -1,6 +1,7 @@
 """The one commit path: every commit memgit puts on a branch (writes, the index refresh, sync's merges,
 init, archive branches) is made here, the branch moved by compare-and-swap, and a checked-out branch's
 files brought in step with a pending record that the next writer finishes if this one dies."""
+
 from __future__ import annotations
 
 import json
@@ -25,7 +26,10 @@ def git_locks_free(vault: Vault, ref: str) -> None:
     deadline = time.monotonic() + GIT_LOCK_WAIT
     while held := [lock for lock in locks if lock.exists()]:
         if time.monotonic() >= deadline:
-            raise Conflict(f"{held[0]}: another git process is using it", "retry when it is done; if no git process is running, remove the stale lock file")
+            raise Conflict(
+                f"{held[0]}: another git process is using it",
+                "retry when it is done; if no git process is running, remove the stale lock file",
+            )
         time.sleep(0.02)
 
 
@@ -42,14 +46,25 @@ def recover(vault: Vault) -> None:
         try:
             vault.repo.sync_paths(vault.repo.commit_tree(data["new"]), data["paths"], data["expected"])
         except (GitError, OSError) as exc:
-            raise Conflict(f"finishing an earlier write failed: index and work tree not updated ({exc})",
-                           "retry when no other git command is running") from None
+            raise Conflict(
+                f"finishing an earlier write failed: index and work tree not updated ({exc})",
+                "retry when no other git command is running",
+            ) from None
     pending.unlink(missing_ok=True)
 
 
-def commit_to(vault: Vault, ref: str, tree: str, parents: list[str], message: str, author: tuple[str, str],
-              paths: list[str] | None = None, expected: dict[str, str | None] | None = None,
-              tip: str | None = "parent", wait_for_git: bool = True) -> str:
+def commit_to(
+    vault: Vault,
+    ref: str,
+    tree: str,
+    parents: list[str],
+    message: str,
+    author: tuple[str, str],
+    paths: list[str] | None = None,
+    expected: dict[str, str | None] | None = None,
+    tip: str | None = "parent",
+    wait_for_git: bool = True,
+) -> str:
     """Put a commit of `tree` on `ref`. Returns the commit.
 
     `ref` moves by compare-and-swap from `tip` (default: parents[0], or no branch yet): if it moved, Conflict
@@ -86,8 +101,10 @@ def commit_to(vault: Vault, ref: str, tree: str, parents: list[str], message: st
     except (GitError, OSError) as exc:
         # The commit landed: failing now would make the caller repeat a write that is in history.
         # pending.json stays, so the next memgit write brings index and work tree in step.
-        vault.warnings.append(f"{commit[:12]} committed, but index and work tree were not updated ({exc}); "
-                              "do not repeat the write: the next memgit write (or `git checkout -- .`) brings them in step")
+        vault.warnings.append(
+            f"{commit[:12]} committed, but index and work tree were not updated ({exc}); "
+            "do not repeat the write: the next memgit write (or `git checkout -- .`) brings them in step"
+        )
         return commit
     pending.unlink(missing_ok=True)
     return commit

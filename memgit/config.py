@@ -1,4 +1,5 @@
 """The vault's configuration (.memgit.yaml) and the one place that decides a path's kind."""
+
 from __future__ import annotations
 
 import fnmatch
@@ -48,7 +49,11 @@ def glob_regex(glob: str) -> str:
                 i += 1
             else:
                 cls = glob[i + 1 : j]
-                out.append("[^/" + re.escape(cls[1:]) + "]" if cls.startswith("!") else "[" + re.escape(cls).replace("\\-", "-") + "]")
+                out.append(
+                    "[^/" + re.escape(cls[1:]) + "]"
+                    if cls.startswith("!")
+                    else "[" + re.escape(cls).replace("\\-", "-") + "]"
+                )
                 i = j + 1
         else:
             out.append(re.escape(c))
@@ -76,7 +81,10 @@ class Config:
         except frontmatter.YamlError as exc:
             raise UsageError(f"{where}: line {exc.line}: {exc.message}", exc.hint) from None
         if not isinstance(data, dict):
-            raise UsageError(f"{where}: must be a YAML mapping", "`memgit schema config` shows every key; the .memgit.yaml `memgit init` writes is a valid start")
+            raise UsageError(
+                f"{where}: must be a YAML mapping",
+                "`memgit schema config` shows every key; the .memgit.yaml `memgit init` writes is a valid start",
+            )
         if not validate:
             return cls(data)
         from memgit import schema
@@ -184,7 +192,4 @@ class Config:
         return list(self.data.get("agents", {}).get("patterns", []))
 
     def is_agent_identity(self, name: str, email: str) -> bool:
-        for pat in self.agent_patterns:
-            if fnmatch.fnmatchcase(email, pat) or fnmatch.fnmatchcase(name, pat):
-                return True
-        return False
+        return any(fnmatch.fnmatchcase(email, pat) or fnmatch.fnmatchcase(name, pat) for pat in self.agent_patterns)

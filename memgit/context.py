@@ -3,13 +3,15 @@
 Library modules annotate with it (``from memgit.context import VaultContext as Vault`` under TYPE_CHECKING)
 and never import ``memgit.api``: the public face sits above them (see the package docstring's layers).
 """
+
 from __future__ import annotations
 
 import datetime as dt
 import os
+from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from memgit.config import CONFIG_PATH, Config
 from memgit.errors import UsageError
@@ -101,5 +103,8 @@ def require_text(config: Config, text: str, what: str = "text", cap: int | None 
         raise UsageError(f"{what} contains control character U+{ord(bad):04X}", "remove control characters")
     cap = cap or int(config.get("max_text_bytes", 4096))
     if len(encoded) > cap:
-        raise UsageError(f"{what} is {len(encoded)} bytes, over the {cap}-byte limit", "split it, or raise max_text_bytes in .memgit.yaml")
+        raise UsageError(
+            f"{what} is {len(encoded)} bytes, over the {cap}-byte limit",
+            "split it, or raise max_text_bytes in .memgit.yaml",
+        )
     return text.strip()

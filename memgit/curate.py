@@ -5,6 +5,7 @@ end with the source they point to: `- 2026-01-15 lesson: Pin the clock (lessons/
 Curating promotes the window's lessons and decisions there, drops lines that restate a superseded or expired
 fact (anywhere in the file) or point at something retired or gone, and keeps the file under its cap.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -16,8 +17,8 @@ from memgit.errors import MemgitError, RuleViolation, UsageError
 from memgit.kinds import LESSON
 
 if TYPE_CHECKING:
-    from memgit.txn import Transaction
     from memgit.context import VaultContext as Vault
+    from memgit.txn import Transaction
 
 PATH = "MEMORY.md"
 SECTION = "## Curated by memgit"
@@ -87,7 +88,8 @@ class Sources:
     """What the tree holds that curated lines may point to, and the facts they must not restate."""
 
     def __init__(self, vault: Vault, tree: str | None) -> None:
-        from memgit import frontmatter, itemsfile as itemsfile
+        from memgit import frontmatter
+        from memgit import itemsfile as itemsfile
         from memgit.names import slugify
 
         repo, cfg = vault.repo, vault.config
@@ -113,7 +115,9 @@ class Sources:
                 except frontmatter.YamlError:
                     continue
                 if str(meta.get("status", "active")) in ("active", "proposed"):
-                    self.decisions.append(Candidate(str(meta.get("date", path[10:20])), "decision", str(meta.get("title") or path), path))
+                    self.decisions.append(
+                        Candidate(str(meta.get("date", path[10:20])), "decision", str(meta.get("title") or path), path)
+                    )
                     self.refs.add(path)
                 else:
                     self.retired_refs.add(path)
@@ -167,12 +171,16 @@ def plan(vault: Vault, tree: str | None, cmd: str | None = None) -> dict[str, An
     hand, curated = split_memory(old)
     src = Sources(vault, tree)
     today = vault.now().date()
-    since = last_run(vault, OP, since=vault.now() - dt.timedelta(days=56))  # a bounded walk: two months of history at most
+    since = last_run(
+        vault, OP, since=vault.now() - dt.timedelta(days=56)
+    )  # a bounded walk: two months of history at most
     start = min(since.date() if since else today, today - dt.timedelta(days=7)).isoformat()
     dropped: list[Dropped] = []
     kept_hand = []
     for ln in hand:
-        fact = src.restates_retired(ln) if ln.startswith(("- ", "* ")) or (ln.strip() and not ln.startswith("#")) else None
+        fact = (
+            src.restates_retired(ln) if ln.startswith(("- ", "* ")) or (ln.strip() and not ln.startswith("#")) else None
+        )
         if fact:
             dropped.append({"line": ln, "why": f"restates retired fact {fact}"})
         else:
@@ -190,7 +198,9 @@ def plan(vault: Vault, tree: str | None, cmd: str | None = None) -> dict[str, An
         else:
             kept.append(ln)
     present = {m.group("ref") for m in map(_POINTER.match, kept) if m}
-    window = sorted(c for c in src.lessons + src.decisions if start <= c.date <= today.isoformat() and c.ref not in present)
+    window = sorted(
+        c for c in src.lessons + src.decisions if start <= c.date <= today.isoformat() and c.ref not in present
+    )
     if cmd:
         kept = propose_lines(vault, cmd, src, kept, window)
         promoted = [ln for ln in kept if ln not in curated]
@@ -205,16 +215,29 @@ def plan(vault: Vault, tree: str | None, cmd: str | None = None) -> dict[str, An
         dropped.append({"line": oldest, "why": f"over the {cap}-byte cap"})
         text = join_memory(kept_hand, kept)
     if len(text.encode()) > cap:
-        raise UsageError(f"{PATH}: the hand-written sections alone are over the {cap}-byte cap", "shorten them or raise memory_max_bytes")
+        raise UsageError(
+            f"{PATH}: the hand-written sections alone are over the {cap}-byte cap",
+            "shorten them or raise memory_max_bytes",
+        )
     promoted = [ln for ln in promoted if ln in kept]
-    return {"text": text, "changed": text != old, "promoted": promoted, "dropped": dropped, "window": [start, today.isoformat()]}
+    return {
+        "text": text,
+        "changed": text != old,
+        "promoted": promoted,
+        "dropped": dropped,
+        "window": [start, today.isoformat()],
+    }
 
 
 def propose_lines(vault: Vault, cmd: str, src: Sources, kept: list[str], window: list[Candidate]) -> list[str]:
     """The model proposes the curated lines; each must point at a source that exists and restate no retired fact."""
     from memgit.modelcmd import run_model
 
-    data = {"current": kept, "new": [c._asdict() for c in window], "sources": sorted({c.ref for c in window} | set(_refs(kept)))}
+    data = {
+        "current": kept,
+        "new": [c._asdict() for c in window],
+        "sources": sorted({c.ref for c in window} | set(_refs(kept))),
+    }
     out = run_model(cmd, PROMPT + json.dumps(data, ensure_ascii=False, indent=2), "curate")
     try:
         answer = json.loads(out.decode("utf-8"))
@@ -226,9 +249,13 @@ def propose_lines(vault: Vault, cmd: str, src: Sources, kept: list[str], window:
     for n, ln in enumerate(lines):
         m = _POINTER.match(ln)
         if not m or "\n" in ln:
-            raise MemgitError(f"--cmd line {n}: not '- YYYY-MM-DD kind: text (SOURCE)': {ln[:80]!r}", "nothing was written")
+            raise MemgitError(
+                f"--cmd line {n}: not '- YYYY-MM-DD kind: text (SOURCE)': {ln[:80]!r}", "nothing was written"
+            )
         if not src.exists(m.group("ref")) or m.group("ref") in src.retired_refs:
-            raise MemgitError(f"--cmd line {n}: source {m.group('ref')!r} does not exist or is retired", "nothing was written")
+            raise MemgitError(
+                f"--cmd line {n}: source {m.group('ref')!r} does not exist or is retired", "nothing was written"
+            )
         fact = src.restates_retired(ln)
         if fact:
             raise MemgitError(f"--cmd line {n}: states retired fact {fact} as current", "nothing was written")
@@ -264,8 +291,11 @@ def curate(vault: Vault, cmd: str | None = None, propose: bool = False, dry_run:
     old = vault.repo.read(tree, PATH)
     _check(vault, old, new)
     summary = f"{len(p['promoted'])} promoted, {len(p['dropped'])} dropped"
-    trailers = (("Memgit-Op", OP), ("Memgit-Curated-Window", "..".join(p["window"])),
-                ("Memgit-Curator", "cmd" if cmd else "deterministic"))  # fmt: skip
+    trailers = (
+        ("Memgit-Op", OP),
+        ("Memgit-Curated-Window", "..".join(p["window"])),
+        ("Memgit-Curator", "cmd" if cmd else "deterministic"),
+    )
     if propose:
         result["commit"], result["branch"] = _propose(vault, new, summary, trailers)
         return result
@@ -295,5 +325,7 @@ def _propose(vault: Vault, new: bytes, summary: str, trailers: tuple[tuple[str, 
     from memgit.commit import commit_to
 
     # the one commit path; no work tree follows a proposal branch, so git's locks are not ours to wait for
-    commit = commit_to(vault, ref, tree, [head], message, (writer.name, writer.email), tip=repo.refs(ref).get(ref), wait_for_git=False)
+    commit = commit_to(
+        vault, ref, tree, [head], message, (writer.name, writer.email), tip=repo.refs(ref).get(ref), wait_for_git=False
+    )
     return commit, branch

@@ -4,6 +4,7 @@ The credential patterns are carried here rather than imported: detect-secrets 1.
 and 20 ms for its first line (median of 8, installed build), several times the whole commit hook. Each
 pattern names where it came from: [ds] detect-secrets 1.5 plugins (Yelp), [gl] gitleaks' default rules.
 """
+
 from __future__ import annotations
 
 import math
@@ -39,20 +40,34 @@ MARKER = re.compile(r"\[REDACTED sha256:([0-9a-f]{12})\]")
 # provider formats: (name, lower-case literals one of which the match holds, pattern); the whole match is the secret
 PROVIDERS: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
     # [ds] github_token.py, [gl] github-pat/github-fine-grained-pat
-    ("GitHub token", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
-     re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})")),
+    (
+        "GitHub token",
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+        re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"),
+    ),
     # [gl] gitlab-pat; [ds] gitlab_token.py
     ("GitLab token", ("glpat-",), re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}")),
     # [ds] aws.py (key id prefixes), [gl] aws-access-token
-    ("AWS access key id", ("a3t", "akia", "asia", "abia", "acca"), re.compile(r"\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b")),
+    (
+        "AWS access key id",
+        ("a3t", "akia", "asia", "abia", "acca"),
+        re.compile(r"\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"),
+    ),
     # [ds] aws.py secret access key in context
-    ("AWS secret access key", ("secret",), re.compile(r"(?i)aws_?secret_?(?:access_?)?key[^\w\n]{0,5}[A-Za-z0-9/+=]{40}\b")),
+    (
+        "AWS secret access key",
+        ("secret",),
+        re.compile(r"(?i)aws_?secret_?(?:access_?)?key[^\w\n]{0,5}[A-Za-z0-9/+=]{40}\b"),
+    ),
     # [ds] private_key.py, [gl] private-key
     ("private key", ("private key",), re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")),
     # [ds] slack.py (tokens and webhooks), [gl] slack-*-token, slack-webhook-url
     ("Slack token", ("xox",), re.compile(r"\bxox[abposre]-[A-Za-z0-9-]{10,}")),
-    ("Slack webhook", ("hooks.slack.com",),
-     re.compile(r"hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9_]{8,}/[A-Za-z0-9_]{8,}/[A-Za-z0-9_]{16,}")),
+    (
+        "Slack webhook",
+        ("hooks.slack.com",),
+        re.compile(r"hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9_]{8,}/[A-Za-z0-9_]{8,}/[A-Za-z0-9_]{16,}"),
+    ),
     # [ds] openai.py, [gl] openai-api-key, anthropic-api-key (sk-, sk-proj-, sk-ant-...)
     ("API secret key", ("sk-",), re.compile(r"\bsk-(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}")),
     # [ds] stripe.py, [gl] stripe-access-token
@@ -60,8 +75,11 @@ PROVIDERS: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
     # [gl] gcp-api-key
     ("Google API key", ("aiza",), re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b")),
     # [ds] jwt.py, [gl] jwt (header and payload both JSON objects)
-    ("JSON web token", ("eyj",),
-     re.compile(r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}")),
+    (
+        "JSON web token",
+        ("eyj",),
+        re.compile(r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"),
+    ),
     # [gl] npm-access-token, [ds] pypi_token.py, sendgrid.py, telegram_token.py
     ("npm token", ("npm_",), re.compile(r"\bnpm_[A-Za-z0-9]{36}\b")),
     ("PyPI token", ("pypi-age",), re.compile(r"\bpypi-AgE[A-Za-z0-9_-]{50,}")),
@@ -77,13 +95,15 @@ URL_CREDENTIALS = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s:/?#@'\"<>]*
 # the literal sits in (`DB_PASSWORD`, `dbPassword`, `api_key` count, `monkey` does not).
 _TAIL = r"(?:[_.-][A-Za-z0-9]+){0,2}[\"'\]]{0,2}"
 ASSIGNMENT = re.compile(
-    r"(?i:pass(?:word|wd|phrase)|pwd|secret|token|key|credentials?)" + _TAIL +
-    r"(?P<sep>[ \t]*(?::=|=>|==?|:)|[ \t]+(?i:is|was|are)[ \t]*:?)[ \t]*(?P<q>[\"'`]?)(?P<val>[^\s\"'`]+)"
+    r"(?i:pass(?:word|wd|phrase)|pwd|secret|token|key|credentials?)"
+    + _TAIL
+    + r"(?P<sep>[ \t]*(?::=|=>|==?|:)|[ \t]+(?i:is|was|are)[ \t]*:?)[ \t]*(?P<q>[\"'`]?)(?P<val>[^\s\"'`]+)"
 )
 # [gl] generic-api-key: a key-ish word in assignment context with a long high-entropy value
 ENTROPY_CONTEXT = re.compile(
-    r"(?i:pass(?:word|wd|phrase)|pwd|secret|token|key|credentials?|auth|client[_-]?id)" + _TAIL +
-    r"[ \t]*(?::=|=>|==?|:|[ \t](?i:is)[ \t])[ \t]*[\"'`]?(?P<val>[A-Za-z0-9+/=_.-]{16,})"
+    r"(?i:pass(?:word|wd|phrase)|pwd|secret|token|key|credentials?|auth|client[_-]?id)"
+    + _TAIL
+    + r"[ \t]*(?::=|=>|==?|:|[ \t](?i:is)[ \t])[ \t]*[\"'`]?(?P<val>[A-Za-z0-9+/=_.-]{16,})"
 )
 # a suffix that makes the name a setting about the credential, not the credential: token_type, PASSWORD_FILE
 METADATA = re.compile(
@@ -91,9 +111,21 @@ METADATA = re.compile(
     r"hint|label|field|format|kind|mode|strength|reset|rotation|manager|store|endpoint|header|prefix|usage|limit|source)\b"
 )
 KEYWORDS = ("pass", "pwd", "secret", "token", "key", "cred")
-ENTROPY_KEYWORDS = KEYWORDS + ("auth", "client")
+ENTROPY_KEYWORDS = (*KEYWORDS, "auth", "client")
 # words that make a following `key`/`token` a credential's name: api_key, accessKey, authtoken...
-QUALIFIERS = ("api", "access", "auth", "secret", "private", "client", "bearer", "refresh", "account", "master", "signing")
+QUALIFIERS = (
+    "api",
+    "access",
+    "auth",
+    "secret",
+    "private",
+    "client",
+    "bearer",
+    "refresh",
+    "account",
+    "master",
+    "signing",
+)
 PLACEHOLDER = re.compile(
     r"(?i)(?:\$\{?\w*\}?|<[^>]*>?|\{\{.*|%\(?\w*\)?s?|\*+|x{3,}|\.{3}|…|\[REDACTED|\[redacted\]|null|none|nil|true|false|yes|no|"
     r"undefined|empty|unset|required|optional|string|redacted|hidden|example|your[_-]?\w*)[.,;:!?)\]}]*"
@@ -127,13 +159,20 @@ def _looks_secret(value: str, code: bool) -> bool:
 
 def _high_entropy(value: str) -> bool:
     value = value.rstrip(".,;:")
-    if len(value) < 16 or ORDINARY.fullmatch(value) or not any(c.isdigit() for c in value) or not any(c.isalpha() for c in value):
+    if (
+        len(value) < 16
+        or ORDINARY.fullmatch(value)
+        or not any(c.isdigit() for c in value)
+        or not any(c.isalpha() for c in value)
+    ):
         return False
     hexy = all(c in "0123456789abcdefABCDEF" for c in value)
     return entropy(value) >= (3.0 if hexy else 3.5)
 
 
-def _keyword_matches(rx: re.Pattern[str], text: str, low: str, words: tuple[str, ...], any_key: bool) -> list[re.Match[str]]:
+def _keyword_matches(
+    rx: re.Pattern[str], text: str, low: str, words: tuple[str, ...], any_key: bool
+) -> list[re.Match[str]]:
     """rx anchored at each keyword str.find finds, when the word it sits in names a credential."""
     out = []
     for word in words:
@@ -141,7 +180,9 @@ def _keyword_matches(rx: re.Pattern[str], text: str, low: str, words: tuple[str,
         while i != -1:
             end = _line_end(low, i)
             near = low[i : min(end, i + 48)]  # the separator follows within the name's reach, or there is none
-            if ("=" in near or ":" in near or " is" in near or " was" in near or " are" in near) and _names_credential(text, low, i, word, any_key):
+            if ("=" in near or ":" in near or " is" in near or " was" in near or " are" in near) and _names_credential(
+                text, low, i, word, any_key
+            ):
                 m = rx.match(text, i, end)
                 if m:
                     out.append(m)
@@ -203,7 +244,7 @@ def secrets_in(line: str) -> list[Finding]:
 def token_windows(text: str, length: int) -> Iterable[tuple[int, str]]:
     """(offset, substring) of `length` that start and end on a token boundary: where a redacted string is looked for."""
     n = len(text)
-    for i in range(0, n - length + 1):
+    for i in range(n - length + 1):
         if i and text[i - 1].isalnum() and text[i].isalnum():
             continue
         j = i + length
@@ -230,13 +271,28 @@ HIDDEN = re.compile(
     "\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufeff\uffa0\ufff9-\ufffb\U000e0000-\U000e007f]|\r(?!\n)"
 )
 NAMES = {
-    0x00AD: "SOFT HYPHEN", 0x200B: "ZERO WIDTH SPACE", 0x200C: "ZERO WIDTH NON-JOINER", 0x200D: "ZERO WIDTH JOINER",
-    0x200E: "LEFT-TO-RIGHT MARK", 0x200F: "RIGHT-TO-LEFT MARK", 0x202A: "LEFT-TO-RIGHT EMBEDDING",
-    0x202B: "RIGHT-TO-LEFT EMBEDDING", 0x202C: "POP DIRECTIONAL FORMATTING", 0x202D: "LEFT-TO-RIGHT OVERRIDE",
-    0x202E: "RIGHT-TO-LEFT OVERRIDE", 0x2060: "WORD JOINER", 0x2066: "LEFT-TO-RIGHT ISOLATE", 0x2067: "RIGHT-TO-LEFT ISOLATE",
-    0x2068: "FIRST STRONG ISOLATE", 0x2069: "POP DIRECTIONAL ISOLATE", 0xFEFF: "ZERO WIDTH NO-BREAK SPACE (BOM)",
-    0x1B: "ESCAPE", 0x0D: "CARRIAGE RETURN", 0x08: "BACKSPACE", 0x7F: "DELETE",
-}  # fmt: skip
+    0x00AD: "SOFT HYPHEN",
+    0x200B: "ZERO WIDTH SPACE",
+    0x200C: "ZERO WIDTH NON-JOINER",
+    0x200D: "ZERO WIDTH JOINER",
+    0x200E: "LEFT-TO-RIGHT MARK",
+    0x200F: "RIGHT-TO-LEFT MARK",
+    0x202A: "LEFT-TO-RIGHT EMBEDDING",
+    0x202B: "RIGHT-TO-LEFT EMBEDDING",
+    0x202C: "POP DIRECTIONAL FORMATTING",
+    0x202D: "LEFT-TO-RIGHT OVERRIDE",
+    0x202E: "RIGHT-TO-LEFT OVERRIDE",
+    0x2060: "WORD JOINER",
+    0x2066: "LEFT-TO-RIGHT ISOLATE",
+    0x2067: "RIGHT-TO-LEFT ISOLATE",
+    0x2068: "FIRST STRONG ISOLATE",
+    0x2069: "POP DIRECTIONAL ISOLATE",
+    0xFEFF: "ZERO WIDTH NO-BREAK SPACE (BOM)",
+    0x1B: "ESCAPE",
+    0x0D: "CARRIAGE RETURN",
+    0x08: "BACKSPACE",
+    0x7F: "DELETE",
+}
 
 
 class Hidden(NamedTuple):
@@ -246,7 +302,9 @@ class Hidden(NamedTuple):
     @property
     def label(self) -> str:
         cp = ord(self.char)
-        name = NAMES.get(cp) or ("TAG CHARACTER" if 0xE0000 <= cp <= 0xE007F else "CONTROL CHARACTER" if cp < 0xA0 else "INVISIBLE CHARACTER")
+        name = NAMES.get(cp) or (
+            "TAG CHARACTER" if 0xE0000 <= cp <= 0xE007F else "CONTROL CHARACTER" if cp < 0xA0 else "INVISIBLE CHARACTER"
+        )
         return f"U+{cp:04X} {name}"
 
 

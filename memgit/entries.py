@@ -1,5 +1,6 @@
 """Journal entries: `- HH:MM [kind] text` lines and their continuations; the one place that reads an
 entry's kind marker and splits a journal into entries (the journal rule, merge and recall read it)."""
+
 from __future__ import annotations
 
 import re

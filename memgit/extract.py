@@ -1,4 +1,5 @@
 """memgit extract: facts pulled out of new journal entries and session records by a model command."""
+
 from __future__ import annotations
 
 import json
@@ -8,14 +9,14 @@ from memgit import itemsfile
 from memgit.errors import MemgitError, NotFound, UsageError
 
 if TYPE_CHECKING:
-    from memgit.txn import Transaction
     from memgit.context import VaultContext as Vault
+    from memgit.txn import Transaction
 
 TRAILER = "Memgit-Extracted-Through"
 PROMPT = (
     "Extract durable, atomic facts about people, companies and projects from these memory entries.\n"
-    "Answer with JSON only: {\"facts\": [{\"entity\": \"people/<slug>\", \"fact\": \"...\", \"category\": \"<category>\", "
-    "\"source\": \"<one of the entry sources>\", \"supersedes\": \"<id of an active fact it replaces, or null>\"}]}.\n"
+    'Answer with JSON only: {"facts": [{"entity": "people/<slug>", "fact": "...", "category": "<category>", '
+    '"source": "<one of the entry sources>", "supersedes": "<id of an active fact it replaces, or null>"}]}.\n'
     "Only set supersedes when the new fact contradicts that active fact of the same entity and category.\n"
     "The entries follow the line INPUT: as one JSON document.\nINPUT:\n"
 )
@@ -48,7 +49,9 @@ def new_entries(vault: Vault, since: str | None) -> list[dict[str, str]]:
         old = repo.blob(d.old) or b""
         new = repo.blob(d.new) or b""
         start = old.count(b"\n") if new.startswith(old) else 0
-        for n, line in enumerate(new.decode("utf-8", errors="replace").split("\n")[start:], start + 1):  # numbered as git does
+        for n, line in enumerate(
+            new.decode("utf-8", errors="replace").split("\n")[start:], start + 1
+        ):  # numbered as git does
             line = line.removesuffix("\r")
             if (kind == "journal" and line.startswith("- ")) or (kind == "session" and line.strip()):
                 out.append({"source": f"{d.path}#L{n}", "text": line[:2000]})
@@ -62,7 +65,7 @@ def _ask(cmd: str, prompt: str) -> Any:
     try:
         return json.loads(out.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise MemgitError(f"--cmd answer is not JSON: {exc}", "answer {\"facts\": [...]}; nothing was written") from None
+        raise MemgitError(f"--cmd answer is not JSON: {exc}", 'answer {"facts": [...]}; nothing was written') from None
 
 
 def _claims_hold(vault: Vault, where: str, folder: str, text: str, source: str, languages: tuple[str, ...]) -> None:
@@ -86,18 +89,24 @@ def _claims_hold(vault: Vault, where: str, folder: str, text: str, source: str, 
 
 
 def extract(vault: Vault, cmd: str, since: str | None = None) -> dict[str, Any]:
+    from memgit.context import require_text
     from memgit.names import locate
     from memgit.ops.facts import _new_fact, entity_folder
-    from memgit.context import require_text
 
     head = vault.repo.head_id()
     from memgit.noise import sift
 
     entries, noise = sift(vault.config, new_entries(vault, since))
     if not entries:
-        raise NotFound("no new journal entries or session records since the last extraction"
-                       + (f" ({noise} left out as noise)" if noise else ""), "nothing to extract")  # fmt: skip
-    answer = _ask(cmd, PROMPT + json.dumps({"categories": vault.config.categories, "entries": entries}, ensure_ascii=False, indent=2))
+        raise NotFound(
+            "no new journal entries or session records since the last extraction"
+            + (f" ({noise} left out as noise)" if noise else ""),
+            "nothing to extract",
+        )
+    answer = _ask(
+        cmd,
+        PROMPT + json.dumps({"categories": vault.config.categories, "entries": entries}, ensure_ascii=False, indent=2),
+    )
     if not isinstance(answer, dict) or not isinstance(answer.get("facts"), list):
         raise MemgitError('--cmd answer must be {"facts": [...]}', "nothing was written")
     sources = {e["source"]: e["text"] for e in entries}
@@ -115,7 +124,9 @@ def extract(vault: Vault, cmd: str, since: str | None = None) -> dict[str, Any]:
         if f.get("category") not in vault.config.categories:
             raise MemgitError(f"{where}: unknown category {f.get('category')!r}", "nothing was written")
         if not isinstance(f.get("source"), str) or f["source"] not in sources:
-            raise MemgitError(f"{where}: source {f.get('source')!r} is not one of the entries sent", "nothing was written")
+            raise MemgitError(
+                f"{where}: source {f.get('source')!r} is not one of the entries sent", "nothing was written"
+            )
         sup = f.get("supersedes")
         if sup is not None:
             try:
@@ -123,16 +134,31 @@ def extract(vault: Vault, cmd: str, since: str | None = None) -> dict[str, Any]:
             except (UsageError, NotFound) as exc:
                 raise MemgitError(f"{where}: supersedes {sup!r}: {exc.message}", "nothing was written") from None
             if path != f"{folder}/items.json" or old["status"] != "active" or old["category"] != f["category"]:
-                raise MemgitError(f"{where}: supersedes {sup}, which is not an active {f['category']} fact of {folder}", "nothing was written")
+                raise MemgitError(
+                    f"{where}: supersedes {sup}, which is not an active {f['category']} fact of {folder}",
+                    "nothing was written",
+                )
         _claims_hold(vault, where, folder, text, sources[f["source"]], languages)
-        planned.append({"folder": folder, "text": text, "category": f["category"], "source": f["source"], "supersedes": sup})
+        planned.append(
+            {"folder": folder, "text": text, "category": f["category"], "source": f["source"], "supersedes": sup}
+        )
 
     def build(tx: Transaction) -> dict[str, Any]:
         ids = []
         for p in planned:
             path = f"{p['folder']}/items.json"
             items = itemsfile.parse_file(path, tx.read(path) or b"[]")
-            item = _new_fact(vault, p["folder"].split("/")[1], p["text"], p["category"], p["source"], None, None, "memory", p["supersedes"])
+            item = _new_fact(
+                vault,
+                p["folder"].split("/")[1],
+                p["text"],
+                p["category"],
+                p["source"],
+                None,
+                None,
+                "memory",
+                p["supersedes"],
+            )
             if p["supersedes"]:
                 old = next(i for i in items if i["id"] == p["supersedes"])
                 if old["status"] != "active":
@@ -141,7 +167,13 @@ def extract(vault: Vault, cmd: str, since: str | None = None) -> dict[str, Any]:
             items.append(item)
             tx.write(path, itemsfile.canonical(items))
             ids.append(item["id"])
-        tx.describe("extract", "facts", f"{len(ids)} facts from {len(entries)} entries", ("Memgit-Op", "extract"), (TRAILER, str(head)))
+        tx.describe(
+            "extract",
+            "facts",
+            f"{len(ids)} facts from {len(entries)} entries",
+            ("Memgit-Op", "extract"),
+            (TRAILER, str(head)),
+        )
         # no facts is an answer too: the empty commit records how far extraction has read
         tx.allow_empty = not ids
         return {"ids": ids, "entries": len(entries), "noise": noise}

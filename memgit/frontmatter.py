@@ -1,4 +1,5 @@
 """YAML frontmatter: the only module that imports ruamel.yaml."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -67,12 +68,14 @@ def load_yaml(text: str) -> Any:
         raise YamlError(f"invalid YAML: {problem}", line) from None
     if anchored is not None:
         mark = getattr(anchored, "start_mark", None)
-        raise YamlError("YAML anchors and aliases are not allowed in memory files", mark.line + 1 if mark is not None else 0)
+        raise YamlError(
+            "YAML anchors and aliases are not allowed in memory files", mark.line + 1 if mark is not None else 0
+        )
     return _plain(data, set())
 
 
 def split(text: str) -> Frontmatter:
-    if not (text.startswith("---\n") or text.startswith("---\r\n")):
+    if not (text.startswith(("---\n", "---\r\n"))):
         return Frontmatter(None, text, 1, 0)
     lines = text.splitlines(keepends=True)
     for i in range(1, len(lines)):
@@ -100,7 +103,14 @@ def _for_yaml(value: Any) -> Any:
 
     if isinstance(value, str) and any(c in value for c in "\x85\u2028\u2029"):
         return DoubleQuotedScalarString(value)
-    if isinstance(value, str) and len(value) == 10 and value[4] == "-" and value[7] == "-" and value.replace("-", "").isascii() and value.replace("-", "").isdigit():
+    if (
+        isinstance(value, str)
+        and len(value) == 10
+        and value[4] == "-"
+        and value[7] == "-"
+        and value.replace("-", "").isascii()
+        and value.replace("-", "").isdigit()
+    ):
         try:
             return dt.date.fromisoformat(value)
         except ValueError:

@@ -1,4 +1,5 @@
 """The git CLI, only where git itself must run (blame, push, fetch): with GIT_* stripped as in a hook."""
+
 from __future__ import annotations
 
 import os
@@ -39,7 +40,10 @@ def point_bare_head(cwd: Path, url: str, ref: str) -> bool:
     if not (path / "HEAD").is_file() or not (path / "objects").is_dir() or (path / ".git").exists():
         return False
     head = run(path, "symbolic-ref", "-q", "HEAD", check=False)
-    if head.returncode != 0 or run(path, "rev-parse", "-q", "--verify", head.stdout.decode().strip(), check=False).returncode == 0:
+    if (
+        head.returncode != 0
+        or run(path, "rev-parse", "-q", "--verify", head.stdout.decode().strip(), check=False).returncode == 0
+    ):
         return False
     run(path, "symbolic-ref", "HEAD", ref)
     return True
@@ -97,9 +101,15 @@ def blame_line(cwd: Path, rev: str, path: str, line: int) -> BlameLine:
         key, _, value = ln.partition(" ")
         fields[key] = value
     return BlameLine(
-        commit, fields.get("author", ""), fields.get("author-mail", "").strip("<>"), int(fields.get("author-time", "0")),
-        fields.get("author-tz", "+0000"), fields.get("filename", path), orig_line, text,
-    )  # fmt: skip
+        commit,
+        fields.get("author", ""),
+        fields.get("author-mail", "").strip("<>"),
+        int(fields.get("author-time", "0")),
+        fields.get("author-tz", "+0000"),
+        fields.get("filename", path),
+        orig_line,
+        text,
+    )
 
 
 class Staged(NamedTuple):
@@ -127,14 +137,22 @@ def staged(cwd: Path, config_path: str) -> Staged | None:
     """The staged change as (path, old blob, new blob); None when this reader does not apply
     (no commit yet, no committed config, a SHA-256 repository): the caller reads it with pygit2."""
     env = no_git_env()
-    proc = subprocess.run(["git", "rev-parse", "--absolute-git-dir", "--show-toplevel", "HEAD", f"HEAD:{config_path}"],
-                          cwd=cwd, capture_output=True, env=env)  # fmt: skip
+    proc = subprocess.run(
+        ["git", "rev-parse", "--absolute-git-dir", "--show-toplevel", "HEAD", f"HEAD:{config_path}"],
+        cwd=cwd,
+        capture_output=True,
+        env=env,
+    )
     lines = proc.stdout.decode("utf-8", errors="surrogateescape").splitlines()
     if proc.returncode != 0 or len(lines) != 4 or len(lines[2]) != 40:
         return None
     gitdir, top, head, config_blob = Path(lines[0]), Path(lines[1]), lines[2], lines[3]
-    proc = subprocess.run(["git", "diff-index", "--cached", "--raw", "-z", "--no-renames", head],
-                          cwd=top, capture_output=True, env=_hook_env(top))  # fmt: skip
+    proc = subprocess.run(
+        ["git", "diff-index", "--cached", "--raw", "-z", "--no-renames", head],
+        cwd=top,
+        capture_output=True,
+        env=_hook_env(top),
+    )
     if proc.returncode != 0:
         raise MemgitError(f"git diff-index failed: {proc.stderr.decode(errors='replace').strip()}")
     fields = proc.stdout.split(b"\0")
@@ -154,8 +172,13 @@ def read_blobs(cwd: Path, ids: list[str], missing_ok: bool = False) -> dict[str,
     names that resolve to nothing."""
     if not ids:
         return {}
-    proc = subprocess.run(["git", "cat-file", "--batch"], cwd=cwd, input="".join(f"{i}\n" for i in ids).encode(),
-                          capture_output=True, env=no_git_env())  # fmt: skip
+    proc = subprocess.run(
+        ["git", "cat-file", "--batch"],
+        cwd=cwd,
+        input="".join(f"{i}\n" for i in ids).encode(),
+        capture_output=True,
+        env=no_git_env(),
+    )
     if proc.returncode != 0:
         raise MemgitError(f"git cat-file failed: {proc.stderr.decode(errors='replace').strip()}")
     data, pos, out = proc.stdout, 0, {}

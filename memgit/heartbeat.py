@@ -5,13 +5,14 @@ on their configured day, at most once per period), sync (when the remote exists)
 nothing; a step that fails is reported and the others still run. When a weekly step last ran is read from
 history (its `Memgit-Op` trailer), never from a state file.
 """
+
 from __future__ import annotations
 
 import datetime as dt
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Callable, NamedTuple, TypedDict
+from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict
 
 from memgit.errors import MemgitError, NotFound
 
@@ -107,8 +108,11 @@ def _expire(vault: Vault, s: dict[str, Any], dry: bool) -> Step:
         for kind in vault.config.entity_kinds:
             for path, blob in vault.repo.files(tree, kind):
                 if path.endswith("/items.json"):
-                    due += [i["id"] for i in itemsfile.parse_file(path, vault.repo.blob(blob) or b"[]")
-                            if i.get("status") == "active" and i.get("valid_until") and str(i["valid_until"]) <= today]  # fmt: skip
+                    due += [
+                        i["id"]
+                        for i in itemsfile.parse_file(path, vault.repo.blob(blob) or b"[]")
+                        if i.get("status") == "active" and i.get("valid_until") and str(i["valid_until"]) <= today
+                    ]
         return Step("expire", "would" if due else "nothing", ", ".join(due) or "no active fact is past its valid_until")
     from memgit.ops.facts import expire
 
@@ -123,8 +127,11 @@ def _archive(vault: Vault, s: dict[str, Any], dry: bool) -> Step:
     days = int(vault.config.get("archive_after_days", 14))
     if dry:
         cutoff = (vault.now().date() - dt.timedelta(days=days)).isoformat()
-        old = sorted(p for p, _ in vault.repo.files(vault.head_tree(), "memory/")
-                     if vault.config.kind_of(p) == "journal" and p.split("/")[-1][:10] < cutoff)  # fmt: skip
+        old = sorted(
+            p
+            for p, _ in vault.repo.files(vault.head_tree(), "memory/")
+            if vault.config.kind_of(p) == "journal" and p.split("/")[-1][:10] < cutoff
+        )
         return Step("archive", "would" if old else "nothing", f"{len(old)} journals before {cutoff}")
     from memgit.archive import archive
 
@@ -160,7 +167,12 @@ def _curate(vault: Vault, s: dict[str, Any], dry: bool) -> Step:
     detail = f"{len(r['promoted'])} promoted, {len(r['dropped'])} dropped"
     if dry:
         return Step("curate", "would" if r["promoted"] or r["dropped"] else "nothing", detail)
-    return Step("curate", "done" if r["commit"] else "nothing", detail if r["commit"] else "MEMORY.md is already curated", r["commit"])
+    return Step(
+        "curate",
+        "done" if r["commit"] else "nothing",
+        detail if r["commit"] else "MEMORY.md is already curated",
+        r["commit"],
+    )
 
 
 def _sync(vault: Vault, s: dict[str, Any], dry: bool) -> Step:
@@ -174,16 +186,27 @@ def _sync(vault: Vault, s: dict[str, Any], dry: bool) -> Step:
     before = vault.repo.head_id()
     r = sync(vault, str(remote))
     moved = r.get("head") if r.get("head") != before else None
-    return Step("sync", "done" if moved else "nothing", f"{remote}: pushed {r.get('pushed', '')}, {len(r.get('merges', []))} merges", moved)
+    return Step(
+        "sync",
+        "done" if moved else "nothing",
+        f"{remote}: pushed {r.get('pushed', '')}, {len(r.get('merges', []))} merges",
+        moved,
+    )
 
 
 _RUN: dict[str, Callable[[Vault, dict[str, Any], bool], Step]] = {
-    "extract": _extract, "expire": _expire, "archive": _archive, "synthesize": _synthesize, "curate": _curate, "sync": _sync,
-}  # fmt: skip
+    "extract": _extract,
+    "expire": _expire,
+    "archive": _archive,
+    "synthesize": _synthesize,
+    "curate": _curate,
+    "sync": _sync,
+}
 
 
-def heartbeat(vault: Vault, dry_run: bool = False, only: list[str] | None = None,
-              progress: Callable[[Step], None] | None = None) -> HeartbeatReport:  # fmt: skip
+def heartbeat(
+    vault: Vault, dry_run: bool = False, only: list[str] | None = None, progress: Callable[[Step], None] | None = None
+) -> HeartbeatReport:
     s = settings(vault)
     names = only or [n for n in STEPS if n in s["steps"]]
     bad = [n for n in names if n not in _RUN]
@@ -208,14 +231,17 @@ def _one_at_a_time(vault: Vault) -> Iterator[None]:
         try:
             flock(fd, wait=False)
         except BlockingIOError:
-            raise Conflict("another memgit heartbeat is running in this vault", "it commits what is due; run again later") from None
+            raise Conflict(
+                "another memgit heartbeat is running in this vault", "it commits what is due; run again later"
+            ) from None
         yield
     finally:
         os.close(fd)  # closing drops the flock
 
 
-def _run(vault: Vault, s: dict[str, Any], names: list[str], dry_run: bool,
-         progress: Callable[[Step], None] | None) -> HeartbeatReport:  # fmt: skip
+def _run(
+    vault: Vault, s: dict[str, Any], names: list[str], dry_run: bool, progress: Callable[[Step], None] | None
+) -> HeartbeatReport:
     steps: list[Step] = []
     for name in names:
         try:
@@ -226,6 +252,11 @@ def _run(vault: Vault, s: dict[str, Any], names: list[str], dry_run: bool,
         if progress is not None:
             progress(step)
     failed = [st for st in steps if st.status == "failed"]
-    return HeartbeatReport(at=vault.now().isoformat(), dry_run=dry_run, steps=[st.as_dict() for st in steps],
-                           commits=[st.commit for st in steps if st.commit], failed=[st.name for st in failed],
-                           exit=max((st.exit for st in failed), default=0))  # fmt: skip
+    return HeartbeatReport(
+        at=vault.now().isoformat(),
+        dry_run=dry_run,
+        steps=[st.as_dict() for st in steps],
+        commits=[st.commit for st in steps if st.commit],
+        failed=[st.name for st in failed],
+        exit=max((st.exit for st in failed), default=0),
+    )

@@ -1,4 +1,5 @@
 """memgit hook NAME: the rules on what `git commit` is about to record, and the post-commit refresh."""
+
 from __future__ import annotations
 
 import subprocess
@@ -48,21 +49,35 @@ def check(path: Path, only: list[str] | None = None) -> list[Problem]:
     blob = found.config_blob
     config = Config.of_blob(found.gitdir, blob, lambda: gitcli.read_blobs(path, [blob])[blob])
     kinds = {p: config.kind_of(p) for p, _, _ in found.paths}
-    if "index" in kinds.values() or "decision" in kinds.values():  # a decision's rule reads its successor in the staged tree
+    if (
+        "index" in kinds.values() or "decision" in kinds.values()
+    ):  # a decision's rule reads its successor in the staged tree
         from memgit.context import VaultContext as Vault
 
         return check_staged(Vault(path), only)
     # judged by the parent: HEAD's secret allow-list and redaction receipts, read in the same batch
     lists_at = [f"HEAD:{secretlists.ALLOW_PATH}", f"HEAD:{secretlists.RECEIPTS_PATH}"]
-    blobs = gitcli.read_blobs(path, sorted({b for _, old, new in found.paths for b in (old, new) if b}) + lists_at, missing_ok=True)
-    staged = [Change(p, kinds[p], blobs[old] if old else None, blobs[new] if new else None) for p, old, new in found.paths]
+    blobs = gitcli.read_blobs(
+        path, sorted({b for _, old, new in found.paths for b in (old, new) if b}) + lists_at, missing_ok=True
+    )
+    staged = [
+        Change(p, kinds[p], blobs[old] if old else None, blobs[new] if new else None) for p, old, new in found.paths
+    ]
     writer = identity.current(_GitConfig(path), config)
     today = now(zone(config.timezone)).date().isoformat()
-    lists = secretlists.parse(*(blobs.get(n) for n in lists_at)) if any(n in blobs for n in lists_at) else secretlists.EMPTY
+    lists = (
+        secretlists.parse(*(blobs.get(n) for n in lists_at)) if any(n in blobs for n in lists_at) else secretlists.EMPTY
+    )
+
     def signed() -> bool:
         from memgit import signing
 
-        proc = subprocess.run(["git", "cat-file", "blob", f"HEAD:{signing.SIGNERS_PATH}"], cwd=path, capture_output=True, env=gitcli.no_git_env())
+        proc = subprocess.run(
+            ["git", "cat-file", "blob", f"HEAD:{signing.SIGNERS_PATH}"],
+            cwd=path,
+            capture_output=True,
+            env=gitcli.no_git_env(),
+        )
         return signing.will_sign(path, proc.stdout if proc.returncode == 0 else None)
 
     ctx = Context(config, today, writer.is_agent, writer.label, secrets=lists, signed=signed)
@@ -110,8 +125,17 @@ def check_staged(vault: Vault, only: list[str] | None = None) -> list[Problem]:
         signers = repo.read(head_tree, signing.SIGNERS_PATH) if head_tree else None
         return repo.workdir is not None and signing.will_sign(repo.workdir, signers)
 
-    ctx = Context(vault.config, vault.today(), writer.is_agent, writer.label, expected_index=expected,
-                  merge=bool(merging), read=lambda path: repo.read(new_tree, path), secrets=secretlists.at(repo, head_tree), signed=signed)
+    ctx = Context(
+        vault.config,
+        vault.today(),
+        writer.is_agent,
+        writer.label,
+        expected_index=expected,
+        merge=bool(merging),
+        read=lambda path: repo.read(new_tree, path),
+        secrets=secretlists.at(repo, head_tree),
+        signed=signed,
+    )
     head = repo.head_id()
     if merging and head is not None and only is None:
         # concluding a merge: the other side's commits are judged on their own; what this merge adds is the writer's
@@ -153,7 +177,16 @@ def refresh_index(vault: Vault) -> str | None:
             message = f"index: refresh for {head[:12]}\n\nMemgit-Op: index\nMemgit-Refresh: {head}\n"
             from memgit.commit import commit_to
 
-            return commit_to(vault, repo.branch_ref(), final, [head], message, (info.author_name, info.author_email), list(writes), expected,
-                             wait_for_git=False)
+            return commit_to(
+                vault,
+                repo.branch_ref(),
+                final,
+                [head],
+                message,
+                (info.author_name, info.author_email),
+                list(writes),
+                expected,
+                wait_for_git=False,
+            )
     except Conflict:
         return None  # a memgit writer is busy and will regenerate INDEX.md in its own commit

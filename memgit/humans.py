@@ -6,8 +6,10 @@ write in between made the person's commit fail ("cannot lock ref 'HEAD'") and co
 pre-commit's stash. The mark names the committing git process: once that process is gone (the commit
 finished, or a hook refused it) the mark is void, so a killed commit never blocks writers for long.
 """
+
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import time
@@ -35,7 +37,9 @@ def _parent(pid: int) -> int | None:
         return int(stat.rsplit(")", 1)[1].split()[1])
     except (OSError, ValueError, IndexError):
         try:
-            out = subprocess.run(["ps", "-o", "ppid=", "-p", str(pid)], capture_output=True, text=True, check=False).stdout
+            out = subprocess.run(
+                ["ps", "-o", "ppid=", "-p", str(pid)], capture_output=True, text=True, check=False
+            ).stdout
             return int(out.strip())
         except (OSError, ValueError):
             return None
@@ -74,10 +78,8 @@ def mark(gitdir: Path) -> None:
 
 
 def clear(gitdir: Path) -> None:
-    try:
+    with contextlib.suppress(OSError):
         (gitdir / MARK).unlink(missing_ok=True)
-    except OSError:
-        pass
 
 
 def _alive(pid: int) -> bool:

@@ -1,4 +1,5 @@
 """Who is writing: an agent (MEMGIT_AGENT or the config's patterns) or a human."""
+
 from __future__ import annotations
 
 import os
@@ -29,7 +30,10 @@ def _checked(value: str, where: str) -> str:
     # git refuses (or fsck flags) an identity with angle brackets or control characters in it.
     bad = _UNSAFE.search(value)
     if bad:
-        raise UsageError(f"{where}: {value!r} contains {bad.group()!r}, which a git identity cannot hold", f"set {where} without <, > or control characters")
+        raise UsageError(
+            f"{where}: {value!r} contains {bad.group()!r}, which a git identity cannot hold",
+            f"set {where} without <, > or control characters",
+        )
     return value
 
 
@@ -43,8 +47,14 @@ def current(repo: ConfigSource, config: Config) -> Writer:
         name = agent.split("@", 1)[0] or agent
         email = agent if "@" in agent else f"{agent}@memgit.agent"
         return Writer(name, email, True, agent)
-    name = _checked(os.environ.get("GIT_AUTHOR_NAME") or repo.config_get("user.name") or "memgit", "the author name (GIT_AUTHOR_NAME or user.name)")
-    email = _checked(os.environ.get("GIT_AUTHOR_EMAIL") or repo.config_get("user.email") or "memgit@localhost", "the author email (GIT_AUTHOR_EMAIL or user.email)")
+    name = _checked(
+        os.environ.get("GIT_AUTHOR_NAME") or repo.config_get("user.name") or "memgit",
+        "the author name (GIT_AUTHOR_NAME or user.name)",
+    )
+    email = _checked(
+        os.environ.get("GIT_AUTHOR_EMAIL") or repo.config_get("user.email") or "memgit@localhost",
+        "the author email (GIT_AUTHOR_EMAIL or user.email)",
+    )
     if config.is_agent_identity(name, email):
         return Writer(name, email, True, email)
     return Writer(name, email, False, "")

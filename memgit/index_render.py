@@ -1,4 +1,5 @@
 """Rendering index pages and INDEX.md from per-file entries and per-page summaries."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -28,7 +29,7 @@ def _page(config: Config, section: str, shard: str) -> Producer:
 
 def blob_id(data: bytes) -> str:
     """git's id for a blob of these bytes (what the tree would hold)."""
-    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()  # noqa: S324 - git's object id, not security
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
 def _days(a: str, b: str) -> int:
@@ -50,7 +51,11 @@ def _section_info(config: Config, section: str) -> tuple[str, str | None, bool]:
     spec = section_spec(section, config.entity_kinds)
     if spec is None:
         raise KeyError(section)
-    return spec.title.replace("{entity}", section), (spec.folder or "").replace("{entity}", section) or None, spec.newest_first
+    return (
+        spec.title.replace("{entity}", section),
+        (spec.folder or "").replace("{entity}", section) or None,
+        spec.newest_first,
+    )
 
 
 def _cap(config: Config) -> int:
@@ -64,7 +69,9 @@ def _expired_row(fid: str, fact: str) -> str:
     return scrub(f"- {fid}: {_clip(fact, 70)}")
 
 
-def _entity_rows(entries: dict[str, list[Any]]) -> tuple[list[tuple[list[str], str]], list[list[Any]], list[list[Any]], str]:
+def _entity_rows(
+    entries: dict[str, list[Any]],
+) -> tuple[list[tuple[list[str], str]], list[list[Any]], list[list[Any]], str]:
     folders: dict[str, dict[str, dict[str, Any]]] = {}
     for path, (_, kind, entry) in entries.items():
         folders.setdefault(path.rsplit("/", 1)[0], {})[kind] = entry
@@ -149,7 +156,9 @@ def _paged(config: Config, section: str, pages: list[dict[str, Any]]) -> bool:
     return _section_info(config, section)[1] is not None and sum(p["count"] for p in pages) > _cap(config)
 
 
-def expected_files(config: Config, summaries: dict[str, dict[str, Any]], archives: str) -> dict[str, tuple[str, Producer]]:
+def expected_files(
+    config: Config, summaries: dict[str, dict[str, Any]], archives: str
+) -> dict[str, tuple[str, Producer]]:
     """path -> (blob id, a function producing the bytes) for every generated index file."""
     main = render_main(config, summaries, archives).encode()
     out: dict[str, tuple[str, Producer]] = {"INDEX.md": (blob_id(main), _fixed(main))}
@@ -167,7 +176,9 @@ def expected_files(config: Config, summaries: dict[str, dict[str, Any]], archive
     return out
 
 
-def render_files(config: Config, summaries: dict[str, dict[str, Any]], archives: str, page_text: PageText) -> dict[str, bytes]:
+def render_files(
+    config: Config, summaries: dict[str, dict[str, Any]], archives: str, page_text: PageText
+) -> dict[str, bytes]:
     return {path: produce(page_text) for path, (_, produce) in expected_files(config, summaries, archives).items()}
 
 
@@ -175,19 +186,30 @@ def render_main(config: Config, summaries: dict[str, dict[str, Any]], archives: 
     cap = _cap(config)
     ref = reference_date(summaries)
     sections = _by_section(summaries)
-    lines = [HEADER, "# INDEX", "",
-             "The map of this memory vault. Read it first; `memgit recall QUERY` searches everything, "
-             "`memgit cite REF` traces any line to the commit that wrote it.", ""]  # fmt: skip
+    lines = [
+        HEADER,
+        "# INDEX",
+        "",
+        "The map of this memory vault. Read it first; `memgit recall QUERY` searches everything, "
+        "`memgit cite REF` traces any line to the commit that wrote it.",
+        "",
+    ]
     if ref:
         lines += [f"Newest date in the vault: {ref}.", ""]
-    lines += ["## Start here", "", "- [NOW.md](NOW.md): current state", "- [MEMORY.md](MEMORY.md): curated long-term memory",
-              "- [AGENTS.md](AGENTS.md): canonical policy (humans only)", ""]  # fmt: skip
+    lines += [
+        "## Start here",
+        "",
+        "- [NOW.md](NOW.md): current state",
+        "- [MEMORY.md](MEMORY.md): curated long-term memory",
+        "- [AGENTS.md](AGENTS.md): canonical policy (humans only)",
+        "",
+    ]
 
     def section(name: str) -> None:
         title, folder, reverse = _section_info(config, name)
         pages = sections.get(name, [])
         total = sum(p["count"] for p in pages)
-        tops = sorted((tuple(k) + (r,) for p in pages for k, r in p["top"]), reverse=reverse)
+        tops = sorted(((*tuple(k), r) for p in pages for k, r in p["top"]), reverse=reverse)
         rows = [t[-1] for t in tops]
         if name == "journals":
             lines.extend([f"## {title} ({total} on main)", ""])
@@ -209,12 +231,17 @@ def render_main(config: Config, summaries: dict[str, dict[str, Any]], archives: 
     from memgit.kinds import indexed
 
     # every declared section, in declaration order; journals (the recent list) last
-    order = [s.index.section for s in indexed() if s.index is not None and s.index.section not in ("{entity}", "journals")]
+    order = [
+        s.index.section for s in indexed() if s.index is not None and s.index.section not in ("{entity}", "journals")
+    ]
     for name in dict.fromkeys([*order, "journals"]):
         section(name)
     arch = [f"- {b}{rest}" for b, rest in sorted(_archive_lines(archives), reverse=True)]
     lines.extend([f"## Archive branches ({len(arch)})", ""])
-    lines.extend(arch[:cap] or ["_none yet_ (`memgit archive` moves old journals there; `memgit recall --archive` searches them)"])
+    lines.extend(
+        arch[:cap]
+        or ["_none yet_ (`memgit archive` moves old journals there; `memgit recall --archive` searches them)"]
+    )
     lines.append("")
     expiring: list[tuple[str, str]] = []
     stale: list[tuple[str, str]] = []
@@ -226,7 +253,9 @@ def render_main(config: Config, summaries: dict[str, dict[str, Any]], archives: 
         for p in sections.get(ekind, []):
             for fid, fact, until in p.get("until", []):
                 if until and ref and until < ref:
-                    stale.append((until, f"- {fid}: {_clip(fact, 70)}: valid until {until}, still active (`memgit expire`)"))
+                    stale.append(
+                        (until, f"- {fid}: {_clip(fact, 70)}: valid until {until}, still active (`memgit expire`)")
+                    )
                 elif until and ref and _days(ref, until) <= window:
                     expiring.append((until, f"- {fid}: {_clip(fact, 70)}: valid until {until}"))
             expired.extend(p.get("expired", []))
@@ -234,10 +263,17 @@ def render_main(config: Config, summaries: dict[str, dict[str, Any]], archives: 
     for p in sections.get("preferences", []):
         for topic, path, confirmed in p.get("prefs", []):
             if not confirmed or (ref and _days(confirmed, ref) > confirm):
-                stale.append((confirmed or "", scrub(f"- preference [{_clip(topic, 60)}]({path}): not confirmed for over {confirm} days")))
-    for title, rows, total in (("Expiring soon", [r for _, r in sorted(expiring)], len(expiring)),
-                               ("Stale", [r for _, r in sorted(stale)], len(stale)),
-                               ("Expired", sorted(expired), n_expired)):  # fmt: skip
+                stale.append(
+                    (
+                        confirmed or "",
+                        scrub(f"- preference [{_clip(topic, 60)}]({path}): not confirmed for over {confirm} days"),
+                    )
+                )
+    for title, rows, total in (
+        ("Expiring soon", [r for _, r in sorted(expiring)], len(expiring)),
+        ("Stale", [r for _, r in sorted(stale)], len(stale)),
+        ("Expired", sorted(expired), n_expired),
+    ):
         lines.extend([f"## {title} ({total})", ""])
         lines.extend(rows[:cap] or ["_none_"])
         if total > cap:

@@ -6,6 +6,7 @@ pages (a section such as `people`, split by the first letter of the slug or by y
 costs a tree diff, the changed files and the pages they fall in; INDEX.md itself is rendered from
 the page summaries. Delete the cache and the same bytes come out of a full rebuild.
 """
+
 from __future__ import annotations
 
 import json
@@ -15,7 +16,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memgit import itemsfile
 from memgit.config import INDEX_PATH
 from memgit.lock import flock
 from memgit.progress import index_rebuild, tick
@@ -139,13 +139,21 @@ class IndexBuilder:
         (self.folder / "meta.json").unlink(missing_ok=True)  # a crash in between leaves no cache, not a wrong one
         for page in self._dirty:
             if page in self.summaries:
-                _write(self._page_file(page, "json"), json.dumps(self._entries[page], separators=(",", ":"), ensure_ascii=False).encode())
+                _write(
+                    self._page_file(page, "json"),
+                    json.dumps(self._entries[page], separators=(",", ":"), ensure_ascii=False).encode(),
+                )
                 _write(self._page_file(page, "md"), self._texts[page].encode())
             else:
                 self._page_file(page, "json").unlink(missing_ok=True)
                 self._page_file(page, "md").unlink(missing_ok=True)
-        meta = {"version": CACHE_VERSION, "config": self.config_blob, "tree": self.tree, "archives": self.archives,
-                "summaries": self.summaries}  # fmt: skip
+        meta = {
+            "version": CACHE_VERSION,
+            "config": self.config_blob,
+            "tree": self.tree,
+            "archives": self.archives,
+            "summaries": self.summaries,
+        }
         _write(self.folder / "meta.json", json.dumps(meta, separators=(",", ":"), ensure_ascii=False).encode())
         self._dirty.clear()
         self._disk_ok = True
@@ -237,6 +245,7 @@ class _StaleCache(Exception):
 def built(repo: Repo, config: Config, tree: str, config_blob: str | None = None, persist: bool = True) -> IndexBuilder:
     """A builder brought to `tree` from the disk cache. With persist, under the cache lock and saved
     afterwards; a read-only .git (or persist=False) reads the cache and writes nothing."""
+
     def bring(save: bool) -> IndexBuilder:
         builder = IndexBuilder(repo, config, config_blob, persist=save)
         builder.load()
@@ -258,7 +267,9 @@ def index_writes(repo: Repo, config: Config, tree: str, config_blob: str | None 
     return built(repo, config, tree, config_blob).writes(tree)
 
 
-def generate(repo: Repo, config: Config, tree: str, config_blob: str | None = None, save: bool = True) -> dict[str, bytes]:
+def generate(
+    repo: Repo, config: Config, tree: str, config_blob: str | None = None, save: bool = True
+) -> dict[str, bytes]:
     """Every generated index file for this tree (reads every page: for tests and tools, not the write path)."""
     return built(repo, config, tree, config_blob, persist=save).render()
 

@@ -6,6 +6,7 @@ merged tree (its own drivers keep our INDEX.md: no recursion), and the index fil
 it, so the merge commit itself is fresh. Elsewhere (a rebase or cherry-pick pick, several heads) the
 driver keeps ours and the post-merge / post-rewrite / post-commit refresh makes the tip fresh.
 """
+
 from __future__ import annotations
 
 import os
@@ -43,7 +44,11 @@ def regenerated(root: Path, path: str) -> bytes | None:
             memo.parent.mkdir(parents=True, exist_ok=True)
             memo.write_text(tree)
         blob = repo.blob_id(tree, CONFIG_PATH)
-        config = Config.parse((repo.blob(blob) or b"").decode("utf-8", "replace"), validate=False) if blob else Config.default()
+        config = (
+            Config.parse((repo.blob(blob) or b"").decode("utf-8", "replace"), validate=False)
+            if blob
+            else Config.default()
+        )
         return built(repo, config, str(tree), blob, persist=False).expected(path)
     except (MemgitError, OSError):  # a broken config or repository: keep ours, the post-merge refresh reports it
         return None

@@ -4,6 +4,7 @@ A clean merge of two valid sides introduces nothing (each side's commits are jud
 an edit slipped into a merge, or one side's change dropped, is the merger's own change and is judged
 with every rule, by the merge commit's author, like any commit.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -18,7 +19,9 @@ if TYPE_CHECKING:
 Judge = Callable[[list[Change]], list[Problem]]
 
 
-def _automatic(repo: Repo, kind: str, path: str, base: str | None, ours: str | None, theirs: str | None) -> tuple[bool, bytes | None]:
+def _automatic(
+    repo: Repo, kind: str, path: str, base: str | None, ours: str | None, theirs: str | None
+) -> tuple[bool, bytes | None]:
     """(merged cleanly, the content) of one path, as memgit's merge drivers merge it."""
     from memgit.kinds import spec
     from memgit.merge import MergeConflict, merge_file
@@ -72,7 +75,10 @@ def merge_problems(repo: Repo, config: Config, parents: Sequence[str], tree: str
     found = judge(introduced)
     if unresolved:
         # a conflict resolved by hand: what is wrong against every parent's side is the merger's doing
-        per_side = [judge([Change(p, config.kind_of(p), repo.read(t, p), repo.read(tree, p)) for p in unresolved]) for t in trees]
+        per_side = [
+            judge([Change(p, config.kind_of(p), repo.read(t, p), repo.read(tree, p)) for p in unresolved])
+            for t in trees
+        ]
         common = set.intersection(*({_key(p) for p in side} for side in per_side))
         found += [p for p in per_side[0] if _key(p) in common]
     return found

@@ -1,4 +1,5 @@
 """Atomic facts: the items.json model, its canonical form and ids."""
+
 from __future__ import annotations
 
 import hashlib
@@ -6,9 +7,18 @@ import json
 from typing import Any
 
 FIELDS = (
-    "id", "fact", "category", "timestamp", "valid_from", "valid_until", "source", "authority",
-    "status", "supersedes", "supersededBy",
-)  # fmt: skip
+    "id",
+    "fact",
+    "category",
+    "timestamp",
+    "valid_from",
+    "valid_until",
+    "source",
+    "authority",
+    "status",
+    "supersedes",
+    "supersededBy",
+)
 IMMUTABLE = ("id", "fact", "category", "timestamp", "source", "authority", "valid_from", "supersedes")
 RETIRED = ("superseded", "expired")
 _ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz"
@@ -38,7 +48,10 @@ def parse_file(path: str, data: bytes) -> list[dict[str, Any]]:
         return parse(data)
     except ItemsError as exc:
         where = f"{path}: line {exc.line}: " if exc.line else f"{path}: "
-        raise UsageError(where + exc.message, f"fix {path} by hand (or `git checkout HEAD~1 -- {path}`), then `memgit fmt` and commit") from None
+        raise UsageError(
+            where + exc.message,
+            f"fix {path} by hand (or `git checkout HEAD~1 -- {path}`), then `memgit fmt` and commit",
+        ) from None
 
 
 def parse(data: bytes) -> list[dict[str, Any]]:

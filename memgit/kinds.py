@@ -5,12 +5,14 @@ Adding a kind is one `KindSpec` in `REGISTRY` (plus its tests): its default path
 recall gives its lines, how its dated lines are parsed and written (`LineFormat`), its index section and
 page, how recall reads it, its merge strategy, and how cite resolves a reference into it.
 """
+
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -34,11 +36,15 @@ class LineFormat:
         """Matches this kind's line for `text` with any date (to re-confirm it in place)."""
         parts = self.template.split("{text}")
         date = r"\d{4}-\d{2}-\d{2}"
-        return re.compile("^" + re.escape(parts[0]) + re.escape(text) + re.escape(parts[1]).replace(r"\{date\}", date) + "$")
+        return re.compile(
+            "^" + re.escape(parts[0]) + re.escape(text) + re.escape(parts[1]).replace(r"\{date\}", date) + "$"
+        )
 
 
 LESSON = LineFormat(re.compile(r"^## (.+?)\s*\((\d{4}-\d{2}-\d{2})\)\s*$", re.M), "## {text} ({date})")
-PREFERENCE = LineFormat(re.compile(r"^- (.+?) \(confirmed (\d{4}-\d{2}-\d{2})\)\s*$", re.M), "- {text} (confirmed {date})")
+PREFERENCE = LineFormat(
+    re.compile(r"^- (.+?) \(confirmed (\d{4}-\d{2}-\d{2})\)\s*$", re.M), "- {text} (confirmed {date})"
+)
 
 
 Entry = dict[str, Any]
@@ -91,10 +97,17 @@ def _first_line(body: str) -> str:
 
 
 def _decision_entry(path: str, data: bytes, meta: dict[str, Any], body: str) -> Entry:
-    title = meta.get("title") or next((ln[2:].strip() for ln in body.splitlines() if ln.startswith("# ")), Path(path).stem)
+    title = meta.get("title") or next(
+        (ln[2:].strip() for ln in body.splitlines() if ln.startswith("# ")), Path(path).stem
+    )
     raw_tags = meta.get("tags")
     tags = raw_tags if isinstance(raw_tags, list) else []
-    return {"title": str(title), "date": str(meta.get("date", "")), "status": str(meta.get("status", "?")), "tags": [str(t) for t in tags]}
+    return {
+        "title": str(title),
+        "date": str(meta.get("date", "")),
+        "status": str(meta.get("status", "?")),
+        "tags": [str(t) for t in tags],
+    }
 
 
 def _lesson_entry(path: str, data: bytes, meta: dict[str, Any], body: str) -> Entry:
@@ -109,7 +122,11 @@ def _preference_entry(path: str, data: bytes, meta: dict[str, Any], body: str) -
 
 
 def _context_entry(path: str, data: bytes, meta: dict[str, Any], body: str) -> Entry:
-    return {"name": str(meta.get("name") or Path(path).stem), "active": bool(meta.get("active")), "line": _first_line(body)}
+    return {
+        "name": str(meta.get("name") or Path(path).stem),
+        "active": bool(meta.get("active")),
+        "line": _first_line(body),
+    }
 
 
 def _journal_entry(path: str, data: bytes, meta: dict[str, Any], body: str) -> Entry:
@@ -182,7 +199,13 @@ def _stem_words(path: str) -> str:
     return path.split("/")[-1][:-3].replace("-", " ")
 
 
-_ENTITY_INDEX = dict(section="{entity}", title="Entities: {entity}", folder="{entity}", newest_first=True, shard=_entity_shard)
+_ENTITY_INDEX = {
+    "section": "{entity}",
+    "title": "Entities: {entity}",
+    "folder": "{entity}",
+    "newest_first": True,
+    "shard": _entity_shard,
+}
 
 REGISTRY: dict[str, KindSpec] = {
     spec.name: spec
@@ -191,29 +214,94 @@ REGISTRY: dict[str, KindSpec] = {
         KindSpec("now", ("NOW.md",), schema="now", merge="now"),
         KindSpec("memory", ("MEMORY.md",), merge="text"),
         KindSpec("policy", ("AGENTS.md", "SOUL.md", "RULES.md", "policy/**"), authority="policy"),
-        KindSpec("journal", ("memory/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9].md",), recall="entries", merge="journal",
-                 append_only=True, index=IndexSpec("journals", "Recent journals", None, True, _journal_entry, _year, _journal_row,
-                                                   lambda e: str(e["date"]))),
-        KindSpec("decision", ("decisions/*.md",), schema="decision", frontmatter_required=True, authority="decision",
-                 example="---\\ndate: 2026-01-15\\ntype: architecture\\nstatus: active\\ntags: []\\n---",
-                 index=IndexSpec("decisions", "Decisions", "decisions", True, _decision_entry, _year, _decision_row,
-                                 lambda e: str(e["date"])[:10])),
-        KindSpec("lesson", ("lessons/*.md",), schema="lesson", frontmatter_required=True, example="---\\ntopic: <topic>\\n---",
-                 lines=LESSON, extra=_stem_words, skip_titles="# ",
-                 index=IndexSpec("lessons", "Lessons", "lessons", True, _lesson_entry, row=_lesson_row)),
-        KindSpec("preference", ("preferences/*.md",), schema="preference", frontmatter_required=True,
-                 example="---\\ntopic: <topic>\\nconfirmed: 2026-01-15\\n---", lines=PREFERENCE, extra=_stem_words, skip_titles="# ",
-                 index=IndexSpec("preferences", "Preferences", "preferences", False, _preference_entry, row=_preference_row)),
-        KindSpec("entity-summary", ("{entity}/*/summary.md",), schema="entity-summary", frontmatter_required=True,
-                 example="---\\nname: <Name>\\n---", authority="summary", extra=lambda p: p.split("/")[-2], skip_titles="#",
-                 index=IndexSpec(**_ENTITY_INDEX, entry=_summary_entry)),  # type: ignore[arg-type]
-        KindSpec("entity-items", ("{entity}/*/items.json",), text=False, recall="facts", merge="items", cite="fact",
-                 index=IndexSpec(**_ENTITY_INDEX, entry=_items_entry)),  # type: ignore[arg-type]
-        KindSpec("context", ("contexts/*.md",), schema="context", frontmatter_required=True, example="---\\nname: <name>\\n---",
-                 authority="summary", extra=lambda p: p.split("/")[-1][:-3], skip_titles="#",
-                 index=IndexSpec("contexts", "Contexts", "contexts", False, _context_entry, row=_context_row)),
-        KindSpec("session", ("sessions/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]/*.jsonl",), recall="entries", merge="journal",
-                 append_only=True),
+        KindSpec(
+            "journal",
+            ("memory/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9].md",),
+            recall="entries",
+            merge="journal",
+            append_only=True,
+            index=IndexSpec(
+                "journals", "Recent journals", None, True, _journal_entry, _year, _journal_row, lambda e: str(e["date"])
+            ),
+        ),
+        KindSpec(
+            "decision",
+            ("decisions/*.md",),
+            schema="decision",
+            frontmatter_required=True,
+            authority="decision",
+            example="---\\ndate: 2026-01-15\\ntype: architecture\\nstatus: active\\ntags: []\\n---",
+            index=IndexSpec(
+                "decisions",
+                "Decisions",
+                "decisions",
+                True,
+                _decision_entry,
+                _year,
+                _decision_row,
+                lambda e: str(e["date"])[:10],
+            ),
+        ),
+        KindSpec(
+            "lesson",
+            ("lessons/*.md",),
+            schema="lesson",
+            frontmatter_required=True,
+            example="---\\ntopic: <topic>\\n---",
+            lines=LESSON,
+            extra=_stem_words,
+            skip_titles="# ",
+            index=IndexSpec("lessons", "Lessons", "lessons", True, _lesson_entry, row=_lesson_row),
+        ),
+        KindSpec(
+            "preference",
+            ("preferences/*.md",),
+            schema="preference",
+            frontmatter_required=True,
+            example="---\\ntopic: <topic>\\nconfirmed: 2026-01-15\\n---",
+            lines=PREFERENCE,
+            extra=_stem_words,
+            skip_titles="# ",
+            index=IndexSpec("preferences", "Preferences", "preferences", False, _preference_entry, row=_preference_row),
+        ),
+        KindSpec(
+            "entity-summary",
+            ("{entity}/*/summary.md",),
+            schema="entity-summary",
+            frontmatter_required=True,
+            example="---\\nname: <Name>\\n---",
+            authority="summary",
+            extra=lambda p: p.split("/")[-2],
+            skip_titles="#",
+            index=IndexSpec(**_ENTITY_INDEX, entry=_summary_entry),  # type: ignore[arg-type]
+        ),
+        KindSpec(
+            "entity-items",
+            ("{entity}/*/items.json",),
+            text=False,
+            recall="facts",
+            merge="items",
+            cite="fact",
+            index=IndexSpec(**_ENTITY_INDEX, entry=_items_entry),  # type: ignore[arg-type]
+        ),
+        KindSpec(
+            "context",
+            ("contexts/*.md",),
+            schema="context",
+            frontmatter_required=True,
+            example="---\\nname: <name>\\n---",
+            authority="summary",
+            extra=lambda p: p.split("/")[-1][:-3],
+            skip_titles="#",
+            index=IndexSpec("contexts", "Contexts", "contexts", False, _context_entry, row=_context_row),
+        ),
+        KindSpec(
+            "session",
+            ("sessions/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]/*.jsonl",),
+            recall="entries",
+            merge="journal",
+            append_only=True,
+        ),
     )
 }
 OTHER = KindSpec("other", (), authority=None, merge="text")
@@ -251,4 +339,3 @@ def page_of(kind: str, path: str) -> str | None:
         return None
     section = path.split("/")[0] if s.index.section == "{entity}" else s.index.section
     return f"{section}~{s.index.shard(path)}"
-

@@ -1,4 +1,5 @@
 """The vault lock: flock on .git/memgit.lock with a bounded wait. The kernel drops it when a writer dies."""
+
 from __future__ import annotations
 
 import os
@@ -21,7 +22,9 @@ def env_timeout() -> float:
     except ValueError:
         value = -1.0
     if not 0 <= value <= 3600:  # also refuses nan and inf
-        raise UsageError(f"MEMGIT_LOCK_TIMEOUT={text!r} is not a number of seconds", "set it to a number from 0 to 3600, e.g. 30")
+        raise UsageError(
+            f"MEMGIT_LOCK_TIMEOUT={text!r} is not a number of seconds", "set it to a number from 0 to 3600, e.g. 30"
+        )
     return value
 
 
@@ -31,8 +34,10 @@ def flock(fd: int, wait: bool = True) -> None:
     try:
         import fcntl
     except ImportError:
-        raise UsageError("memgit runs on Linux and macOS only: its vault lock needs flock(), which Windows does not have",
-                         "on Windows, run memgit inside WSL (Windows Subsystem for Linux)") from None  # fmt: skip
+        raise UsageError(
+            "memgit runs on Linux and macOS only: its vault lock needs flock(), which Windows does not have",
+            "on Windows, run memgit inside WSL (Windows Subsystem for Linux)",
+        ) from None
     fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
 
 
@@ -51,7 +56,10 @@ def vault_lock(gitdir: Path, timeout: float | None = None) -> Iterator[None]:
                 break
             except BlockingIOError:
                 if time.monotonic() >= deadline:
-                    raise Conflict(f"{path}: another memgit writer held the lock for {timeout:g}s", "retry; raise MEMGIT_LOCK_TIMEOUT if writes are slow") from None
+                    raise Conflict(
+                        f"{path}: another memgit writer held the lock for {timeout:g}s",
+                        "retry; raise MEMGIT_LOCK_TIMEOUT if writes are slow",
+                    ) from None
                 time.sleep(delay)
                 delay = min(delay * 2, 0.05)
         yield

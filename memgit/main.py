@@ -1,4 +1,5 @@
 """The memgit CLI: parse, call the library, render. The only place errors become exit codes."""
+
 from __future__ import annotations
 
 import argparse
@@ -12,10 +13,37 @@ from memgit.errors import MemgitError
 
 # command -> module in memgit.commands; each has register(subparsers) and run(args) -> int
 COMMANDS = (
-    "init", "install", "log", "decide", "lesson", "prefer", "fact", "supersede", "expire", "now", "context",
-    "fmt", "recall", "cite", "brief", "stats", "archive", "synthesize", "session", "extract", "sync", "review",
-    "verify", "redact", "mcp", "hook", "merge_driver", "heartbeat", "curate", "schema",
-)  # fmt: skip
+    "init",
+    "install",
+    "log",
+    "decide",
+    "lesson",
+    "prefer",
+    "fact",
+    "supersede",
+    "expire",
+    "now",
+    "context",
+    "fmt",
+    "recall",
+    "cite",
+    "brief",
+    "stats",
+    "archive",
+    "synthesize",
+    "session",
+    "extract",
+    "sync",
+    "review",
+    "verify",
+    "redact",
+    "mcp",
+    "hook",
+    "merge_driver",
+    "heartbeat",
+    "curate",
+    "schema",
+)
 
 
 def _command_of(argv: Sequence[str]) -> str | None:
@@ -68,7 +96,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         prog="memgit",
         description="A git repository as an AI agent's long-term memory: remember by layer, cite by source, forget by expiry.",
         epilog="Exit codes: 0 ok, 1 a rule rejected the change or nothing was found, 2 usage or bad input, 3 conflict or lock timeout (retry), 4 internal error (a bug: please report it), 5 sync diverted local work to a proposal branch.",
-    )  # fmt: skip
+    )
     parser.add_argument("--version", action="version", version=f"memgit {__version__}")
     parser.add_argument("-C", dest="vault_dir", metavar="PATH", default=".", help="run as if started in PATH")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

@@ -3,6 +3,7 @@
 Every CLI verb an agent uses is a tool: parameters carry descriptions (pydantic Field), closed sets are enums
 (Literal), reads are annotated read-only, and the server reports the package version.
 """
+
 from __future__ import annotations
 
 import os
@@ -21,16 +22,22 @@ from memgit.errors import MemgitError
 T = TypeVar("T")
 
 LogKind = Literal["note", "decision", "completion", "lesson", "preference", "instruction"]
-Layer = Literal["fact", "summary", "journal", "session", "now", "memory", "decision", "lesson", "preference", "context", "policy"]
+Layer = Literal[
+    "fact", "summary", "journal", "session", "now", "memory", "decision", "lesson", "preference", "context", "policy"
+]
 Step = Literal["extract", "expire", "archive", "synthesize", "curate", "sync"]
 WHEN = "as the vault stood then: YYYY-MM-DD (end of that day), an ISO date-time, or a git revision"
 READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
 CYCLE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=True)
 
-Entity = Annotated[str, Field(description="the entity as KIND/SLUG, e.g. people/sarah, companies/acme, projects/apollo")]
+Entity = Annotated[
+    str, Field(description="the entity as KIND/SLUG, e.g. people/sarah, companies/acme, projects/apollo")
+]
 FactId = Annotated[str, Field(description="a fact id such as sarah-k3f9q2 (from recall or fact_list)")]
-Source = Annotated[str | None, Field(description="where it came from, e.g. memory/2026-01-15.md#L12, an email id, a URL")]
+Source = Annotated[
+    str | None, Field(description="where it came from, e.g. memory/2026-01-15.md#L12, an email id, a URL")
+]
 AsOf = Annotated[str | None, Field(description=WHEN)]
 Cmd = Annotated[str, Field(description="a model command: gets the prompt on stdin, answers JSON on stdout")]
 
@@ -41,10 +48,12 @@ def build(path: Path) -> MCPServer:
     server: MCPServer = MCPServer(
         name="memgit",
         version=__version__,
-        instructions=("Long-term memory in a git vault. Start a session with `brief`; `recall` before relying on memory; "
-                      "`cite` a hit before it steers a decision; write with `log`, `fact_add`, `supersede`, `decide`, `now_set`; "
-                      "run `heartbeat` from your own heartbeat."),
-    )  # fmt: skip
+        instructions=(
+            "Long-term memory in a git vault. Start a session with `brief`; `recall` before relying on memory; "
+            "`cite` a hit before it steers a decision; write with `log`, `fact_add`, `supersede`, `decide`, `now_set`; "
+            "run `heartbeat` from your own heartbeat."
+        ),
+    )
 
     def call(fn: Callable[[Vault], T]) -> T:
         # a fresh Vault per call: the server is long-lived and other writers move HEAD under it
@@ -59,30 +68,55 @@ def build(path: Path) -> MCPServer:
 
     # ---- reads ----------------------------------------------------------------------------------
 
-    @server.tool(description="Search memory: INDEX.md, ripgrep, ranked by relevance x authority x recency. Superseded/expired facts are hidden unless history=true. Each hit names its cite handle and source.", annotations=READ)
-    def recall(query: Annotated[str, Field(description="what to remember, in plain words, e.g. 'sarah employer'")],
-               k: Annotated[int, Field(description="how many hits at most", ge=1, le=100)] = 10,
-               as_of: AsOf = None,
-               layer: Annotated[Layer | None, Field(description="search only this kind of memory")] = None,
-               history: Annotated[bool, Field(description="include superseded and expired facts")] = False,
-               archive: Annotated[bool, Field(description="also search journals archived to archive/YYYY-MM branches")] = False,
-               valid_at: Annotated[str | None, Field(description="only facts valid on this date (YYYY-MM-DD)")] = None) -> dict[str, Any]:  # fmt: skip
-        return record(lambda v: v.recall(query, k=k, as_of=as_of, layer=layer, history=history, archive=archive, valid_at=valid_at))
+    @server.tool(
+        description="Search memory: INDEX.md, ripgrep, ranked by relevance x authority x recency. Superseded/expired facts are hidden unless history=true. Each hit names its cite handle and source.",
+        annotations=READ,
+    )
+    def recall(
+        query: Annotated[str, Field(description="what to remember, in plain words, e.g. 'sarah employer'")],
+        k: Annotated[int, Field(description="how many hits at most", ge=1, le=100)] = 10,
+        as_of: AsOf = None,
+        layer: Annotated[Layer | None, Field(description="search only this kind of memory")] = None,
+        history: Annotated[bool, Field(description="include superseded and expired facts")] = False,
+        archive: Annotated[
+            bool, Field(description="also search journals archived to archive/YYYY-MM branches")
+        ] = False,
+        valid_at: Annotated[str | None, Field(description="only facts valid on this date (YYYY-MM-DD)")] = None,
+    ) -> dict[str, Any]:
+        return record(
+            lambda v: v.recall(
+                query, k=k, as_of=as_of, layer=layer, history=history, archive=archive, valid_at=valid_at
+            )
+        )
 
-    @server.tool(description="Trace a fact id, path:line or path#heading to the commit, writer, date and source that put it there.", annotations=READ)
-    def cite(ref: Annotated[str, Field(description="a fact id (sarah-k3f9q2), path:line (memory/2026-01-15.md:12) or path#heading")],
-             as_of: AsOf = None) -> dict[str, Any]:  # fmt: skip
+    @server.tool(
+        description="Trace a fact id, path:line or path#heading to the commit, writer, date and source that put it there.",
+        annotations=READ,
+    )
+    def cite(
+        ref: Annotated[
+            str, Field(description="a fact id (sarah-k3f9q2), path:line (memory/2026-01-15.md:12) or path#heading")
+        ],
+        as_of: AsOf = None,
+    ) -> dict[str, Any]:
         return record(lambda v: v.cite(ref, as_of))
 
-    @server.tool(description="The session-start handoff: instructions, policy text, NOW.md, the active context, decisions, preferences to confirm, MEMORY.md, journal, expiring items; within a token budget.", annotations=READ)
-    def brief(budget: Annotated[int, Field(description="token budget (estimated as characters / 4)", ge=20)] = 2000,
-              as_of: AsOf = None) -> dict[str, Any]:  # fmt: skip
+    @server.tool(
+        description="The session-start handoff: instructions, policy text, NOW.md, the active context, decisions, preferences to confirm, MEMORY.md, journal, expiring items; within a token budget.",
+        annotations=READ,
+    )
+    def brief(
+        budget: Annotated[int, Field(description="token budget (estimated as characters / 4)", ge=20)] = 2000,
+        as_of: AsOf = None,
+    ) -> dict[str, Any]:
         return record(lambda v: v.brief(budget, as_of))
 
     @server.tool(description="List an entity's facts (active ones unless all=true).", annotations=READ)
-    def fact_list(entity: Entity,
-                  all: Annotated[bool, Field(description="include superseded and expired facts")] = False,
-                  as_of: AsOf = None) -> dict[str, Any]:  # fmt: skip
+    def fact_list(
+        entity: Entity,
+        all: Annotated[bool, Field(description="include superseded and expired facts")] = False,
+        as_of: AsOf = None,
+    ) -> dict[str, Any]:
         return record(lambda v: v.fact_list(entity, all, as_of))
 
     @server.tool(description="Show one fact with all its fields.", annotations=READ)
@@ -97,89 +131,163 @@ def build(path: Path) -> MCPServer:
     def context_list() -> dict[str, Any]:
         return record(lambda v: v.context_list())
 
-    @server.tool(description="Counts of what the vault holds: entities, facts, decisions, lessons, preferences, journals, archive branches.", annotations=READ)
+    @server.tool(
+        description="Counts of what the vault holds: entities, facts, decisions, lessons, preferences, journals, archive branches.",
+        annotations=READ,
+    )
     def stats(as_of: AsOf = None) -> dict[str, Any]:
         return record(lambda v: v.stats(as_of))
 
     # ---- writes: each one commit or nothing ------------------------------------------------------
 
-    @server.tool(description="Append one entry to today's journal (one commit). An instruction needs source: the person's verbatim words.", annotations=WRITE)
-    def log(text: Annotated[str, Field(description="the entry: what happened, in a sentence")],
-            kind: Annotated[LogKind | None, Field(description="what the entry is (default note)")] = None,
-            source: Source = None) -> dict[str, Any]:  # fmt: skip
+    @server.tool(
+        description="Append one entry to today's journal (one commit). An instruction needs source: the person's verbatim words.",
+        annotations=WRITE,
+    )
+    def log(
+        text: Annotated[str, Field(description="the entry: what happened, in a sentence")],
+        kind: Annotated[LogKind | None, Field(description="what the entry is (default note)")] = None,
+        source: Source = None,
+    ) -> dict[str, Any]:
         return record(lambda v: v.log(text, kind, source))
 
     @server.tool(description="Add an atomic fact to an entity (one commit).", annotations=WRITE)
-    def fact_add(entity: Entity,
-                 text: Annotated[str, Field(description="the fact, one sentence")],
-                 category: Annotated[str, Field(description="one of the vault's categories (default set: relationship, milestone, status, preference)")],
-                 source: Source = None,
-                 valid_from: Annotated[str | None, Field(description="YYYY-MM-DD it became true (default today)")] = None,
-                 valid_until: Annotated[str | None, Field(description="YYYY-MM-DD it stops being true")] = None) -> dict[str, Any]:  # fmt: skip
+    def fact_add(
+        entity: Entity,
+        text: Annotated[str, Field(description="the fact, one sentence")],
+        category: Annotated[
+            str,
+            Field(
+                description="one of the vault's categories (default set: relationship, milestone, status, preference)"
+            ),
+        ],
+        source: Source = None,
+        valid_from: Annotated[str | None, Field(description="YYYY-MM-DD it became true (default today)")] = None,
+        valid_until: Annotated[str | None, Field(description="YYYY-MM-DD it stops being true")] = None,
+    ) -> dict[str, Any]:
         return record(lambda v: v.fact_add(entity, text, category, source, valid_from, valid_until))
 
-    @server.tool(description="Replace a fact (by id) or a decision (by path) with a new one; the old one is retired and linked, in one commit.", annotations=WRITE)
-    def supersede(ref: Annotated[str, Field(description="a fact id, or a decision's path decisions/YYYY-MM-DD-title.md")],
-                  text: Annotated[str, Field(description="the new fact or decision")],
-                  reason: Annotated[str | None, Field(description="why it changed")] = None,
-                  source: Source = None) -> dict[str, Any]:  # fmt: skip
+    @server.tool(
+        description="Replace a fact (by id) or a decision (by path) with a new one; the old one is retired and linked, in one commit.",
+        annotations=WRITE,
+    )
+    def supersede(
+        ref: Annotated[str, Field(description="a fact id, or a decision's path decisions/YYYY-MM-DD-title.md")],
+        text: Annotated[str, Field(description="the new fact or decision")],
+        reason: Annotated[str | None, Field(description="why it changed")] = None,
+        source: Source = None,
+    ) -> dict[str, Any]:
         return record(lambda v: v.supersede(ref, text, reason, source))
 
-    @server.tool(description="Expire one fact (it stopped being true), or with no id every active fact past its valid_until (one commit).", annotations=WRITE)
-    def expire(id: Annotated[str | None, Field(description="the fact id; omit to expire every fact past its valid_until")] = None,
-               until: Annotated[str | None, Field(description="YYYY-MM-DD it stopped being true (default today)")] = None) -> dict[str, Any]:  # fmt: skip
+    @server.tool(
+        description="Expire one fact (it stopped being true), or with no id every active fact past its valid_until (one commit).",
+        annotations=WRITE,
+    )
+    def expire(
+        id: Annotated[
+            str | None, Field(description="the fact id; omit to expire every fact past its valid_until")
+        ] = None,
+        until: Annotated[str | None, Field(description="YYYY-MM-DD it stopped being true (default today)")] = None,
+    ) -> dict[str, Any]:
         return record(lambda v: v.expire(id, until))
 
-    @server.tool(description="Record a decision with its context and the alternatives not taken (one commit).", annotations=WRITE)
-    def decide(title: Annotated[str, Field(description="the decision's title, e.g. 'Use Postgres'")],
-               context: Annotated[str, Field(description="why a decision was needed")],
-               decision: Annotated[str, Field(description="what was decided")],
-               alternatives: Annotated[list[str] | None, Field(description="options considered and not taken")] = None,
-               tags: Annotated[list[str] | None, Field(description="tags for finding it later")] = None) -> dict[str, Any]:  # fmt: skip
+    @server.tool(
+        description="Record a decision with its context and the alternatives not taken (one commit).", annotations=WRITE
+    )
+    def decide(
+        title: Annotated[str, Field(description="the decision's title, e.g. 'Use Postgres'")],
+        context: Annotated[str, Field(description="why a decision was needed")],
+        decision: Annotated[str, Field(description="what was decided")],
+        alternatives: Annotated[list[str] | None, Field(description="options considered and not taken")] = None,
+        tags: Annotated[list[str] | None, Field(description="tags for finding it later")] = None,
+    ) -> dict[str, Any]:
         return record(lambda v: v.decide(title, context, decision, alternatives or [], tags or []))
 
     @server.tool(description="Add a dated lesson to lessons/TOPIC.md (one commit).", annotations=WRITE)
-    def lesson(topic: Annotated[str, Field(description="the lesson's topic, e.g. deploys")],
-               title: Annotated[str, Field(description="the lesson in a few words")],
-               body: Annotated[str, Field(description="what was learned and why it matters")]) -> dict[str, Any]:  # fmt: skip
+    def lesson(
+        topic: Annotated[str, Field(description="the lesson's topic, e.g. deploys")],
+        title: Annotated[str, Field(description="the lesson in a few words")],
+        body: Annotated[str, Field(description="what was learned and why it matters")],
+    ) -> dict[str, Any]:
         return record(lambda v: v.lesson(topic, title, body))
 
-    @server.tool(description="Record a preference in preferences/TOPIC.md, or re-confirm it when it is already there (one commit).", annotations=WRITE)
-    def prefer(topic: Annotated[str, Field(description="the preference's topic, e.g. editor")],
-               text: Annotated[str, Field(description="the preference, one sentence")]) -> dict[str, Any]:  # fmt: skip
+    @server.tool(
+        description="Record a preference in preferences/TOPIC.md, or re-confirm it when it is already there (one commit).",
+        annotations=WRITE,
+    )
+    def prefer(
+        topic: Annotated[str, Field(description="the preference's topic, e.g. editor")],
+        text: Annotated[str, Field(description="the preference, one sentence")],
+    ) -> dict[str, Any]:
         return record(lambda v: v.prefer(topic, text))
 
-    @server.tool(description="Overwrite NOW.md: what is true today (current state only, no journal or lessons).", annotations=WRITE)
+    @server.tool(
+        description="Overwrite NOW.md: what is true today (current state only, no journal or lessons).",
+        annotations=WRITE,
+    )
     def now_set(text: Annotated[str, Field(description="today's state, Markdown")]) -> dict[str, Any]:
         return record(lambda v: v.now_set(text))
 
-    @server.tool(description="Switch the active context: saves the outgoing context's state from NOW.md and loads NAME's into NOW.md (one commit; created if new).", annotations=WRITE)
-    def context_switch(name: Annotated[str, Field(description="the context to make active, e.g. billing-migration")]) -> dict[str, Any]:
+    @server.tool(
+        description="Switch the active context: saves the outgoing context's state from NOW.md and loads NAME's into NOW.md (one commit; created if new).",
+        annotations=WRITE,
+    )
+    def context_switch(
+        name: Annotated[str, Field(description="the context to make active, e.g. billing-migration")],
+    ) -> dict[str, Any]:
         return record(lambda v: v.context_switch(name))
 
-    @server.tool(description="Save a context's last state (default: the active one, from NOW.md) and bring its key facts, decisions and related files up to date.", annotations=WRITE)
-    def context_save(name: Annotated[str | None, Field(description="the context (default: the active one)")] = None,
-                     state: Annotated[str | None, Field(description="the state to save instead of NOW.md")] = None) -> dict[str, Any]:  # fmt: skip
+    @server.tool(
+        description="Save a context's last state (default: the active one, from NOW.md) and bring its key facts, decisions and related files up to date.",
+        annotations=WRITE,
+    )
+    def context_save(
+        name: Annotated[str | None, Field(description="the context (default: the active one)")] = None,
+        state: Annotated[str | None, Field(description="the state to save instead of NOW.md")] = None,
+    ) -> dict[str, Any]:
         return record(lambda v: v.context_save(name, state))
 
-    @server.tool(description="Append session records (JSON lines, one object per line) to sessions/DATE/ID.jsonl, stored byte for byte (one commit).", annotations=WRITE)
-    def session_append(session_id: Annotated[str, Field(description="the session id: letters, digits, '.', '_' and '-'")],
-                       records: Annotated[str, Field(description="one JSON object per line, e.g. {\"role\": \"user\", \"content\": \"...\"}")]) -> dict[str, Any]:  # fmt: skip
+    @server.tool(
+        description="Append session records (JSON lines, one object per line) to sessions/DATE/ID.jsonl, stored byte for byte (one commit).",
+        annotations=WRITE,
+    )
+    def session_append(
+        session_id: Annotated[str, Field(description="the session id: letters, digits, '.', '_' and '-'")],
+        records: Annotated[str, Field(description='one JSON object per line, e.g. {"role": "user", "content": "..."}')],
+    ) -> dict[str, Any]:
         return record(lambda v: v.session_append(session_id, records))
 
-    @server.tool(description="Extract facts from journal entries and session records added since the last extraction, through a model command (one commit).", annotations=CYCLE)
+    @server.tool(
+        description="Extract facts from journal entries and session records added since the last extraction, through a model command (one commit).",
+        annotations=CYCLE,
+    )
     def extract(cmd: Cmd) -> dict[str, Any]:
         return record(lambda v: v.extract(cmd))
 
-    @server.tool(description="Distil MEMORY.md: promote the week's lessons and decisions, drop lines restating retired facts, stay under the cap (one commit, or a proposal branch).", annotations=CYCLE)
-    def curate(cmd: Annotated[str | None, Field(description="a model command that proposes the curated lines (validated); omit for the deterministic curation")] = None,
-               propose: Annotated[bool, Field(description="commit to proposals/curate-DATE for a person to merge")] = False,
-               dry_run: Annotated[bool, Field(description="report what would change; write nothing")] = False) -> dict[str, Any]:  # fmt: skip
+    @server.tool(
+        description="Distil MEMORY.md: promote the week's lessons and decisions, drop lines restating retired facts, stay under the cap (one commit, or a proposal branch).",
+        annotations=CYCLE,
+    )
+    def curate(
+        cmd: Annotated[
+            str | None,
+            Field(
+                description="a model command that proposes the curated lines (validated); omit for the deterministic curation"
+            ),
+        ] = None,
+        propose: Annotated[bool, Field(description="commit to proposals/curate-DATE for a person to merge")] = False,
+        dry_run: Annotated[bool, Field(description="report what would change; write nothing")] = False,
+    ) -> dict[str, Any]:
         return call(lambda v: cast("dict[str, Any]", v.curate(cmd, propose, dry_run)))  # a TypedDict: JSON as is
 
-    @server.tool(description="Run the configured maintenance cycle (extract, expire, archive, weekly synthesize and curate, sync): idempotent, each step one commit or nothing; call it from your heartbeat.", annotations=CYCLE)
-    def heartbeat(dry_run: Annotated[bool, Field(description="report what each step would do; write nothing")] = False,
-                  steps: Annotated[list[Step] | None, Field(description="run only these steps")] = None) -> dict[str, Any]:  # fmt: skip
+    @server.tool(
+        description="Run the configured maintenance cycle (extract, expire, archive, weekly synthesize and curate, sync): idempotent, each step one commit or nothing; call it from your heartbeat.",
+        annotations=CYCLE,
+    )
+    def heartbeat(
+        dry_run: Annotated[bool, Field(description="report what each step would do; write nothing")] = False,
+        steps: Annotated[list[Step] | None, Field(description="run only these steps")] = None,
+    ) -> dict[str, Any]:
         return call(lambda v: cast("dict[str, Any]", v.heartbeat(dry_run, list(steps) if steps else None)))
 
     def read(name: str) -> str:
@@ -191,7 +299,12 @@ def build(path: Path) -> MCPServer:
             raise ResourceError(f"{name} is not in the vault")
         return data.decode("utf-8", errors="replace")
 
-    @server.resource("memgit://INDEX.md", name="INDEX.md", description="The generated map of the vault: read it first.", mime_type="text/markdown")
+    @server.resource(
+        "memgit://INDEX.md",
+        name="INDEX.md",
+        description="The generated map of the vault: read it first.",
+        mime_type="text/markdown",
+    )
     def index_md() -> str:
         return read("INDEX.md")
 
@@ -199,7 +312,9 @@ def build(path: Path) -> MCPServer:
     def now_md() -> str:
         return read("NOW.md")
 
-    @server.resource("memgit://MEMORY.md", name="MEMORY.md", description="Curated long-term memory.", mime_type="text/markdown")
+    @server.resource(
+        "memgit://MEMORY.md", name="MEMORY.md", description="Curated long-term memory.", mime_type="text/markdown"
+    )
     def memory_md() -> str:
         return read("MEMORY.md")
 
@@ -209,9 +324,19 @@ def build(path: Path) -> MCPServer:
 # what the first tool calls import (recall, cite, a write and its rules): loaded while the client is still
 # busy with `initialize`, so the first call pays no more than later ones (bench/mcp_start.py measures it)
 _PREWARM = (
-    "memgit.recall", "memgit.recall_docs", "memgit.recall_time", "memgit.rg", "memgit.tokens", "memgit.cite",
-    "memgit.gitcli", "memgit.txn", "memgit.ops.journal", "memgit.indexmd", "memgit.frontmatter", "memgit.brief",
-)  # fmt: skip
+    "memgit.recall",
+    "memgit.recall_docs",
+    "memgit.recall_time",
+    "memgit.rg",
+    "memgit.tokens",
+    "memgit.cite",
+    "memgit.gitcli",
+    "memgit.txn",
+    "memgit.ops.journal",
+    "memgit.indexmd",
+    "memgit.frontmatter",
+    "memgit.brief",
+)
 
 
 def _prewarm(path: Path) -> None:

@@ -1,4 +1,5 @@
 """Merging memory: the functions git's merge drivers and memgit's own merges both call."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -16,7 +17,7 @@ class MergeConflict(Exception):
 def _common_lines(a: bytes, b: bytes) -> int:
     """Length of the longest common prefix of a and b that ends at a line boundary."""
     n = 0
-    for la, lb in zip(a.splitlines(keepends=True), b.splitlines(keepends=True)):
+    for la, lb in zip(a.splitlines(keepends=True), b.splitlines(keepends=True), strict=False):
         if la != lb or not la.endswith(b"\n"):
             break
         n += len(la)
@@ -46,7 +47,9 @@ def merge_journal(base: bytes, ours: bytes, theirs: bytes) -> bytes:
     base_keys = _keys(_entries(base))
     for side, data in (("ours", ours), ("theirs", theirs)):
         if not data.startswith(base) and base_keys - _keys(_entries(data)):
-            raise MergeConflict(f"{side} edited lines of the journal that were already committed (journals are append-only)")
+            raise MergeConflict(
+                f"{side} edited lines of the journal that were already committed (journals are append-only)"
+            )
     if not (ours.startswith(base) and theirs.startswith(base)):
         ours_added = _keys(_minus(_entries(ours), base_keys))
         return _append(ours, _minus(_minus(_entries(theirs), base_keys), ours_added))
@@ -71,7 +74,9 @@ def _retire(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
         return b
     if b.get("status") == "active":
         return a
-    raise MergeConflict(f"fact {a.get('id')}: retired differently on each side ({a.get('status')} vs {b.get('status')})")
+    raise MergeConflict(
+        f"fact {a.get('id')}: retired differently on each side ({a.get('status')} vs {b.get('status')})"
+    )
 
 
 def merge_items(base: bytes, ours: bytes, theirs: bytes) -> bytes:
@@ -127,7 +132,7 @@ def lost_lines(loser: bytes, winner: bytes) -> list[str]:
     text = loser.decode("utf-8", errors="replace")
     if text.startswith("---"):
         end = text.find("\n---", 3)
-        text = text[end + 4:] if end >= 0 else text
+        text = text[end + 4 :] if end >= 0 else text
     kept = set(winner.decode("utf-8", errors="replace").splitlines())
     return [ln.rstrip() for ln in text.splitlines() if ln.strip() and ln not in kept]
 

@@ -1,9 +1,9 @@
 """Three-way merge of two commits' trees with memgit's merge functions (no checkout, no libgit2 drivers)."""
+
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import datetime as dt
+from typing import TYPE_CHECKING
 
 from memgit import kinds
 from memgit.merge import MergeConflict, lost_lines, merge_file, merge_now
@@ -13,9 +13,9 @@ if TYPE_CHECKING:
     from memgit.repo import Repo
 
 
-
-def merge_trees(repo: Repo, config: Config, base: str | None, ours: str, theirs: str,
-                now: dt.datetime | None = None) -> dict[str, bytes | None]:
+def merge_trees(
+    repo: Repo, config: Config, base: str | None, ours: str, theirs: str, now: dt.datetime | None = None
+) -> dict[str, bytes | None]:
     """The writes that turn ours' tree into the merged tree (index files left to the caller).
 
     NOW.md: the newer state wins; the lines only the older one held go to the journal of `now`'s day
@@ -57,12 +57,23 @@ def merge_trees(repo: Repo, config: Config, base: str | None, ours: str, theirs:
         try:
             if driver == "now":
                 ours_time, theirs_time = repo.commit_info(ours).time, repo.commit_info(theirs).time
-                merged, loser = merge_now(repo.read(base_tree, path) or b"", repo.blob(our_blob) or b"", repo.blob(their_blob) or b"",
-                                          ours_time, theirs_time)
+                merged, loser = merge_now(
+                    repo.read(base_tree, path) or b"",
+                    repo.blob(our_blob) or b"",
+                    repo.blob(their_blob) or b"",
+                    ours_time,
+                    theirs_time,
+                )
                 if loser:
                     lost = (path, loser, merged, theirs if loser != repo.blob(our_blob) else ours)
             else:
-                merged = merge_file(driver, repo.read(base_tree, path) or b"", repo.blob(our_blob) or b"", repo.blob(their_blob) or b"", path)
+                merged = merge_file(
+                    driver,
+                    repo.read(base_tree, path) or b"",
+                    repo.blob(our_blob) or b"",
+                    repo.blob(their_blob) or b"",
+                    path,
+                )
         except MergeConflict as exc:
             conflicts.append(f"{path}: {exc}")
             continue
@@ -75,8 +86,14 @@ def merge_trees(repo: Repo, config: Config, base: str | None, ours: str, theirs:
     return writes
 
 
-def _keep_lost_state(repo: Repo, config: Config, ours_tree: str, writes: dict[str, bytes | None],
-                     lost: tuple[str, bytes, bytes, str], now: dt.datetime | None) -> None:
+def _keep_lost_state(
+    repo: Repo,
+    config: Config,
+    ours_tree: str,
+    writes: dict[str, bytes | None],
+    lost: tuple[str, bytes, bytes, str],
+    now: dt.datetime | None,
+) -> None:
     """Append the losing NOW.md's own lines to the day's journal: a state replaced by a merge is not lost."""
     from memgit.entries import format_entry
 

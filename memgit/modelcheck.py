@@ -4,6 +4,7 @@ Refused, with the reason, before anything is written: citing a fact id that does
 retired, stating a retired fact's text as current, and asserting a fact that shares no content word
 with the entry (or fact) it says it comes from.
 """
+
 from __future__ import annotations
 
 import re
@@ -34,18 +35,28 @@ def _norm(text: str) -> str:
     return " ".join(text.casefold().split()).rstrip(" .;:!")
 
 
-def check_citations(where: str, text: str, slugs: Iterable[str], known: dict[str, dict[str, Any]],
-                    lookup: Callable[[str], dict[str, Any] | None] | None = None) -> list[str]:  # fmt: skip
+def check_citations(
+    where: str,
+    text: str,
+    slugs: Iterable[str],
+    known: dict[str, dict[str, Any]],
+    lookup: Callable[[str], dict[str, Any] | None] | None = None,
+) -> list[str]:
     """Every id the text cites is a known, active fact (known first, then lookup). Returns the ids cited."""
     ids = cited_ids(text, slugs)
     for fid in ids:
         item = known.get(fid) or (lookup(fid) if lookup else None)
         if item is None:
-            raise AnswerRefused(f"{where}: cites fact {fid}, which does not exist", "nothing was written; cite only the active facts sent")
+            raise AnswerRefused(
+                f"{where}: cites fact {fid}, which does not exist",
+                "nothing was written; cite only the active facts sent",
+            )
         if item.get("status") != "active":
             succ = f", superseded by {item['supersededBy']}" if item.get("supersededBy") else ""
-            raise AnswerRefused(f"{where}: cites fact {fid}, which is {item.get('status')}{succ}",
-                                "nothing was written; a retired fact is history, not current memory")  # fmt: skip
+            raise AnswerRefused(
+                f"{where}: cites fact {fid}, which is {item.get('status')}{succ}",
+                "nothing was written; a retired fact is history, not current memory",
+            )
     return ids
 
 
@@ -59,8 +70,10 @@ def check_no_retired_text(where: str, text: str, items: Iterable[dict[str, Any]]
         if item.get("status") == "active" or len(old) < 8 or old in active:
             continue
         if old in said:
-            raise AnswerRefused(f"{where}: states {item.get('id')} ({item.get('status')}) as current: {str(item.get('fact'))[:80]!r}",
-                                "nothing was written; say what the active facts say")  # fmt: skip
+            raise AnswerRefused(
+                f"{where}: states {item.get('id')} ({item.get('status')}) as current: {str(item.get('fact'))[:80]!r}",
+                "nothing was written; say what the active facts say",
+            )
 
 
 def check_grounded(where: str, claim: str, source: str, languages: Sequence[str]) -> None:
@@ -68,5 +81,7 @@ def check_grounded(where: str, claim: str, source: str, languages: Sequence[str]
     from memgit.tokens import tokens
 
     if not set(tokens(claim, languages)) & set(tokens(source, languages)):
-        raise AnswerRefused(f"{where}: {claim[:80]!r} shares no content word with its source {source[:80]!r}",
-                            "nothing was written; a fact must come from what its source says")  # fmt: skip
+        raise AnswerRefused(
+            f"{where}: {claim[:80]!r} shares no content word with its source {source[:80]!r}",
+            "nothing was written; a fact must come from what its source says",
+        )

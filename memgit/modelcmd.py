@@ -1,4 +1,5 @@
 """Running a model command (`--cmd`): the prompt on stdin, the answer on stdout, failures as errors."""
+
 from __future__ import annotations
 
 import shlex

@@ -2,6 +2,7 @@
 
 Below both the write ops (which make names) and the read paths (cite, extract) that resolve them.
 """
+
 from __future__ import annotations
 
 import re
@@ -25,7 +26,10 @@ def topic_slug(topic: str) -> str:
     slug = topic.strip()
     # the topic itself is written into the file (frontmatter, heading): text rules apply to it too
     if any(ord(c) < 32 or ord(c) == 127 or 0xD800 <= ord(c) <= 0xDFFF for c in slug):
-        raise UsageError(f"bad topic {topic!r}: control characters or bytes that are not UTF-8", "a topic is one word such as git or code-review")
+        raise UsageError(
+            f"bad topic {topic!r}: control characters or bytes that are not UTF-8",
+            "a topic is one word such as git or code-review",
+        )
     if "/" in slug or "\\" in slug or slug.startswith(".") or not slug:
         raise UsageError(f"bad topic {topic!r}", "a topic is one word such as git or code-review")
     slug = slugify(slug)

@@ -5,6 +5,7 @@ repeats the last entry of the day, or has fewer content words than `noise.min_wo
 happens: `off` (the default in code), `refuse` (exit 2 with the reason) or `mark` (kept, tagged `(noise: why)`,
 and never sent to extraction).
 """
+
 from __future__ import annotations
 
 import re
@@ -19,7 +20,7 @@ _TIME = re.compile(r"^- \d{1,2}:\d{2} (?:\[[a-z]+\] )?")
 CHATTER = (
     "idle ok okay fine good nothing no none new change changes changed update updates updated status system heartbeat ping pong "
     "alive still running working waiting checking checked check done noop n/a na same as before all quiet report tick"
-)  # fmt: skip
+)
 
 
 class Guard(NamedTuple):
@@ -31,8 +32,11 @@ class Guard(NamedTuple):
     def of(cls, config: Config) -> Guard:
         raw: dict[str, Any] = dict(config.get("noise", {}) or {})
         words = raw.get("chatter_words")
-        return cls(str(raw.get("mode", "off")), int(raw.get("min_words", 2)),
-                   frozenset(str(w).lower() for w in words) if words is not None else frozenset(CHATTER.split()))  # fmt: skip
+        return cls(
+            str(raw.get("mode", "off")),
+            int(raw.get("min_words", 2)),
+            frozenset(str(w).lower() for w in words) if words is not None else frozenset(CHATTER.split()),
+        )
 
 
 def _words(text: str, config: Config) -> list[str]:
@@ -54,7 +58,7 @@ def reason(config: Config, text: str, last: str | None, guard: Guard | None = No
     if g.mode == "off":
         return None
     words = _words(text, config)
-    if words and all(w in g.chatter for w in words) or not words:
+    if (words and all(w in g.chatter for w in words)) or not words:
         return "empty status chatter"
     if last is not None and _words(body(last), config) == words:
         return "a duplicate of the last entry"
@@ -74,7 +78,9 @@ def sift(config: Config, entries: list[dict[str, str]]) -> tuple[list[dict[str, 
             kept.append(e)
             continue
         noisy = MARK.search(e["text"]) is not None or (
-            guard.mode != "off" and "[instruction]" not in e["text"] and reason(config, body(e["text"]), last.get(path), guard) is not None
+            guard.mode != "off"
+            and "[instruction]" not in e["text"]
+            and reason(config, body(e["text"]), last.get(path), guard) is not None
         )
         last[path] = e["text"]
         if not noisy:

@@ -1,4 +1,5 @@
 """memgit recall: tiered search (INDEX.md, rg, ranking) with authority, decay and validity."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -15,22 +16,55 @@ from memgit.tokens import analyze, fold, pattern
 if TYPE_CHECKING:
     from memgit.context import VaultContext as Vault
 
-LAYERS = {"fact": "entity-items", "facts": "entity-items", "entity": "entity-items", "summary": "entity-summary",
-          "journal": "journal", "session": "session", "now": "now", "memory": "memory", "decision": "decision",
-          "lesson": "lesson", "preference": "preference", "context": "context", "policy": "policy"}  # fmt: skip
+LAYERS = {
+    "fact": "entity-items",
+    "facts": "entity-items",
+    "entity": "entity-items",
+    "summary": "entity-summary",
+    "journal": "journal",
+    "session": "session",
+    "now": "now",
+    "memory": "memory",
+    "decision": "decision",
+    "lesson": "lesson",
+    "preference": "preference",
+    "context": "context",
+    "policy": "policy",
+}
 K1, B = 1.2, 0.75
 _WORD = re.compile(r"[^\W_]+")
 _JOURNAL_META = re.compile(r"^- \d\d:\d\d |\[[a-z]+\] |\s*\((?:source|verbatim): .*\)\s*$")
 CANDIDATES = 3000  # matching lines ranked in full; more are cut by how many query words they share
 # The ranking's knobs (bench/recall_eval.py switches them for its ablations).
-TUNING = {"corpus_idf": True, "dates": True, "date_boost": 2.0, "authority": 0.08, "about": 2.0, "fact": 1.1, "syn_cap": True, "coord": 1.0, "decay_floor": 0.95, "scaffold": True, "scaffold_factor": 0.2,
-          "min_coverage": 0.5}
+TUNING = {
+    "corpus_idf": True,
+    "dates": True,
+    "date_boost": 2.0,
+    "authority": 0.08,
+    "about": 2.0,
+    "fact": 1.1,
+    "syn_cap": True,
+    "coord": 1.0,
+    "decay_floor": 0.95,
+    "scaffold": True,
+    "scaffold_factor": 0.2,
+    "min_coverage": 0.5,
+}
 ENTITY_WORDS = {"people": "person", "companies": "company", "projects": "project"}
 
 
 class Recall:
-    def __init__(self, vault: Vault, query: str, k: int = 10, as_of: str | None = None, layer: str | None = None,
-                 history: bool = False, archive: bool = False, valid_at: str | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        vault: Vault,
+        query: str,
+        k: int = 10,
+        as_of: str | None = None,
+        layer: str | None = None,
+        history: bool = False,
+        archive: bool = False,
+        valid_at: str | None = None,
+    ) -> None:
         self.vault = vault
         self.query = query
         self.languages = tuple(vault.config.get("languages", ["english"]))
@@ -42,7 +76,7 @@ class Recall:
             self.pairs = rest or self.pairs
         self.terms = sorted({t for _, t in self.pairs})
         # query expansion from the config's synonym groups: a related word counts half
-        self.weights = {t: 1.0 for t in self.terms}
+        self.weights = dict.fromkeys(self.terms, 1.0)
         self.related: dict[str, set[str]] = {}  # query term -> the words of its synonym groups
         for group in vault.config.get("synonyms", []):
             pairs = [p for word in group for p in analyze(str(word), self.languages)]
@@ -138,10 +172,16 @@ class Recall:
 
         cfg = self.vault.config
         searched: list[int] = []
-        lines = [(p, n, t) for p, n, t in grep_lines(self.vault.root, self.pattern(), ["!INDEX.md", "!*/INDEX.md", "!*/INDEX-*.md"], searched=searched)
-                 if cfg.kind_of(p) != "entity-items" or t.lstrip().startswith('"fact":')]  # fmt: skip
+        lines = [
+            (p, n, t)
+            for p, n, t in grep_lines(
+                self.vault.root, self.pattern(), ["!INDEX.md", "!*/INDEX.md", "!*/INDEX-*.md"], searched=searched
+            )
+            if cfg.kind_of(p) != "entity-items" or t.lstrip().startswith('"fact":')
+        ]
         self.corpus_bytes += sum(searched)
         if len(lines) > CANDIDATES:
+
             def quick(hit: tuple[str, int, str]) -> tuple[float, int, str, int]:
                 low = fold(hit[2])  # substring test: a prefilter, the full ranking comes after
                 return (-sum(w for t, w in self.weights.items() if t in low), len(hit[2]), hit[0], hit[1])
@@ -212,8 +252,12 @@ class Recall:
         bags = [self.tokens(f"{d.text} {d.extra}") for d in docs]
         # a journal line's time, kind marker and source are not what it says: they do not lengthen it
         reads = {d.kind: kind_spec(d.kind).recall for d in docs}  # "entries" (journal, session), "facts", "lines"
-        lens = [len(self.tokens(_JOURNAL_META.sub(" ", d.text))) + len(self.tokens(d.extra)) if reads[d.kind] == "entries" else len(b)
-                for d, b in zip(docs, bags)]  # fmt: skip
+        lens = [
+            len(self.tokens(_JOURNAL_META.sub(" ", d.text))) + len(self.tokens(d.extra))
+            if reads[d.kind] == "entries"
+            else len(b)
+            for d, b in zip(docs, bags, strict=False)
+        ]
         self._link(docs, bags)
         n = len(docs)
         if TUNING["corpus_idf"] and docs and self.corpus_bytes:
@@ -233,7 +277,7 @@ class Recall:
         dated = mass / max(1, len(self.terms)) if self.when else 0.0  # the question's date counts as one average word
         mass += dated
         scaffold = _scaffold() if TUNING["scaffold"] else frozenset()
-        for d, bag, dl in zip(docs, bags, lens):
+        for d, bag, dl in zip(docs, bags, lens, strict=False):
             # an entity's own memory is about it: its name says which entity, the other words say what
             if d.kind in ("entity-items", "entity-summary"):
                 own = set(self.tokens(d.extra)) & named
@@ -250,9 +294,15 @@ class Recall:
                         name += w * idf[t]
                     else:
                         what += w * idf[t] * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / max(avgdl, 1e-9)))
-            got = sum(idf[t] * (1.0 if t in words else 0.5 if self.related.get(t, set()) & words else 0.0) for t in self.terms)
-            in_window = bool(self.when and reads[d.kind] == "entries" and d.date
-                             and self.when.start.isoformat() <= d.date[:10] <= self.when.end.isoformat())
+            got = sum(
+                idf[t] * (1.0 if t in words else 0.5 if self.related.get(t, set()) & words else 0.0) for t in self.terms
+            )
+            in_window = bool(
+                self.when
+                and reads[d.kind] == "entries"
+                and d.date
+                and self.when.start.isoformat() <= d.date[:10] <= self.when.end.isoformat()
+            )
             d.coverage = (got + (dated if in_window else 0.0)) / mass
             rank = cfg.authority_rank(d.authority)
             prior = 1.0 + TUNING["authority"] * (4 - min(rank, 7))
@@ -279,11 +329,16 @@ class Recall:
             return
         names = {slug: word for kind, word in wanted.items() for slug in self._slugs(kind, self.tree)}
         longest = max((slug.count("-") + 1 for slug in names), default=0)
-        for d, bag in zip(docs, bags):
+        for d, bag in zip(docs, bags, strict=False):
             own = d.path.split("/")[1] if d.kind in ("entity-items", "entity-summary") else ""
             words = _WORD.findall(fold(d.text))
-            found = {names[g] for size in range(1, longest + 1) for i in range(len(words) - size + 1)
-                     for g in ["-".join(words[i : i + size])] if g in names and g != own}  # fmt: skip
+            found = {
+                names[g]
+                for size in range(1, longest + 1)
+                for i in range(len(words) - size + 1)
+                for g in ["-".join(words[i : i + size])]
+                if g in names and g != own
+            }
             bag.extend(sorted(found))
 
     def _decay(self, docs: list[Doc]) -> None:
@@ -327,7 +382,9 @@ class Recall:
             stamp = next((str(meta[k]) for k in ("updated", "confirmed", "date") if meta.get(k)), None)
             lines = text.split("\n")
             for d in group:
-                heading = next((m.group(1) for ln in reversed(lines[: d.line]) for m in [DATED_HEADING.match(ln)] if m), None)
+                heading = next(
+                    (m.group(1) for ln in reversed(lines[: d.line]) for m in [DATED_HEADING.match(ln)] if m), None
+                )
                 d.date = heading or stamp
             if any(d.date is None for d in group):
                 ask_git.append(path)
@@ -344,7 +401,18 @@ class Recall:
         tip = self.commit or self.vault.repo.head_id()
         if not paths or tip is None or self.vault.repo.workdir is None:
             return {}
-        out = gitcli.run(self.vault.root, "log", "--format=%x00%ct", "--name-only", "-n", "500", tip, "--", *sorted(set(paths)), check=False)
+        out = gitcli.run(
+            self.vault.root,
+            "log",
+            "--format=%x00%ct",
+            "--name-only",
+            "-n",
+            "500",
+            tip,
+            "--",
+            *sorted(set(paths)),
+            check=False,
+        )
         found: dict[str, str] = {}
         stamp = ""
         for line in out.stdout.decode("utf-8", errors="replace").splitlines():
@@ -371,7 +439,12 @@ class Recall:
                     d.score = succ.score * 0.9
             docs.sort(key=lambda d: (-d.score, d.path, d.line))
         hits = [self.hit(d) for d in docs[: self.k]]
-        result: dict[str, Any] = {"query": self.query, "as_of": self.moment.isoformat() if self.tree else None, "valid_at": self.valid_at, "hits": hits}
+        result: dict[str, Any] = {
+            "query": self.query,
+            "as_of": self.moment.isoformat() if self.tree else None,
+            "valid_at": self.valid_at,
+            "hits": hits,
+        }
         # calibrated "nothing relevant": no hit matches enough of the question (bench/recall_eval.py, bench/convo_eval.py)
         floor = float(self.vault.config.get("recall_min_coverage", TUNING["min_coverage"]))
         if hits and max(d.coverage for d in docs[: self.k]) < floor:
@@ -399,9 +472,22 @@ class Recall:
 
     def hit(self, d: Doc) -> dict[str, Any]:
         valid = _true_at(d, self.valid_at or self.moment.date().isoformat())
-        hit = {"path": d.path, "line": d.line, "text": d.text, "kind": d.kind, "authority": d.authority,
-               "status": d.status, "valid_from": d.valid_from, "valid_until": d.valid_until, "valid": valid,
-               "score": round(d.score, 4), "coverage": round(d.coverage, 3), "tier": d.tier, "cite": d.cite, "source": d.source or f"{d.path}:{d.line}"}  # fmt: skip
+        hit = {
+            "path": d.path,
+            "line": d.line,
+            "text": d.text,
+            "kind": d.kind,
+            "authority": d.authority,
+            "status": d.status,
+            "valid_from": d.valid_from,
+            "valid_until": d.valid_until,
+            "valid": valid,
+            "score": round(d.score, 4),
+            "coverage": round(d.coverage, 3),
+            "tier": d.tier,
+            "cite": d.cite,
+            "source": d.source or f"{d.path}:{d.line}",
+        }
         if d.fact_id:
             hit["id"] = d.fact_id
         if d.successor:
@@ -420,8 +506,12 @@ def _scaffold() -> frozenset[tuple[str, str]]:
     from memgit.resources import data_dir
 
     root = data_dir("vault-template")
-    return frozenset((p.relative_to(root).as_posix(), line.strip()) for p in root.rglob("*.md")
-                     for line in p.read_text(encoding="utf-8").splitlines() if line.strip())  # fmt: skip
+    return frozenset(
+        (p.relative_to(root).as_posix(), line.strip())
+        for p in root.rglob("*.md")
+        for line in p.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    )
 
 
 def _true_at(d: Doc, day: str) -> bool:

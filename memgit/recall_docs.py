@@ -1,4 +1,5 @@
 """Recall's candidates: a matched line turned into a Doc (a fact, a journal entry, a file line)."""
+
 from __future__ import annotations
 
 import json
@@ -10,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 from memgit import entries
 
 if TYPE_CHECKING:
-    from memgit.rg import Match
     from memgit.context import VaultContext as Vault
+    from memgit.rg import Match
 
 DATED_HEADING = re.compile(r"^#{1,6} .*\((\d{4}-\d{2}-\d{2})\)\s*$")
 _META_LINE = re.compile(r"^[A-Za-z_][\w-]*:(\s|$)")
@@ -71,12 +72,25 @@ def to_doc(vault: Vault, m: Match, kind: str, tier: str) -> Doc | None:
         if item is None:
             return None
         slug = m.path.split("/")[1] if "/" in m.path else ""
-        return Doc(m.path, m.line, str(item["fact"]), kind, tier, str(item.get("authority", "memory")), str(item["status"]),
-                   item.get("valid_from"), item.get("valid_until"), str(item.get("timestamp", ""))[:10] or None,
-                   str(item["id"]), str(item["id"]), item.get("supersededBy"), slug.replace("-", " "),
-                   source=str(item["source"]) if item.get("source") else None)  # fmt: skip
+        return Doc(
+            m.path,
+            m.line,
+            str(item["fact"]),
+            kind,
+            tier,
+            str(item.get("authority", "memory")),
+            str(item["status"]),
+            item.get("valid_from"),
+            item.get("valid_until"),
+            str(item.get("timestamp", ""))[:10] or None,
+            str(item["id"]),
+            str(item["id"]),
+            item.get("supersededBy"),
+            slug.replace("-", " "),
+            source=str(item["source"]) if item.get("source") else None,
+        )
     text = m.text.strip()
-    if not text or text in ("---", "...") or spec.authority is None and m.path.endswith(".gitkeep"):
+    if not text or text in ("---", "...") or (spec.authority is None and m.path.endswith(".gitkeep")):
         return None
     cite = f"{m.path}:{m.line}"
     if spec.recall == "entries":
@@ -87,7 +101,17 @@ def to_doc(vault: Vault, m: Match, kind: str, tier: str) -> Doc | None:
         authority = "instruction" if entries.is_instruction(m.text) else "memory"
         date = m.path.split("/")[-1][:10] if kind == "journal" else m.path.split("/")[1]
         sm = _SOURCE.search(text) if kind == "journal" else None
-        return Doc(m.path, m.line, text, kind, tier, authority, date=date, cite=cite, source=sm.group(1).strip() if sm else None)
+        return Doc(
+            m.path,
+            m.line,
+            text,
+            kind,
+            tier,
+            authority,
+            date=date,
+            cite=cite,
+            source=sm.group(1).strip() if sm else None,
+        )
     if _META_LINE.match(text) or (spec.skip_titles and text.startswith(spec.skip_titles)):
         return None  # frontmatter keys and bare titles: the body lines carry the memory
     doc = Doc(m.path, m.line, text, kind, tier, spec.authority or vault.config.authority[-1], cite=cite)
@@ -120,7 +144,9 @@ def hidden(path: str) -> bool:
     return path.startswith(".") or "/." in path
 
 
-def scan_tree(vault: Vault, tree: str | None, rx: re.Pattern[str], prefix: str | None, searched: list[int] | None = None) -> Any:
+def scan_tree(
+    vault: Vault, tree: str | None, rx: re.Pattern[str], prefix: str | None, searched: list[int] | None = None
+) -> Any:
     """rg's job for a tree read with pygit2 (as-of and archive branches): no checkout."""
     from memgit.rg import Match
 

@@ -1,5 +1,6 @@
 """When a question asks about: "in May 2023", "im März", "last week", "yesterday" -> a date window, and the
 words that said it (they are a constraint on the journal's date, not words to match in the text)."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -10,16 +11,101 @@ from memgit.tokens import fold
 
 _MONTHS = {
     # English, German, French, Spanish (folded): month number
-    **{m: i + 1 for i, m in enumerate("january february march april may june july august september october november december".split())},
-    **{m: i + 1 for i, m in enumerate("januar februar marz april mai juni juli august september oktober november dezember".split())},
-    **{m: i + 1 for i, m in enumerate("janvier fevrier mars avril mai juin juillet aout septembre octobre novembre decembre".split())},
-    **{m: i + 1 for i, m in enumerate("enero febrero marzo abril mayo junio julio agosto septiembre octubre noviembre diciembre".split())},
+    **{
+        m: i + 1
+        for i, m in enumerate(
+            [
+                "january",
+                "february",
+                "march",
+                "april",
+                "may",
+                "june",
+                "july",
+                "august",
+                "september",
+                "october",
+                "november",
+                "december",
+            ]
+        )
+    },
+    **{
+        m: i + 1
+        for i, m in enumerate(
+            [
+                "januar",
+                "februar",
+                "marz",
+                "april",
+                "mai",
+                "juni",
+                "juli",
+                "august",
+                "september",
+                "oktober",
+                "november",
+                "dezember",
+            ]
+        )
+    },
+    **{
+        m: i + 1
+        for i, m in enumerate(
+            [
+                "janvier",
+                "fevrier",
+                "mars",
+                "avril",
+                "mai",
+                "juin",
+                "juillet",
+                "aout",
+                "septembre",
+                "octobre",
+                "novembre",
+                "decembre",
+            ]
+        )
+    },
+    **{
+        m: i + 1
+        for i, m in enumerate(
+            [
+                "enero",
+                "febrero",
+                "marzo",
+                "abril",
+                "mayo",
+                "junio",
+                "julio",
+                "agosto",
+                "septiembre",
+                "octubre",
+                "noviembre",
+                "diciembre",
+            ]
+        )
+    },
 }
 _MONTH_RX = re.compile(r"\b(" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\b(?:\s+(?:of\s+)?(\d{4}))?")
 _YEAR_RX = re.compile(r"\b(?:in|im|en|de)\s+((?:19|20)\d{2})\b")
-_RELATIVE = {"yesterday": (1, 1), "gestern": (1, 1), "hier": (1, 1), "ayer": (1, 1), "today": (0, 0), "heute": (0, 0),
-             "last week": (7, 13), "letzte woche": (7, 13), "letzten woche": (7, 13), "this week": (0, 6),
-             "diese woche": (0, 6), "last month": (28, 62), "letzten monat": (28, 62), "letzter monat": (28, 62)}  # fmt: skip
+_RELATIVE = {
+    "yesterday": (1, 1),
+    "gestern": (1, 1),
+    "hier": (1, 1),
+    "ayer": (1, 1),
+    "today": (0, 0),
+    "heute": (0, 0),
+    "last week": (7, 13),
+    "letzte woche": (7, 13),
+    "letzten woche": (7, 13),
+    "this week": (0, 6),
+    "diese woche": (0, 6),
+    "last month": (28, 62),
+    "letzten monat": (28, 62),
+    "letzter monat": (28, 62),
+}
 _REL_RX = re.compile(r"\b(" + "|".join(sorted(_RELATIVE, key=len, reverse=True)) + r")\b")
 
 

@@ -1,5 +1,6 @@
 """memgit redact: the one sanctioned rewrite. A text leaves every commit of main and archive/* (git-filter-repo),
 a receipt (hashes and commit ids, never the text) lands in policy/redactions.jsonl, and the hash is denied forever."""
+
 from __future__ import annotations
 
 import json
@@ -15,9 +16,9 @@ from memgit.errors import MemgitError, NotFound, UsageError
 from memgit.secretlists import RECEIPTS_PATH
 
 if TYPE_CHECKING:
+    from memgit.context import VaultContext as Vault
     from memgit.repo import Repo
     from memgit.txn import Transaction
-    from memgit.context import VaultContext as Vault
 
 ARCHIVES = "refs/heads/archive/"
 
@@ -49,7 +50,9 @@ def targets(vault: Vault, what: str) -> list[str]:
             for f in secrets_in(line):
                 if f.digest.startswith(digest):
                     return [f.text]
-        raise NotFound(f"{what}: no credential with that hash on main or archive/*", "pass the text itself, or PATH:LINE")
+        raise NotFound(
+            f"{what}: no credential with that hash on main or archive/*", "pass the text itself, or PATH:LINE"
+        )
     path, sep, line = what.rpartition(":")
     if sep and line.isdigit() and vault.repo.read(vault.head_tree(), path) is not None:
         data = (vault.repo.read(vault.head_tree(), path) or b"").decode("utf-8", "replace").split("\n")
@@ -67,7 +70,9 @@ def _filter_repo() -> list[str]:
     exe = Path(sys.executable).parent / "git-filter-repo"
     found = str(exe) if exe.is_file() else shutil.which("git-filter-repo")
     if not found:
-        raise MemgitError("git-filter-repo is not installed", "pip install git-filter-repo (a dependency of memgit-vault)")
+        raise MemgitError(
+            "git-filter-repo is not installed", "pip install git-filter-repo (a dependency of memgit-vault)"
+        )
     return [sys.executable, found] if found.endswith(".py") else [found]
 
 
@@ -83,10 +88,23 @@ def _rewrite(vault: Vault, texts: list[str], refs: dict[str, str]) -> dict[str, 
         expressions.write_text("".join(f"literal:{t}==>{marker(sha256(t))}\n" for t in texts), encoding="utf-8")
         expressions.chmod(0o600)
         proc = subprocess.run(
-            [*_filter_repo(), "--force", "--quiet", "--refs", *refs, "--replace-text", str(expressions),
-             "--replace-message", str(expressions), "--replace-refs", "delete-no-add"],
-            cwd=vault.root, capture_output=True, env=gitcli.no_git_env(),
-        )  # fmt: skip
+            [
+                *_filter_repo(),
+                "--force",
+                "--quiet",
+                "--refs",
+                *refs,
+                "--replace-text",
+                str(expressions),
+                "--replace-message",
+                str(expressions),
+                "--replace-refs",
+                "delete-no-add",
+            ],
+            cwd=vault.root,
+            capture_output=True,
+            env=gitcli.no_git_env(),
+        )
         if proc.returncode != 0:
             raise MemgitError(f"git-filter-repo failed: {proc.stderr.decode(errors='replace').strip()[-400:]}")
         pairs = (state / "commit-map").read_text().split("\n")[1:]
@@ -122,13 +140,19 @@ def redact(vault: Vault, what: str) -> dict[str, Any]:
     repo = vault.repo
     writer = vault.writer()
     if writer.is_agent:
-        raise Refused(f"{writer.label} may not redact: rewriting history is for a human", "ask a person to run memgit redact")
+        raise Refused(
+            f"{writer.label} may not redact: rewriting history is for a human", "ask a person to run memgit redact"
+        )
     texts = sorted(set(targets(vault, what)))
     for t in texts:
         if "\n" in t or "\r" in t or len(t) < 4:
-            raise UsageError("redact takes one line of text, at least 4 characters", "redact each line of a multi-line secret")
+            raise UsageError(
+                "redact takes one line of text, at least 4 characters", "redact each line of a multi-line secret"
+            )
     if gitcli.run(vault.root, "status", "--porcelain", "--untracked-files=no").stdout.strip():
-        raise UsageError("the work tree has uncommitted changes", "commit or stash them first: the rewrite resets the work tree")
+        raise UsageError(
+            "the work tree has uncommitted changes", "commit or stash them first: the rewrite resets the work tree"
+        )
     with vault_lock(repo.gitdir):
         refs = branches(repo)
         commits = _rewrite(vault, texts, refs)
@@ -138,19 +162,40 @@ def redact(vault: Vault, what: str) -> dict[str, Any]:
         raise NotFound("the text is in no commit of main or archive/*", "check the spelling, or pass PATH:LINE")
     when = vault.now().isoformat(timespec="seconds")
     moved = {ref: [old, after.get(ref, old)] for ref, old in refs.items() if after.get(ref, old) != old}
-    receipts: list[dict[str, Any]] = [{"sha256": sha256(t), "length": len(t), "marker": marker(sha256(t)), "by": f"{writer.name} <{writer.email}>",
-                 "at": when, "refs": moved, "commits": commits} for t in texts]  # fmt: skip
+    receipts: list[dict[str, Any]] = [
+        {
+            "sha256": sha256(t),
+            "length": len(t),
+            "marker": marker(sha256(t)),
+            "by": f"{writer.name} <{writer.email}>",
+            "at": when,
+            "refs": moved,
+            "commits": commits,
+        }
+        for t in texts
+    ]
 
     def build(tx: Transaction) -> None:
         old = (tx.read(RECEIPTS_PATH) or b"").decode("utf-8")
         lines = "".join(json.dumps(r, sort_keys=True) + "\n" for r in receipts)
         tx.write(RECEIPTS_PATH, (old + ("" if not old or old.endswith("\n") else "\n") + lines).encode())
-        tx.describe("redact", "policy", ", ".join(str(r["marker"]) for r in receipts) + f" from {len(commits)} commits",
-                    ("Memgit-Op", "redact"))
+        tx.describe(
+            "redact",
+            "policy",
+            ", ".join(str(r["marker"]) for r in receipts) + f" from {len(commits)} commits",
+            ("Memgit-Op", "redact"),
+        )
 
     _, commit = vault.transact(build)
-    return {"redacted": [r["sha256"] for r in receipts], "markers": [r["marker"] for r in receipts], "commits": commits,
-            "refs": moved, "receipt": RECEIPTS_PATH, "commit": commit, "remaining": REMAINING}
+    return {
+        "redacted": [r["sha256"] for r in receipts],
+        "markers": [r["marker"] for r in receipts],
+        "commits": commits,
+        "refs": moved,
+        "receipt": RECEIPTS_PATH,
+        "commit": commit,
+        "remaining": REMAINING,
+    }
 
 
 def push_after_redact(vault: Vault, remote: str = "origin") -> dict[str, Any]:
@@ -159,7 +204,10 @@ def push_after_redact(vault: Vault, remote: str = "origin") -> dict[str, Any]:
 
     receipts = parse_receipts((vault.read(RECEIPTS_PATH) or b"").decode("utf-8", "replace"))
     if not receipts:
-        raise UsageError(f"no redaction receipt in {RECEIPTS_PATH}", "run memgit redact first; a plain memgit sync pushes everything else")
+        raise UsageError(
+            f"no redaction receipt in {RECEIPTS_PATH}",
+            "run memgit redact first; a plain memgit sync pushes everything else",
+        )
     refs: dict[str, list[str]] = receipts[-1]["refs"]
     leases = [f"--force-with-lease={ref}:{old}" for ref, (old, _new) in refs.items()]
     specs = [f"{ref}:{ref}" for ref in refs]
@@ -167,9 +215,13 @@ def push_after_redact(vault: Vault, remote: str = "origin") -> dict[str, Any]:
     if proc.returncode != 0:
         err = (proc.stderr + proc.stdout).decode(errors="replace").strip()
         if "stale info" in err or "fetch first" in err:
-            raise Refused(f"{remote} moved since the redaction: {err.splitlines()[-1]}",
-                          "fetch and merge (memgit sync), then run memgit redact again: the new commits may hold the text too")
+            raise Refused(
+                f"{remote} moved since the redaction: {err.splitlines()[-1]}",
+                "fetch and merge (memgit sync), then run memgit redact again: the new commits may hold the text too",
+            )
         said = [ln.removeprefix("remote: ").rstrip() for ln in err.splitlines() if ln.startswith("remote: ")]
-        raise Refused(f"{remote} refused the rewritten branches: " + ("\n".join(said[-20:]) or err[-400:]),
-                      "a GitHub branch protection must allow this one force push; a memgit pre-receive needs the receipt")
+        raise Refused(
+            f"{remote} refused the rewritten branches: " + ("\n".join(said[-20:]) or err[-400:]),
+            "a GitHub branch protection must allow this one force push; a memgit pre-receive needs the receipt",
+        )
     return {"remote": remote, "pushed": {ref: vault.repo.resolve(ref) for ref in refs}}

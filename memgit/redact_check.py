@@ -1,6 +1,7 @@
 """Is a non-fast-forward push a redaction (hooks/pre-receive)? A receipt names the old tip; the rewritten history
 has the same commits with the same parents, authors, committers and dates, and its messages and files are byte
 for byte the old ones except where a receipt's text became its `[REDACTED sha256:…]` marker."""
+
 from __future__ import annotations
 
 import os
@@ -45,7 +46,9 @@ def _split(raw: bytes) -> tuple[list[bytes], bytes]:
     return lines, message
 
 
-def _same_commit(repo: Repo, old: str, new: str, mapped: dict[str, str], receipts: dict[str, dict[str, Any]]) -> str | None:
+def _same_commit(
+    repo: Repo, old: str, new: str, mapped: dict[str, str], receipts: dict[str, dict[str, Any]]
+) -> str | None:
     old_head, old_msg = _split(repo.raw_object(old))
     new_head, new_msg = _split(repo.raw_object(new))
     old_parents = [mapped.get(h[7:].decode(), h[7:].decode()) for h in old_head if h.startswith(b"parent ")]

@@ -1,4 +1,5 @@
 """Git plumbing through pygit2: the only module that imports it."""
+
 from __future__ import annotations
 
 import os
@@ -94,9 +95,16 @@ class Repo:
         except GitError:
             trailers = {}
         return CommitInfo(
-            str(c.id), tuple(str(p) for p in c.parent_ids), str(c.tree_id), c.author.name,
-            c.author.email, c.author.time, c.author.offset, c.message, trailers,
-        )  # fmt: skip
+            str(c.id),
+            tuple(str(p) for p in c.parent_ids),
+            str(c.tree_id),
+            c.author.name,
+            c.author.email,
+            c.author.time,
+            c.author.offset,
+            c.message,
+            trailers,
+        )
 
     def blob_id(self, tree: str | None, path: str) -> str | None:
         if tree is None:
@@ -180,8 +188,12 @@ class Repo:
             if x_tree or y_tree:
                 sub_a = self.git[x.id] if x_tree and x is not None else None
                 sub_b = self.git[y.id] if y_tree and y is not None else None
-                self._diff(sub_a if isinstance(sub_a, pygit2.Tree) else None,
-                           sub_b if isinstance(sub_b, pygit2.Tree) else None, path + "/", out)  # fmt: skip
+                self._diff(
+                    sub_a if isinstance(sub_a, pygit2.Tree) else None,
+                    sub_b if isinstance(sub_b, pygit2.Tree) else None,
+                    path + "/",
+                    out,
+                )
             x_blob = str(x.id) if x is not None and x.type_str == "blob" else None
             y_blob = str(y.id) if y is not None and y.type_str == "blob" else None
             if x_blob != y_blob:
@@ -288,7 +300,9 @@ class Repo:
             return True
         todo = g / "sequencer" / "todo"
         if todo.exists():
-            pending = [ln for ln in todo.read_text("utf-8", "replace").splitlines() if ln.strip() and not ln.startswith("#")]
+            pending = [
+                ln for ln in todo.read_text("utf-8", "replace").splitlines() if ln.strip() and not ln.startswith("#")
+            ]
             if len(pending) > 1:  # the line of the pick that just committed stays until the sequencer moves on
                 return True
         return False
@@ -345,16 +359,23 @@ class Repo:
         return tb.write()
 
     def create_commit(
-        self, ref: str | None, tree: str, parents: list[str], message: str,
-        author: tuple[str, str], when: tuple[int, int],
-    ) -> str:  # fmt: skip
+        self,
+        ref: str | None,
+        tree: str,
+        parents: list[str],
+        message: str,
+        author: tuple[str, str],
+        when: tuple[int, int],
+    ) -> str:
         """Create a commit; with a ref, move it only if its tip is still parents[0] (compare-and-swap).
 
         The same arguments always give the same id, so a caller may learn the id (ref=None) first.
         """
         sig = pygit2.Signature(author[0], author[1], when[0], when[1])
         try:
-            oid = self.git.create_commit(ref, sig, sig, message, pygit2.Oid(hex=tree), [pygit2.Oid(hex=p) for p in parents])
+            oid = self.git.create_commit(
+                ref, sig, sig, message, pygit2.Oid(hex=tree), [pygit2.Oid(hex=p) for p in parents]
+            )
         except (GitError, OSError) as exc:
             raise Conflict(f"{ref}: moved while committing ({exc})", "retry the write") from None
         return str(oid)
@@ -396,7 +417,10 @@ class Repo:
             idx = pygit2.Index(str(scratch))
             for path in paths:
                 new = self.blob_id(tree, path)
-                entry = idx[path] if path in idx else None
+                try:  # pygit2's Index has no .get()
+                    entry = idx[path]
+                except KeyError:
+                    entry = None
                 current = str(entry.id) if entry is not None else None
                 if current != expected.get(path, current):
                     continue

@@ -3,6 +3,7 @@
 TypedDicts, so a result is the plain JSON object an agent reads, and mypy knows its keys. Keys declared in a
 `total=False` base are present only in some answers (an as-of citation, a retired fact).
 """
+
 from __future__ import annotations
 
 from typing import Any, TypedDict
@@ -315,12 +316,32 @@ class SynthesizeResult(TypedDict):
 
 # command (as typed on the command line) -> its result
 RESULTS: dict[str, type] = {
-    "log": LogResult, "decide": DecideResult, "lesson": LessonResult, "prefer": PreferResult,
-    "fact add": FactAddResult, "fact list": FactListResult, "fact show": FactShowResult,
-    "supersede": SupersedeResult, "expire": ExpireResult, "now set": NowSetResult, "now show": NowShowResult,
-    "context switch": ContextSwitchResult, "context save": ContextSaveResult, "context list": ContextListResult,
-    "fmt": FmtResult, "archive": ArchiveResult, "recall": RecallResult, "cite": CiteResult, "brief": BriefResult,
-    "stats": StatsResult, "verify": VerifyResult, "session append": SessionAppendResult, "review": ReviewResult,
-    "sync": SyncResult, "install": InstallResult, "init": InitResult, "extract": ExtractResult,
+    "log": LogResult,
+    "decide": DecideResult,
+    "lesson": LessonResult,
+    "prefer": PreferResult,
+    "fact add": FactAddResult,
+    "fact list": FactListResult,
+    "fact show": FactShowResult,
+    "supersede": SupersedeResult,
+    "expire": ExpireResult,
+    "now set": NowSetResult,
+    "now show": NowShowResult,
+    "context switch": ContextSwitchResult,
+    "context save": ContextSaveResult,
+    "context list": ContextListResult,
+    "fmt": FmtResult,
+    "archive": ArchiveResult,
+    "recall": RecallResult,
+    "cite": CiteResult,
+    "brief": BriefResult,
+    "stats": StatsResult,
+    "verify": VerifyResult,
+    "session append": SessionAppendResult,
+    "review": ReviewResult,
+    "sync": SyncResult,
+    "install": InstallResult,
+    "init": InitResult,
+    "extract": ExtractResult,
     "synthesize": SynthesizeResult,
-}  # fmt: skip
+}

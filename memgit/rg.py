@@ -1,4 +1,5 @@
 """ripgrep through subprocess: the only module that runs `rg`."""
+
 from __future__ import annotations
 
 import os
@@ -33,14 +34,28 @@ def rg_path() -> str:
     raise MemgitError("ripgrep (rg) is not installed", "pip install 'ripgrep>=14.1,<15'")
 
 
-def grep_lines(root: Path, pattern: str, globs: Iterable[str] = (), max_columns: int = 4096,
-               searched: list[int] | None = None) -> Iterator[tuple[str, int, str]]:
+def grep_lines(
+    root: Path, pattern: str, globs: Iterable[str] = (), max_columns: int = 4096, searched: list[int] | None = None
+) -> Iterator[tuple[str, int, str]]:
     """(path, line, text) of every matching line: rg's plain output, which costs a fraction of
     --json to read when a common word matches tens of thousands of lines. Hidden files (.memgit.yaml,
     .github/) are configuration, not memory, and are left out. `searched` receives the bytes rg read
     (recall sizes its corpus from it)."""
-    args = [rg_path(), "--null", "--line-number", "--no-heading", "--with-filename", "--color", "never",
-            "--ignore-case", "--no-config", "--max-columns", str(max_columns), "-e", pattern]  # fmt: skip
+    args = [
+        rg_path(),
+        "--null",
+        "--line-number",
+        "--no-heading",
+        "--with-filename",
+        "--color",
+        "never",
+        "--ignore-case",
+        "--no-config",
+        "--max-columns",
+        str(max_columns),
+        "-e",
+        pattern,
+    ]
     if searched is not None:
         args.append("--stats")
     for g in globs:
@@ -55,8 +70,11 @@ def grep_lines(root: Path, pattern: str, globs: Iterable[str] = (), max_columns:
             if searched is not None and raw.endswith(b" bytes searched\n"):
                 searched.append(int(raw.split()[0]))
             continue
-        yield (path.decode("utf-8", errors="replace").removeprefix("./"), int(number),
-               text.rstrip(b"\r\n").decode("utf-8", errors="replace"))  # fmt: skip
+        yield (
+            path.decode("utf-8", errors="replace").removeprefix("./"),
+            int(number),
+            text.rstrip(b"\r\n").decode("utf-8", errors="replace"),
+        )
     proc.wait()
     if proc.returncode not in (0, 1):
         err = proc.stderr.read().decode(errors="replace").strip() if proc.stderr else ""

@@ -1,8 +1,9 @@
 """JSON Schema validation: the only module that imports jsonschema. Validators are compiled once."""
+
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache
 from typing import Any, NamedTuple
 
 from memgit.resources import data_dir
@@ -13,7 +14,7 @@ class SchemaProblem(NamedTuple):
     message: str
 
 
-@lru_cache(maxsize=None)
+@cache
 def _validator(name: str) -> Any:
     import sys
 
@@ -38,9 +39,15 @@ def text(name: str) -> str:
 
 # what writes each kind of file correctly, for the hint of an error in a hand-edited one
 WRITTEN_BY = {
-    "decision": "memgit decide", "lesson": "memgit lesson", "preference": "memgit prefer", "context": "memgit context save",
-    "entity-summary": "memgit synthesize", "now": "memgit now set", "item": "memgit fact add", "config": "",
-}  # fmt: skip
+    "decision": "memgit decide",
+    "lesson": "memgit lesson",
+    "preference": "memgit prefer",
+    "context": "memgit context save",
+    "entity-summary": "memgit synthesize",
+    "now": "memgit now set",
+    "item": "memgit fact add",
+    "config": "",
+}
 
 
 def hint(name: str) -> str:
@@ -56,8 +63,15 @@ def problems(name: str, document: Any) -> list[SchemaProblem]:
     return out
 
 
-_TYPES = {"string": "text", "integer": "a whole number", "number": "a number", "boolean": "true or false",
-          "array": "a list", "object": "a mapping of keys to values", "null": "null"}  # fmt: skip
+_TYPES = {
+    "string": "text",
+    "integer": "a whole number",
+    "number": "a number",
+    "boolean": "true or false",
+    "array": "a list",
+    "object": "a mapping of keys to values",
+    "null": "null",
+}
 _FORMATS = {"date": "a date like 2026-01-15", "date-time": "a date and time like 2026-01-15T09:30:00Z"}
 
 

@@ -6,6 +6,7 @@ policy/redactions.jsonl   one receipt a line, written by `memgit redact`: who, w
                           the redacted text, the commits rewritten (old -> new). Every hash in it is denied:
                           the same text can never be committed again.
 """
+
 from __future__ import annotations
 
 import json

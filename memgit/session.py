@@ -1,4 +1,5 @@
 """memgit session append: lossless session records, append-only like journals."""
+
 from __future__ import annotations
 
 import json
@@ -8,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 from memgit.errors import UsageError
 
 if TYPE_CHECKING:
-    from memgit.txn import Transaction
     from memgit.context import VaultContext as Vault
+    from memgit.txn import Transaction
 
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 MAX_RECORD = 1024 * 1024
@@ -51,9 +52,13 @@ def parse_records(data: bytes) -> list[str]:
         except (ValueError, RecursionError) as exc:
             raise UsageError(f"stdin line {n}: not JSON ({exc})", "one JSON object per line") from None
         if not isinstance(record, dict):
-            raise UsageError(f"stdin line {n}: a record must be a JSON object", 'e.g. {"role": "user", "content": "..."}')
+            raise UsageError(
+                f"stdin line {n}: a record must be a JSON object", 'e.g. {"role": "user", "content": "..."}'
+            )
         if "\r" in line:
-            raise UsageError(f"stdin line {n}: a carriage return inside the record", "send one JSON object per line, ended by \\n")
+            raise UsageError(
+                f"stdin line {n}: a carriage return inside the record", "send one JSON object per line, ended by \\n"
+            )
         out.append("".join(_BREAKS.get(c, c) for c in line) if any(c in line for c in _BREAKS) else line)
     if not out:
         raise UsageError("no records on stdin", "send one JSON object per line")
@@ -72,8 +77,13 @@ def append(vault: Vault, session_id: str, data: bytes) -> dict[str, Any]:
             old += b"\n"
         first = old.count(b"\n") + 1
         tx.write(path, old + ("\n".join(records) + "\n").encode())
-        tx.describe("session", path.rsplit("/", 1)[0], f"{session_id}: {len(records)} records", ("Memgit-Op", "session-append"),
-                    ("Memgit-Session", session_id))  # fmt: skip
+        tx.describe(
+            "session",
+            path.rsplit("/", 1)[0],
+            f"{session_id}: {len(records)} records",
+            ("Memgit-Op", "session-append"),
+            ("Memgit-Session", session_id),
+        )
         return {"id": f"{path}:{first}", "path": path, "lines": [first, first + len(records) - 1]}
 
     result, commit = vault.transact(build)

@@ -1,5 +1,6 @@
 """Signed authority (policy.require_signed): git's own SSH signing, checked against the vault-kept
 .memgit/allowed_signers (the format of gpg.ssh.allowedSignersFile), read from the parent commit."""
+
 from __future__ import annotations
 
 import os
@@ -41,8 +42,12 @@ def commit_signed(cwd: Path, commit: str, signers: bytes | None) -> bool:
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(signers)
-        proc = subprocess.run(["git", "-c", "gpg.format=ssh", "-c", f"gpg.ssh.allowedSignersFile={name}", "verify-commit", commit],
-                              cwd=cwd, capture_output=True, env=_object_env())  # fmt: skip
+        proc = subprocess.run(
+            ["git", "-c", "gpg.format=ssh", "-c", f"gpg.ssh.allowedSignersFile={name}", "verify-commit", commit],
+            cwd=cwd,
+            capture_output=True,
+            env=_object_env(),
+        )
         return proc.returncode == 0
     finally:
         os.unlink(name)

@@ -1,4 +1,5 @@
 """memgit stats: what the vault holds, from the index cache (rebuilt from the tree when missing)."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
@@ -18,9 +19,18 @@ def stats(vault: Vault, as_of: str | None = None) -> dict[str, Any]:
         from memgit.asof import resolve
 
         head, _, moment = resolve(vault, as_of)
-    out: dict[str, Any] = {"head": head, "entities": {}, "facts": {"active": 0, "retired": 0}, "decisions": {}, "lessons": 0,
-                           "preferences": 0, "contexts": 0, "journals": 0, "journal_entries": 0,
-                           "archive_branches": sorted(r.removeprefix("refs/heads/") for r in repo.refs("refs/heads/archive/"))}  # fmt: skip
+    out: dict[str, Any] = {
+        "head": head,
+        "entities": {},
+        "facts": {"active": 0, "retired": 0},
+        "decisions": {},
+        "lessons": 0,
+        "preferences": 0,
+        "contexts": 0,
+        "journals": 0,
+        "journal_entries": 0,
+        "archive_branches": sorted(r.removeprefix("refs/heads/") for r in repo.refs("refs/heads/archive/")),
+    }
     if moment is not None and head is not None:
         out["as_of"] = head
         # a branch's tip is the main commit it copied: what dates it is the archive commit that named it
@@ -37,7 +47,7 @@ def stats(vault: Vault, as_of: str | None = None) -> dict[str, Any]:
         pages = {page: builder.entries(page) for page in builder.summaries}
     for page, entries in pages.items():
         section = page.split("~", 1)[0]
-        for path, (_, kind, e) in entries.items():
+        for _path, (_, kind, e) in entries.items():
             if kind == "entity-items" and not e.get("broken"):
                 out["entities"][section] = out["entities"].get(section, 0) + 1
                 out["facts"]["active"] += e["n_active"]

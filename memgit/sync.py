@@ -1,4 +1,5 @@
 """memgit sync: fetch, merge with memgit's merge functions, verify, push; retry when another agent pushed first."""
+
 from __future__ import annotations
 
 import random
@@ -45,7 +46,9 @@ def _index_writes(vault: Vault, draft: str) -> dict[str, bytes | None]:
     return index_writes(vault.repo, vault.config, draft, vault.repo.blob_id(draft, ".memgit.yaml"))
 
 
-def _merge_into(vault: Vault, ref: str, theirs: str, label: str, check_worktree: bool, replace: str | None = None) -> str | None:
+def _merge_into(
+    vault: Vault, ref: str, theirs: str, label: str, check_worktree: bool, replace: str | None = None
+) -> str | None:
     """Merge commit theirs into ref. Returns the new tip if ref moved.
 
     replace: our own merge from a push that lost a race; if ref still points at it, the new merge is
@@ -70,7 +73,9 @@ def _merge_into(vault: Vault, ref: str, theirs: str, label: str, check_worktree:
         try:
             writes = merge_trees(repo, vault.config, base, ours, theirs, now=vault.now())
         except MergeConflict as exc:
-            raise _Unmergeable(f"cannot merge {label}: {exc}", "nothing was changed; resolve it by hand (git merge) or ask a human") from None
+            raise _Unmergeable(
+                f"cannot merge {label}: {exc}", "nothing was changed; resolve it by hand (git merge) or ask a human"
+            ) from None
         draft = repo.build_tree(ours_tree, writes)
         if ref == repo.branch_ref():
             writes.update(_index_writes(vault, draft))
@@ -78,7 +83,9 @@ def _merge_into(vault: Vault, ref: str, theirs: str, label: str, check_worktree:
         ctx = vault.context()
         found = rules.run(changes.from_trees(repo, vault.config, ours_tree, draft), ctx, only=_MERGE_RULES)
         if found:
-            raise _Unmergeable(f"the merge of {label} breaks the rules: " + "; ".join(p.render() for p in found), "nothing was changed")
+            raise _Unmergeable(
+                f"the merge of {label} breaks the rules: " + "; ".join(p.render() for p in found), "nothing was changed"
+            )
         tree = draft
         target = ""
     paths = [d.path for d in repo.diff_trees(tip_tree, tree)]
@@ -88,16 +95,31 @@ def _merge_into(vault: Vault, ref: str, theirs: str, label: str, check_worktree:
         for path in paths:
             at_head = repo.blob_id(tip_tree, path)
             if staged[path] != at_head or not repo.worktree_matches(path, at_head):
-                raise Conflict(f"{path}: has uncommitted changes that the merge of {label} would touch", "commit or stash them, then sync again")
+                raise Conflict(
+                    f"{path}: has uncommitted changes that the merge of {label} would touch",
+                    "commit or stash them, then sync again",
+                )
             expected[path] = at_head
     if not target:
         writer = vault.writer()
-        message = f"sync: merge {label}\n\nMemgit-Op: sync\n" + (f"Memgit-Agent: {writer.agent}\n" if writer.is_agent else "")
+        message = f"sync: merge {label}\n\nMemgit-Op: sync\n" + (
+            f"Memgit-Agent: {writer.agent}\n" if writer.is_agent else ""
+        )
         from memgit.commit import commit_to
 
         # compare-and-swap on the tip; the checked-out branch's files follow, with crash recovery
-        return commit_to(vault, ref, tree, [ours, theirs], message, (writer.name, writer.email),
-                         paths if check_worktree else None, expected, tip=tip, wait_for_git=check_worktree)
+        return commit_to(
+            vault,
+            ref,
+            tree,
+            [ours, theirs],
+            message,
+            (writer.name, writer.email),
+            paths if check_worktree else None,
+            expected,
+            tip=tip,
+            wait_for_git=check_worktree,
+        )
     repo.set_ref(ref, target, tip)
     if check_worktree:
         repo.sync_paths(tree, paths, expected)
@@ -130,8 +152,11 @@ def _divert(vault: Vault, remote: str, ref: str, theirs: str, why: _Unmergeable)
     ok, out = _push(vault, remote, [f"+{ours}:{target}", *archives])
     if not ok:
         said = [ln.removeprefix("remote:").strip() for ln in out.splitlines() if ln.startswith("remote:")]
-        raise PushRejected(f"{why.message}; and {remote} refused the proposal branch: " + ("\n".join(ln for ln in said if ln) or out.strip()[-400:]),
-                           "nothing was changed locally; fix what the remote names, then sync again")
+        raise PushRejected(
+            f"{why.message}; and {remote} refused the proposal branch: "
+            + ("\n".join(ln for ln in said if ln) or out.strip()[-400:]),
+            "nothing was changed locally; fix what the remote names, then sync again",
+        )
     ours_tree, tree = repo.commit_tree(ours), repo.commit_tree(theirs)
     paths = [d.path for d in repo.diff_trees(ours_tree, tree)]
     staged = repo.index_blobs(paths)
@@ -139,15 +164,30 @@ def _divert(vault: Vault, remote: str, ref: str, theirs: str, why: _Unmergeable)
     for path in paths:
         at_head = repo.blob_id(ours_tree, path)
         if staged[path] != at_head or not repo.worktree_matches(path, at_head):
-            raise Conflict(f"{path}: has uncommitted changes; {why.message}", "commit or stash them, then sync again (your commits are on " + target.removeprefix("refs/heads/") + f" at {remote})")
+            raise Conflict(
+                f"{path}: has uncommitted changes; {why.message}",
+                "commit or stash them, then sync again (your commits are on "
+                + target.removeprefix("refs/heads/")
+                + f" at {remote})",
+            )
         expected[path] = at_head
     repo.set_ref(target, ours, repo.refs(target).get(target))
     repo.set_ref(ref, theirs, ours)
     repo.sync_paths(tree, paths, expected)
-    return {"remote": remote, "pushed": target, "head": theirs, "merges": [], "retries": 0,
-            "archive_branches": sorted(r.removeprefix("refs/heads/") for r in repo.refs("refs/heads/archive/")),
-            "diverted": {"branch": target.removeprefix("refs/heads/"), "commit": ours, "reason": why.message,
-                         "hint": f"a person merges {target.removeprefix('refs/heads/')} (a pull request); this clone now follows {remote}"}}
+    return {
+        "remote": remote,
+        "pushed": target,
+        "head": theirs,
+        "merges": [],
+        "retries": 0,
+        "archive_branches": sorted(r.removeprefix("refs/heads/") for r in repo.refs("refs/heads/archive/")),
+        "diverted": {
+            "branch": target.removeprefix("refs/heads/"),
+            "commit": ours,
+            "reason": why.message,
+            "hint": f"a person merges {target.removeprefix('refs/heads/')} (a pull request); this clone now follows {remote}",
+        },
+    }
 
 
 def sync(vault: Vault, remote: str = "origin", propose: bool = False, progress: Progress = None) -> dict[str, Any]:
@@ -198,13 +238,25 @@ def sync(vault: Vault, remote: str = "origin", propose: bool = False, progress: 
                 from memgit import gitcli  # a bare remote made here clones onto the vault's branch
 
                 gitcli.point_bare_head(vault.root, repo.config_get(f"remote.{remote}.url") or "", ref)
-            return {"remote": remote, "pushed": target, "head": repo.head_id(), "merges": merges, "retries": attempt,
-                    "archive_branches": sorted(r.removeprefix("refs/heads/") for r in repo.refs("refs/heads/archive/"))}
-        if "remote rejected" in out and "declined" in out:  # a hook refused the commits: retrying cannot help (a ref-lock race still retries)
+            return {
+                "remote": remote,
+                "pushed": target,
+                "head": repo.head_id(),
+                "merges": merges,
+                "retries": attempt,
+                "archive_branches": sorted(r.removeprefix("refs/heads/") for r in repo.refs("refs/heads/archive/")),
+            }
+        if (
+            "remote rejected" in out and "declined" in out
+        ):  # a hook refused the commits: retrying cannot help (a ref-lock race still retries)
             said = [ln.removeprefix("remote:").strip() for ln in out.splitlines() if ln.startswith("remote:")]
-            raise PushRejected(f"{remote} rejected the push: " + ("\n".join(ln for ln in said if ln) or out.strip()[-400:]),
-                               "fix what the remote names (memgit verify shows it locally), then sync again")
+            raise PushRejected(
+                f"{remote} rejected the push: " + ("\n".join(ln for ln in said if ln) or out.strip()[-400:]),
+                "fix what the remote names (memgit verify shows it locally), then sync again",
+            )
         if "rejected" not in out and "non-fast-forward" not in out and "fetch first" not in out:
-            raise MemgitError(f"git push to {remote} failed: {out.strip()[-400:]}", "check the remote and your credentials")
+            raise MemgitError(
+                f"git push to {remote} failed: {out.strip()[-400:]}", "check the remote and your credentials"
+            )
         time.sleep(min(2.0, 0.05 * 2**attempt) * (0.5 + random.random()))
     raise Conflict(f"{remote}: kept moving during {ATTEMPTS} sync attempts", "sync again")

@@ -1,4 +1,5 @@
 """memgit synthesize: rewrite changed entities' summary.md from their active facts, in one commit."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -11,8 +12,8 @@ from memgit.errors import MemgitError, NotFound, UsageError
 from memgit.progress import Progress, tick
 
 if TYPE_CHECKING:
-    from memgit.txn import Transaction
     from memgit.context import VaultContext as Vault
+    from memgit.txn import Transaction
 
 MAX_ANSWER = 8192
 _NOTES = re.compile(r"^## Notes[ \t]*\n(.*?)(?=^## |\Z)", re.M | re.S)
@@ -65,9 +66,13 @@ def ask(cmd: str, prompt: str, entity: str) -> str:
     except UnicodeDecodeError:
         raise MemgitError(f"{entity}: --cmd answered with invalid UTF-8", "nothing was written") from None
     if not answer or len(answer.encode()) > MAX_ANSWER or "\x00" in answer:
-        raise MemgitError(f"{entity}: --cmd answer is empty, has NUL bytes or is over {MAX_ANSWER} bytes", "nothing was written")
+        raise MemgitError(
+            f"{entity}: --cmd answer is empty, has NUL bytes or is over {MAX_ANSWER} bytes", "nothing was written"
+        )
     if answer.startswith("---") or _NOTES.search(answer + "\n"):
-        raise MemgitError(f"{entity}: --cmd answer holds frontmatter or a Notes section", "the summary body only; nothing was written")
+        raise MemgitError(
+            f"{entity}: --cmd answer holds frontmatter or a Notes section", "the summary body only; nothing was written"
+        )
     if not answer.startswith("# "):
         raise MemgitError(f"{entity}: --cmd answer must start with '# <name>'", "nothing was written")
     return answer + "\n"
@@ -93,8 +98,13 @@ def _answer_holds(vault: Vault, folder: str, body: str, items: list[dict[str, An
             modelcheck.check_grounded(where, claim, " ".join(str(known[f].get("fact", "")) for f in ids), languages)
 
 
-def synthesize(vault: Vault, since: str = "7d", cmd: str | None = None, entities: list[str] | None = None,
-               progress: Progress = None) -> dict[str, Any]:
+def synthesize(
+    vault: Vault,
+    since: str = "7d",
+    cmd: str | None = None,
+    entities: list[str] | None = None,
+    progress: Progress = None,
+) -> dict[str, Any]:
     from memgit import frontmatter
     from memgit.archive import parse_days
 
@@ -115,7 +125,11 @@ def synthesize(vault: Vault, since: str = "7d", cmd: str | None = None, entities
         meta = dict(fm.meta or {}) if fm else {}
         name = str(meta.get("name") or folder.split("/")[-1])
         if cmd:
-            prompt = PROMPT + json.dumps({"entity": folder, "name": name, "facts": active, "current_summary": fm.body if fm else ""}, ensure_ascii=False, indent=2)
+            prompt = PROMPT + json.dumps(
+                {"entity": folder, "name": name, "facts": active, "current_summary": fm.body if fm else ""},
+                ensure_ascii=False,
+                indent=2,
+            )
             body = ask(cmd, prompt, folder)
             _answer_holds(vault, folder, body, every)
         else:
@@ -133,11 +147,18 @@ def synthesize(vault: Vault, since: str = "7d", cmd: str | None = None, entities
             notes_m = _NOTES.search(frontmatter.split(old.decode()).body if old else "")
             notes = notes_m.group(1).strip() if notes_m else ""
             body += f"\n## Notes\n\n{notes}\n" if notes else "\n## Notes\n\n"
-            text = frontmatter.update(old.decode(), {"updated": meta["updated"]}) if old else frontmatter.render(meta, "")
+            text = (
+                frontmatter.update(old.decode(), {"updated": meta["updated"]}) if old else frontmatter.render(meta, "")
+            )
             head = text[: len(text) - len(frontmatter.split(text).body)]
             tx.write(path, (head + body).encode())
-        tx.describe("synthesize", "entities", f"{len(bodies)} summaries from active facts", ("Memgit-Op", "synthesize"),
-                    ("Memgit-Synthesizer", "cmd" if cmd else "deterministic"))  # fmt: skip
+        tx.describe(
+            "synthesize",
+            "entities",
+            f"{len(bodies)} summaries from active facts",
+            ("Memgit-Op", "synthesize"),
+            ("Memgit-Synthesizer", "cmd" if cmd else "deterministic"),
+        )
         return {"entities": sorted(bodies)}
 
     result, commit = vault.transact(build)

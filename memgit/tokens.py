@@ -1,5 +1,6 @@
 """Words for recall in any language: case and accent folded, Snowball-stemmed (PyStemmer), stop words of the
 vault's languages dropped, CJK text as overlapping character bigrams (no spaces to split on)."""
+
 from __future__ import annotations
 
 import re
@@ -18,22 +19,22 @@ _LETTERS = str.maketrans({"ø": "o", "æ": "ae", "œ": "oe", "đ": "d", "ł": "l
 # Function words only: a word people ask about ("work", "home", "name") is never a stop word here.
 _STOP = {
     "english": "a an and are as at be by did do does for from had has have he her hers him his how i in is it its me my "
-               "of on or our she that the their them they this those these to was we were what when where which who "
-               "whom why will with you your am been being can could would should than then there so if into about",
+    "of on or our she that the their them they this those these to was we were what when where which who "
+    "whom why will with you your am been being can could would should than then there so if into about",
     "german": "aber als am an auch auf aus bei bin bis bist da dann das dass dem den der des die dies doch du durch ein "
-              "eine einem einen einer eines er es für hat hatte ich ihr im in ist ja kann mich mir mit nach nicht noch "
-              "nun ob oder sich sie sind so um und uns vom von vor war wann warum was welche wenn wer wie wir wo zu zum zur",
+    "eine einem einen einer eines er es für hat hatte ich ihr im in ist ja kann mich mir mit nach nicht noch "
+    "nun ob oder sich sie sind so um und uns vom von vor war wann warum was welche wenn wer wie wir wo zu zum zur",
     "french": "au aux avec ce ces dans de des du elle en est et eux il ils je la le les leur lui ma mais me mes moi mon "
-              "ne nos notre nous on ou où par pas pour qu que qui quand quel quelle sa se ses son sur ta te tu un une "
-              "vos votre vous y à été était comment",
+    "ne nos notre nous on ou où par pas pour qu que qui quand quel quelle sa se ses son sur ta te tu un une "
+    "vos votre vous y à été était comment",
     "spanish": "a al como con cual cuando de del donde dónde el ella ellos en era es esta este fue ha la las le lo los "
-               "me mi mis muy no nos o para pero por que qué quien quién se si su sus te tu un una uno y ya cómo",
+    "me mi mis muy no nos o para pero por que qué quien quién se si su sus te tu un una uno y ya cómo",
     "italian": "a ad al alla alle che chi come con da dal dalla dei del della di dove e ed era gli ha i il in la le lo "
-               "ma mi nel nella non per perché più quando quale se si sono su sua suo tra un una uno è",
+    "ma mi nel nella non per perché più quando quale se si sono su sua suo tra un una uno è",
     "portuguese": "a ao aos as com como da das de do dos e ela ele em era está foi já mas me meu minha na nas no nos "
-                  "não o onde os ou para pela pelo por quando que quem se seu sua são também um uma é",
+    "não o onde os ou para pela pelo por quando que quem se seu sua são também um uma é",
     "dutch": "aan al als bij dat de den der deze die dit doch door een en er het hij hoe ik in is je maar me met mij "
-             "naar niet nog of om ons ook op over te tot uit van voor waar wanneer wat we wie wij zij zijn zo",
+    "naar niet nog of om ons ook op over te tot uit van voor waar wanneer wat we wie wij zij zijn zo",
 }
 
 
@@ -68,7 +69,9 @@ def analyze(text: str, languages: Sequence[str] = DEFAULT_LANGUAGES) -> list[tup
     for word in _WORD.findall(text.casefold()):
         for part in (word,) if word.isascii() else _PARTS.findall(word):
             if _IS_CJK.match(part):
-                out.extend((g, g) for g in ([part] if len(part) == 1 else [part[i : i + 2] for i in range(len(part) - 1)]))
+                out.extend(
+                    (g, g) for g in ([part] if len(part) == 1 else [part[i : i + 2] for i in range(len(part) - 1)])
+                )
                 continue
             folded = fold(part)
             if len(folded) < 2 or folded in stop:

@@ -1,9 +1,11 @@
 """The write transaction: lock, rules, INDEX.md, tree from HEAD plus our paths, CAS commit, resync."""
+
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from memgit import changes, rules
 from memgit.errors import Conflict, RuleViolation, UsageError
@@ -58,12 +60,20 @@ def _no_symlink(vault: Vault, path: str) -> None:
     for depth, part in enumerate(parts, 1):
         node = node / part
         if node.is_symlink():
-            raise UsageError(f"{path}: {node.relative_to(root).as_posix()} is a symlink", "memory files are regular files inside the vault; remove the link")
+            raise UsageError(
+                f"{path}: {node.relative_to(root).as_posix()} is a symlink",
+                "memory files are regular files inside the vault; remove the link",
+            )
         # bad input, not a conflict: retrying cannot turn a folder into a file
         if depth == len(parts) and node.is_dir():
-            raise UsageError(f"{path}: is a folder in the work tree, not a file", f"move the folder {path} away, then write again")
+            raise UsageError(
+                f"{path}: is a folder in the work tree, not a file", f"move the folder {path} away, then write again"
+            )
         if depth < len(parts) and node.exists() and not node.is_dir():
-            raise UsageError(f"{path}: {node.relative_to(root).as_posix()} is a file, not a folder", f"move {node.relative_to(root).as_posix()} away, then write again")
+            raise UsageError(
+                f"{path}: {node.relative_to(root).as_posix()} is a file, not a folder",
+                f"move {node.relative_to(root).as_posix()} away, then write again",
+            )
 
 
 def _check_clean(vault: Vault, tx: Transaction) -> dict[str, str | None]:
@@ -78,7 +88,9 @@ def _check_clean(vault: Vault, tx: Transaction) -> dict[str, str | None]:
         if in_index != at_head:
             raise Conflict(f"{path}: has staged changes", f"commit or unstage them first (git restore --staged {path})")
         if repo.workdir is not None and not repo.worktree_matches(path, at_head):
-            raise Conflict(f"{path}: has uncommitted changes in the work tree", f"commit or discard them first (git diff {path})")
+            raise Conflict(
+                f"{path}: has uncommitted changes in the work tree", f"commit or discard them first (git diff {path})"
+            )
         expected[path] = in_index
     return expected
 
@@ -135,8 +147,17 @@ def run(vault: Vault, build: Callable[[Transaction], T]) -> tuple[T, str]:
             paths = list(tx.writes) + list(index_writes)
             git_locks_free(vault, ref)  # outside the retry: git's own lock is no race to rebuild for
             try:
-                commit = commit_to(vault, ref, final, [head] if head else [], tx.message(), (writer.name, writer.email),
-                                   paths, expected, wait_for_git=False)
+                commit = commit_to(
+                    vault,
+                    ref,
+                    final,
+                    [head] if head else [],
+                    tx.message(),
+                    (writer.name, writer.email),
+                    paths,
+                    expected,
+                    wait_for_git=False,
+                )
             except Conflict:
                 # someone committed meanwhile: rebuild on the new tip, judged by the new tip's config
                 vault.__dict__.pop("config", None)

@@ -4,6 +4,7 @@ Transaction time (what the vault believed, and when) is git's: `--as-of`. Valid 
 own window: `--valid-at`. A supersede closes the old fact's window at its successor's valid_from, so
 "what was true on D, as the vault believes now" keeps the old fact for days before the change.
 """
+
 from __future__ import annotations
 
 from typing import Any

@@ -1,4 +1,5 @@
 """memgit init / memgit install: a vault from the template, hooks and merge-driver config."""
+
 from __future__ import annotations
 
 import re
@@ -39,7 +40,9 @@ def _template_files() -> list[tuple[str, Path]]:
     from memgit.resources import data_dir
 
     root = data_dir("vault-template")
-    return sorted((p.relative_to(root).as_posix(), p) for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+    return sorted(
+        (p.relative_to(root).as_posix(), p) for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+    )
 
 
 def install(path: Path) -> dict[str, Any]:
@@ -53,17 +56,39 @@ def install(path: Path) -> dict[str, Any]:
         repo.config_set(f"merge.{name}.name", label)
         repo.config_set(f"merge.{name}.driver", driver)
     if not (repo.workdir / ".pre-commit-config.yaml").is_file():
-        raise UsageError(f"{repo.workdir}: has no .pre-commit-config.yaml", "is this a memgit vault? run `memgit init` to make one")
+        raise UsageError(
+            f"{repo.workdir}: has no .pre-commit-config.yaml", "is this a memgit vault? run `memgit init` to make one"
+        )
     from memgit.gitcli import no_git_env
 
     env = no_git_env()  # run from a hook or a test, git's GIT_DIR etc. would point pre-commit elsewhere
     proc = subprocess.run(
-        [sys.executable, "-m", "pre_commit", "install", "--hook-type", "pre-commit", "--hook-type", "commit-msg", "--hook-type", "post-commit",
-         "--hook-type", "post-merge", "--hook-type", "post-rewrite"],
-        cwd=repo.workdir, capture_output=True, text=True, env=env,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "pre_commit",
+            "install",
+            "--hook-type",
+            "pre-commit",
+            "--hook-type",
+            "commit-msg",
+            "--hook-type",
+            "post-commit",
+            "--hook-type",
+            "post-merge",
+            "--hook-type",
+            "post-rewrite",
+        ],
+        cwd=repo.workdir,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     if proc.returncode != 0:
-        raise MemgitError(f"pre-commit install failed: {proc.stderr.strip() or proc.stdout.strip()}", "check `git config core.hooksPath`")
+        raise MemgitError(
+            f"pre-commit install failed: {proc.stderr.strip() or proc.stdout.strip()}",
+            "check `git config core.hooksPath`",
+        )
     hooks = ["pre-commit", "commit-msg", "post-commit", "post-merge", "post-rewrite"]
     _reach_this_memgit([repo.gitdir / "hooks" / h for h in hooks])
     _mark_commits(repo.gitdir / "hooks" / "pre-commit")
@@ -83,7 +108,10 @@ def _reach_this_memgit(scripts: list[Path]) -> None:
     import shlex
     import sysconfig
 
-    folder = next((d for d in (Path(sys.executable).parent, Path(sysconfig.get_path("scripts"))) if (d / "memgit").is_file()), None)
+    folder = next(
+        (d for d in (Path(sys.executable).parent, Path(sysconfig.get_path("scripts"))) if (d / "memgit").is_file()),
+        None,
+    )
     if folder is None:
         return  # run from a source tree (python -m memgit) with no console script: PATH it is
     line = f'{_REACH}\nPATH="$PATH":{shlex.quote(str(folder))}\nexport PATH\n'
@@ -105,8 +133,10 @@ def _mark_commits(script: Path) -> None:
     text = script.read_text()
     if _MARK in text:
         return
-    line = (f'{_MARK}\n_memgit_dir=$(git rev-parse --git-dir 2>/dev/null) && mkdir -p "$_memgit_dir/memgit" '
-            f'&& echo "$PPID" > "$_memgit_dir/memgit/human-commit"\n')
+    line = (
+        f'{_MARK}\n_memgit_dir=$(git rev-parse --git-dir 2>/dev/null) && mkdir -p "$_memgit_dir/memgit" '
+        f'&& echo "$PPID" > "$_memgit_dir/memgit/human-commit"\n'
+    )
     at = text.index("\n") + 1  # after the shebang: before pre-commit (a Python start) even begins
     script.write_text(text[:at] + line + text[at:])
 
@@ -124,10 +154,21 @@ def _adopt_report(existing: dict[str, bytes], progress: Progress = None) -> list
         tick(progress, n, len(existing))
         kind = config.kind_of(rel)
         if rel.startswith("memory/") and rel.endswith(".md") and kind != "journal" and not rel.endswith("ARCHIVE.md"):
-            out.append({"path": rel, "line": 0, "rule": "layout", "message": "not a daily journal name",
-                        "hint": "journals are memory/YYYY-MM-DD.md: rename it or move it out of memory/"})
+            out.append(
+                {
+                    "path": rel,
+                    "line": 0,
+                    "rule": "layout",
+                    "message": "not a daily journal name",
+                    "hint": "journals are memory/YYYY-MM-DD.md: rename it or move it out of memory/",
+                }
+            )
             continue
-        for p in rules.run([Change(rel, kind, None, data)], ctx, only=[r for r in rules.RULES if r not in ("index-generated", "policy-guard")]):
+        for p in rules.run(
+            [Change(rel, kind, None, data)],
+            ctx,
+            only=[r for r in rules.RULES if r not in ("index-generated", "policy-guard")],
+        ):
             out.append(p.as_dict())
     tick(progress, len(existing), len(existing))
     return out
@@ -145,7 +186,11 @@ def _merge_gitignore(dest: Path, template: bytes) -> None:
 
 def _merged_gitignore(own: bytes, template: bytes, why: bytes = b"editor and OS state") -> bytes | None:
     have = {line.strip() for line in own.splitlines()}
-    missing = [line for line in template.splitlines() if line.strip() and not line.startswith(b"#") and line.strip() not in have]
+    missing = [
+        line
+        for line in template.splitlines()
+        if line.strip() and not line.startswith(b"#") and line.strip() not in have
+    ]
     if not missing:
         return None
     head = own if own.endswith(b"\n") or not own else own + b"\n"
@@ -192,9 +237,10 @@ def init(path: Path, progress: Progress = None) -> dict[str, Any]:
     if repo.head_id() is not None:
         return _adopt_history(repo, path, today, progress)
     existing = sorted(
-        p.relative_to(path).as_posix() for p in path.rglob("*")
+        p.relative_to(path).as_posix()
+        for p in path.rglob("*")
         if p.is_file() and ".git" not in p.relative_to(path).parts
-    )  # fmt: skip
+    )
     created = []
     for rel, src in _template_files():
         dest = path / rel
@@ -210,23 +256,40 @@ def init(path: Path, progress: Progress = None) -> dict[str, Any]:
     problems = _adopt_report({r: (path / r).read_bytes() for r in existing if r != INDEX_PATH}, progress)
     bad = {p["path"] for p in problems}
     # the first commit holds the template and every adopted file that conforms
-    files: dict[str, bytes | None] = {rel: (path / rel).read_bytes() for rel in created + existing if rel not in bad and rel != INDEX_PATH}
-    commit, generated = _first_commit(repo, path, None, files, Config.default(), len(existing), {})
+    files: dict[str, bytes | None] = {
+        rel: (path / rel).read_bytes() for rel in created + existing if rel not in bad and rel != INDEX_PATH
+    }
+    commit, _generated = _first_commit(repo, path, None, files, Config.default(), len(existing), {})
     installed = install(path)
-    return {"path": str(path), "commit": commit[0], "created": created, "adopted": [r for r in existing if r not in bad],
-            "not_conforming": problems, "hooks": installed["hooks"]}
+    return {
+        "path": str(path),
+        "commit": commit[0],
+        "created": created,
+        "adopted": [r for r in existing if r not in bad],
+        "not_conforming": problems,
+        "hooks": installed["hooks"],
+    }
 
 
-def _first_commit(repo: Repo, path: Path, base: str | None, files: dict[str, bytes | None], config: Config,
-                  adopted: int, expected: dict[str, str | None]) -> tuple[tuple[str, str], dict[str, bytes]]:  # fmt: skip
+def _first_commit(
+    repo: Repo,
+    path: Path,
+    base: str | None,
+    files: dict[str, bytes | None],
+    config: Config,
+    adopted: int,
+    expected: dict[str, str | None],
+) -> tuple[tuple[str, str], dict[str, bytes]]:
     """The init commit: `files` over `base`'s tree plus the generated index, through the one commit path
     (index and work tree follow; `expected` holds index entries known before the files were written).
     Returns ((commit, tree), index files)."""
-    from memgit.indexmd import index_writes
     from memgit.context import VaultContext as Vault
+    from memgit.indexmd import index_writes
 
     tree = repo.build_tree(repo.commit_tree(base) if base else None, files)
-    generated = {p: d for p, d in index_writes(repo, config, tree, repo.blob_id(tree, ".memgit.yaml")).items() if d is not None}
+    generated = {
+        p: d for p, d in index_writes(repo, config, tree, repo.blob_id(tree, ".memgit.yaml")).items() if d is not None
+    }
     tree = repo.build_tree(tree, dict(generated))
     for rel, data in generated.items():
         (path / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -238,7 +301,9 @@ def _first_commit(repo: Repo, path: Path, base: str | None, files: dict[str, byt
 
     paths = list(files) + list(generated)
     expected = {**expected, **{p: repo.index_blob(p) for p in paths if p not in expected}}
-    commit = commit_to(vault, repo.branch_ref(), tree, [base] if base else [], message, (writer.name, writer.email), paths, expected)
+    commit = commit_to(
+        vault, repo.branch_ref(), tree, [base] if base else [], message, (writer.name, writer.email), paths, expected
+    )
     return (commit, tree), generated
 
 
@@ -251,8 +316,10 @@ def _adopt_history(repo: Repo, path: Path, today: str, progress: Progress = None
     dirty = repo.uncommitted()
     if dirty:
         shown = ", ".join(dirty[:5]) + (f" and {len(dirty) - 5} more" if len(dirty) > 5 else "")
-        raise UsageError(f"{path}: uncommitted changes to tracked files ({shown})",
-                         "commit or stash them (git stash), then run memgit init again; init commits only what HEAD holds")  # fmt: skip
+        raise UsageError(
+            f"{path}: uncommitted changes to tracked files ({shown})",
+            "commit or stash them (git stash), then run memgit init again; init commits only what HEAD holds",
+        )
     head = repo.head_id()
     assert head is not None
     base_tree = repo.commit_tree(head)
@@ -283,8 +350,16 @@ def _adopt_history(repo: Repo, path: Path, today: str, progress: Progress = None
     for rel, written in files.items():
         (path / rel).parent.mkdir(parents=True, exist_ok=True)
         (path / rel).write_bytes(written or b"")
-    expected = {p: repo.index_blob(p) for p in list(files) + [INDEX_PATH]}
-    (commit, _tree), generated = _first_commit(repo, path, head, files, config, len(tracked), expected)
+    expected = {p: repo.index_blob(p) for p in [*list(files), INDEX_PATH]}
+    (commit, _tree), _generated = _first_commit(repo, path, head, files, config, len(tracked), expected)
     installed = install(path)
-    return {"path": str(path), "commit": commit, "created": created, "adopted": sorted(tracked),
-            "not_conforming": problems, "kinded_other": other, "kept_out": untracked, "hooks": installed["hooks"]}
+    return {
+        "path": str(path),
+        "commit": commit,
+        "created": created,
+        "adopted": sorted(tracked),
+        "not_conforming": problems,
+        "kinded_other": other,
+        "kept_out": untracked,
+        "hooks": installed["hooks"],
+    }

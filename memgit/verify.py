@@ -1,22 +1,22 @@
 """memgit verify: the rules on every commit of a range, archive commits understood."""
+
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from memgit import changes, rules
+from memgit.archive import archived_check
 from memgit.changes import Change, Context, Problem
 from memgit.config import CONFIG_PATH, INDEX_PATH, Config
-from memgit.archive import archived_check
 from memgit.errors import UsageError
 from memgit.progress import Progress, tick
 
 if TYPE_CHECKING:
+    from memgit.context import VaultContext as Vault
     from memgit.indexmd import IndexBuilder
     from memgit.repo import CommitInfo, Repo
-    from memgit.context import VaultContext as Vault
-
 
 
 def commits_in(repo: Repo, rev_range: str | None) -> list[str]:
@@ -70,9 +70,15 @@ def stale_tip(repo: Repo, tip: str, config: Config, indexes: _Indexes) -> list[P
     if not stale:
         return []
     shown = ", ".join(stale[:3]) + (f" and {len(stale) - 3} more" if len(stale) > 3 else "")
-    return [Problem(stale[0], 0, "index-generated",
-                    f"{shown} at the tip {tip[:12]} is not the generated index (a merge, rebase or commit without memgit's hooks left it stale)",
-                    "run `memgit hook index` at that tip (it commits the regenerated index), then push again")]  # fmt: skip
+    return [
+        Problem(
+            stale[0],
+            0,
+            "index-generated",
+            f"{shown} at the tip {tip[:12]} is not the generated index (a merge, rebase or commit without memgit's hooks left it stale)",
+            "run `memgit hook index` at that tip (it commits the regenerated index), then push again",
+        )
+    ]
 
 
 class Configs:
@@ -87,7 +93,9 @@ class Configs:
         blob = self.repo.blob_id(tree, CONFIG_PATH) if tree else None
         if blob not in self.by_blob:
             try:
-                self.by_blob[blob] = Config.parse((self.repo.blob(blob) or b"").decode("utf-8", "replace")) if blob else Config.default()
+                self.by_blob[blob] = (
+                    Config.parse((self.repo.blob(blob) or b"").decode("utf-8", "replace")) if blob else Config.default()
+                )
             except UsageError as exc:  # a broken config is itself a problem, reported on the commit that brings it
                 self.broken[blob] = Problem(CONFIG_PATH, 0, "config", exc.message, exc.hint)
                 self.by_blob[blob] = Config.default()
@@ -115,8 +123,8 @@ def adopted_history(repo: Repo, infos: list[CommitInfo]) -> set[str]:
 
 def verify(vault: Vault, rev_range: str | None = None, progress: Progress = None) -> list[tuple[str, Problem]]:
     from memgit import identity, secretlists
-    from memgit.rules import message
     from memgit.clock import zone
+    from memgit.rules import message
 
     repo = vault.repo
     indexes = _Indexes(repo)
@@ -131,7 +139,9 @@ def verify(vault: Vault, rev_range: str | None = None, progress: Progress = None
         if commit in before:
             continue
         own, cblob = configs.of_tree(info.tree)
-        if cblob in configs.broken and (not info.parents or repo.blob_id(repo.commit_tree(info.parents[0]), CONFIG_PATH) != cblob):
+        if cblob in configs.broken and (
+            not info.parents or repo.blob_id(repo.commit_tree(info.parents[0]), CONFIG_PATH) != cblob
+        ):
             out.append((commit, configs.broken[cblob]))
         # judged by the parent: a commit cannot loosen the rules (agent patterns, writer authority, kinds) it is judged by
         config = configs.judge(info)
@@ -148,21 +158,39 @@ def verify(vault: Vault, rev_range: str | None = None, progress: Progress = None
 
         # judged by the parent: its allow-list and redaction receipts
         lists = secretlists.at(repo, repo.commit_tree(info.parents[0]) if info.parents else None)
-        def signed(commit: str = commit, parent_tree: str = repo.commit_tree(info.parents[0]) if info.parents else info.tree) -> bool:
+
+        def signed(
+            commit: str = commit, parent_tree: str = repo.commit_tree(info.parents[0]) if info.parents else info.tree
+        ) -> bool:
             from memgit import signing  # the allowed signers of the parent: a commit cannot list its own key
 
             return signing.commit_signed(repo.gitdir, commit, repo.read(parent_tree, signing.SIGNERS_PATH))
 
-        ctx = Context(config, today, writer.is_agent, writer.label, archived_check(repo, info.trailers), expected,
-                      merge=len(info.parents) > 1, read=read, secrets=lists, signed=signed if config.require_signed else None)
+        ctx = Context(
+            config,
+            today,
+            writer.is_agent,
+            writer.label,
+            archived_check(repo, info.trailers),
+            expected,
+            merge=len(info.parents) > 1,
+            read=read,
+            secrets=lists,
+            signed=signed if config.require_signed else None,
+        )
         out.extend((commit, p) for p in message.check(info.message, lists))
         if len(info.parents) < 2:
             out.extend((commit, p) for p in rules.run(changes.from_commit(repo, config, commit), ctx))
             continue
-        out.extend((commit, p) for p in judge_merge(repo, config, ctx, info.parents, info.tree, changes.from_commit(repo, config, commit)))
+        out.extend(
+            (commit, p)
+            for p in judge_merge(repo, config, ctx, info.parents, info.tree, changes.from_commit(repo, config, commit))
+        )
     tip = tip_of(repo, rev_range)
     if tip is not None:
-        out.extend((tip, problem) for problem in stale_tip(repo, tip, configs.of_tree(repo.commit_tree(tip))[0], indexes))
+        out.extend(
+            (tip, problem) for problem in stale_tip(repo, tip, configs.of_tree(repo.commit_tree(tip))[0], indexes)
+        )
         # recovery: a person may acknowledge a bad commit already shared (commit id and reason, at the tip)
         from memgit import acknowledged
 
@@ -172,7 +200,9 @@ def verify(vault: Vault, rev_range: str | None = None, progress: Progress = None
     return out
 
 
-def judge_merge(repo: Repo, config: Config, ctx: Context, parents: Sequence[str], tree: str, content: list[Change]) -> list[Problem]:
+def judge_merge(
+    repo: Repo, config: Config, ctx: Context, parents: Sequence[str], tree: str, content: list[Change]
+) -> list[Problem]:
     """A merge: its content against the first parent by the content rules (each side's commits are judged
     on their own), and what the merge itself introduces by every rule, as the merge commit's author."""
     from memgit.introduced import merge_problems

@@ -42,13 +42,20 @@ def hermetic(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monke
     yield
 
 
-def git(repo: Path, *args: str, check: bool = True, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def git(
+    repo: Path, *args: str, check: bool = True, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     full = {**os.environ, **(env or {})}
     return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=check, env=full)
 
 
-def memgit(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None, input: str | None = None,
-           process: bool = False) -> subprocess.CompletedProcess[str]:
+def memgit(
+    *args: str,
+    cwd: Path | None = None,
+    env: dict[str, str] | None = None,
+    input: str | None = None,
+    process: bool = False,
+) -> subprocess.CompletedProcess[str]:
     """Run the memgit CLI; in this process (memgit.main.main) unless process=True asks for a real `memgit` process.
 
     In process, env is applied to os.environ and cwd via chdir for the call only; stdin, stdout and
@@ -67,7 +74,9 @@ def memgit(*args: str, cwd: Path | None = None, env: dict[str, str] | None = Non
 PROCESS = os.environ.get("MEMGIT_TEST_PROCESS") == "1"
 
 
-def _in_process(argv: list[str], cwd: Path | None, env: dict[str, str] | None, input: str | None) -> subprocess.CompletedProcess[str]:
+def _in_process(
+    argv: list[str], cwd: Path | None, env: dict[str, str] | None, input: str | None
+) -> subprocess.CompletedProcess[str]:
     from memgit.main import main
 
     saved_env = dict(os.environ)
@@ -126,7 +135,9 @@ def _fresh_vault(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("fresh") / "vault"
     with pytest.MonkeyPatch.context() as mp:  # the session fixture runs before the per-test `hermetic`
         home = tmp_path_factory.mktemp("fresh-home")
-        (home / ".gitconfig").write_text("[user]\n\tname = Test Human\n\temail = human@example.com\n[init]\n\tdefaultBranch = main\n")
+        (home / ".gitconfig").write_text(
+            "[user]\n\tname = Test Human\n\temail = human@example.com\n[init]\n\tdefaultBranch = main\n"
+        )
         for key in list(os.environ):
             if key.startswith(("GIT_", "MEMGIT_", "PRE_COMMIT")):
                 mp.delenv(key)

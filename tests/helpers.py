@@ -1,4 +1,5 @@
 """Builders shared by the end-to-end vault tests (init, hooks, verify, index): files, raw commits, journals."""
+
 from __future__ import annotations
 
 import shutil
@@ -46,7 +47,9 @@ def journal(repo: Path, *entries: str, day: str = DAY) -> str:
     return f"memory/{day}.md"
 
 
-def decision(title: str = "Use Postgres", date: str = "2026-01-10", status: str = "active", tags: str = "[db, infra]") -> str:
+def decision(
+    title: str = "Use Postgres", date: str = "2026-01-10", status: str = "active", tags: str = "[db, infra]"
+) -> str:
     return (
         f"---\ndate: {date}\ntype: architecture\nstatus: {status}\ntags: {tags}\n---\n"
         f"# {title}\n\n## Context\n\nWe need a database.\n\n## Decision\n\n{title}.\n"

@@ -1,4 +1,5 @@
 """memgit archive end to end: old journals leave main for archive/YYYY-MM branches, stay citable and searchable."""
+
 from __future__ import annotations
 
 import json
@@ -218,7 +219,9 @@ def test_backfilled_entry_for_an_archived_day_does_not_replace_the_archived_jour
 def test_verify_accepts_history_after_backfilling_an_archived_day(dated: Path) -> None:
     log(dated, "Original zebra sighting", "2026-01-02T09:00:00")
     memgit_json("archive", "--older-than", "14d", cwd=dated, env=at("2026-01-20T10:00:00"))
-    r = memgit("log", "Backfilled gnu sighting", "--at", "2026-01-02T15:00:00", cwd=dated, env=at("2026-01-21T10:00:00"))
+    r = memgit(
+        "log", "Backfilled gnu sighting", "--at", "2026-01-02T15:00:00", cwd=dated, env=at("2026-01-21T10:00:00")
+    )
     if r.returncode == 0:  # (a fix may instead refuse the backfill: then there is nothing more to archive)
         memgit_json("archive", "--older-than", "14d", cwd=dated, env=at("2026-02-21T10:00:00"))
     v = memgit("verify", cwd=dated)

@@ -1,4 +1,5 @@
 """memgit brief: the session-start handoff, within its token budget (ceil(characters / 4))."""
+
 from __future__ import annotations
 
 import math
@@ -29,7 +30,9 @@ def assert_within(data: dict[str, Any], budget: int) -> None:
 def fill(vault: Path) -> None:
     """NOW.md, a long MEMORY.md (by hand, as a human would) and a few journal entries: more than 400 tokens."""
     memgit_json("now", "set", NOW_TEXT, cwd=vault, env=T)
-    lines = "".join(f"- Lesson {n}: keep deploy scripts idempotent and log every migration step {n}\n" for n in range(40))
+    lines = "".join(
+        f"- Lesson {n}: keep deploy scripts idempotent and log every migration step {n}\n" for n in range(40)
+    )
     (vault / "MEMORY.md").write_text(f"# Memory\n\n{lines}")
     git(vault, "commit", "-q", "-am", "memory: what I learned")
     for n in range(3):
@@ -108,9 +111,28 @@ def test_active_context_appears_in_brief(vault: Path) -> None:
 def test_brief_has_policy_text_instructions_and_preferences_to_confirm(vault: Path) -> None:
     """Policy by its text (not its name), active instruction-level memory, stale preferences, in authority order."""
     memgit_json("prefer", "editor", "Use vim keybindings", cwd=vault, env={"MEMGIT_NOW": "2025-09-01T10:00:00"})
-    old = memgit_json("fact", "add", "people/ceo", "Cc the CEO on pricing emails", "--category", "preference",
-                      "--authority", "instruction", cwd=vault, env=T)  # fmt: skip
-    memgit_json("log", "Never deploy on Fridays", "--kind", "instruction", "--source", "ops lead: no friday deploys", cwd=vault, env=T)
+    old = memgit_json(
+        "fact",
+        "add",
+        "people/ceo",
+        "Cc the CEO on pricing emails",
+        "--category",
+        "preference",
+        "--authority",
+        "instruction",
+        cwd=vault,
+        env=T,
+    )
+    memgit_json(
+        "log",
+        "Never deploy on Fridays",
+        "--kind",
+        "instruction",
+        "--source",
+        "ops lead: no friday deploys",
+        cwd=vault,
+        env=T,
+    )
     data = brief(vault, 5000)
     assert_within(data, 5000)
     text = data["text"]
@@ -118,7 +140,10 @@ def test_brief_has_policy_text_instructions_and_preferences_to_confirm(vault: Pa
     assert rules in text and "### RULES.md" in text
     assert f"- Cc the CEO on pricing emails ({old['id']})" in text and "Never deploy on Fridays" in text
     assert "Use vim keybindings" in text.split("## Preferences to confirm", 1)[1]
-    order = [text.index(f"\n## {s}") for s in ("Policy", "Now (NOW.md)", "Recent decisions", "Preferences to confirm", "Memory (MEMORY.md)")]
+    order = [
+        text.index(f"\n## {s}")
+        for s in ("Policy", "Now (NOW.md)", "Recent decisions", "Preferences to confirm", "Memory (MEMORY.md)")
+    ]
     assert text.startswith("## Instructions")
     assert order == sorted(order)
     # a retired instruction is no longer in force

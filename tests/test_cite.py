@@ -1,4 +1,5 @@
 """memgit cite: a fact id, path:line or path#heading traced to the commits behind it."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -11,13 +12,30 @@ SOURCE = "memory/2026-01-15.md#L3"
 
 
 def test_cite_superseded_fact_names_asserting_and_retiring_commits(vault: Path) -> None:
-    added = memgit_json("fact", "add", "people/sarah", "Works at Acme Corp", "--category", "relationship",
-                        "--source", SOURCE, cwd=vault, env=T1)  # fmt: skip
+    added = memgit_json(
+        "fact",
+        "add",
+        "people/sarah",
+        "Works at Acme Corp",
+        "--category",
+        "relationship",
+        "--source",
+        SOURCE,
+        cwd=vault,
+        env=T1,
+    )
     # unrelated commits in between: blame must still find the commit that asserted the fact
     memgit_json("fact", "add", "people/sarah", "Likes tea", "--category", "preference", cwd=vault, env=T1)
     memgit_json("log", "Lunch with Sarah", cwd=vault, env=T1)
-    sup = memgit_json("supersede", added["id"], "Left Acme Corp", "--reason", "she said so", cwd=vault,
-                      env={**T2, "MEMGIT_AGENT": "bot@host"})  # fmt: skip
+    sup = memgit_json(
+        "supersede",
+        added["id"],
+        "Left Acme Corp",
+        "--reason",
+        "she said so",
+        cwd=vault,
+        env={**T2, "MEMGIT_AGENT": "bot@host"},
+    )
     memgit_json("fact", "add", "people/sarah", "Joined Beta Inc", "--category", "relationship", cwd=vault, env=T2)
 
     c = memgit_json("cite", added["id"], cwd=vault)
@@ -50,7 +68,18 @@ def test_cite_superseded_fact_names_asserting_and_retiring_commits(vault: Path) 
 def test_cite_journal_line_names_the_log_commit(vault: Path) -> None:
     first = memgit_json("log", "Met Sarah at the conference", "--source", "calendar", cwd=vault, env=T1)
     second = memgit_json("log", "Sarah prefers email", cwd=vault, env=T1)
-    memgit_json("fact", "add", "people/sarah", "Prefers email", "--category", "preference", "--source", second["id"], cwd=vault, env=T1)
+    memgit_json(
+        "fact",
+        "add",
+        "people/sarah",
+        "Prefers email",
+        "--category",
+        "preference",
+        "--source",
+        second["id"],
+        cwd=vault,
+        env=T1,
+    )
     assert first["path"] == "memory/2026-01-15.md"
 
     c = memgit_json("cite", f"{first['path']}:{first['line']}", cwd=vault)
@@ -83,7 +112,9 @@ def test_cite_lesson_heading(vault: Path) -> None:
     prefix = memgit_json("cite", "lessons/git.md#sign your", cwd=vault)
     assert prefix["line"] == b["line"]
     # the same title again: each lesson's id still cites that lesson
-    d = memgit_json("lesson", "git", "Sign your tags", "And push them.", cwd=vault, env={"MEMGIT_NOW": "2026-01-17T08:00:00"})
+    d = memgit_json(
+        "lesson", "git", "Sign your tags", "And push them.", cwd=vault, env={"MEMGIT_NOW": "2026-01-17T08:00:00"}
+    )
     assert d["id"] != b["id"]
     assert memgit_json("cite", d["id"], cwd=vault)["asserted"]["commit"] == d["commit"]
     assert memgit_json("cite", b["id"], cwd=vault)["asserted"]["commit"] == b["commit"]
@@ -110,7 +141,9 @@ def test_cite_failures(vault: Path) -> None:
 
 def test_as_of_cites_and_lists_the_vault_as_it_stood(vault: Path) -> None:
     """--as-of on cite and fact list: the superseded fact was active then, and the answer names that commit."""
-    added = memgit_json("fact", "add", "people/sarah", "Works at Acme Corp", "--category", "relationship", cwd=vault, env=T1)
+    added = memgit_json(
+        "fact", "add", "people/sarah", "Works at Acme Corp", "--category", "relationship", cwd=vault, env=T1
+    )
     logged = memgit_json("log", "Lunch with Sarah", cwd=vault, env={"MEMGIT_NOW": "2026-01-15T11:00:00"})
     sup = memgit_json("supersede", added["id"], "Left Acme Corp", cwd=vault, env=T2)
     then = memgit_json("cite", added["id"], "--as-of", "2026-01-15", cwd=vault)

@@ -1,4 +1,5 @@
 """The CLI surface: every command documents itself, takes --json, and exits as documented."""
+
 from __future__ import annotations
 
 import argparse
@@ -18,13 +19,33 @@ from tests.conftest import memgit_json
 PLUMBING = {("hook",), ("merge-driver",), ("mcp",)}
 # what DESIGN.md promises (other commands may be added; none of these may go missing)
 PROMISED = {
-    ("init",), ("install",), ("log",), ("decide",), ("lesson",), ("prefer",), ("fact", "add"), ("fact", "list"),
-    ("fact", "show"), ("supersede",), ("expire",), ("now", "set"), ("now", "show"), ("context", "switch"),
-    ("context", "save"), ("context", "list"), ("fmt",), ("cite",), ("verify",), ("hook",), ("merge-driver",),
-}  # fmt: skip
+    ("init",),
+    ("install",),
+    ("log",),
+    ("decide",),
+    ("lesson",),
+    ("prefer",),
+    ("fact", "add"),
+    ("fact", "list"),
+    ("fact", "show"),
+    ("supersede",),
+    ("expire",),
+    ("now", "set"),
+    ("now", "show"),
+    ("context", "switch"),
+    ("context", "save"),
+    ("context", "list"),
+    ("fmt",),
+    ("cite",),
+    ("verify",),
+    ("hook",),
+    ("merge-driver",),
+}
 
 
-def _subcommands(parser: argparse.ArgumentParser, prefix: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], argparse.ArgumentParser]]:
+def _subcommands(
+    parser: argparse.ArgumentParser, prefix: tuple[str, ...] = ()
+) -> list[tuple[tuple[str, ...], argparse.ArgumentParser]]:
     out = []
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
@@ -57,7 +78,9 @@ def test_help(path: tuple[str, ...]) -> None:
 
 
 def test_every_agent_facing_command_accepts_json() -> None:
-    missing = [" ".join(path) for path, p in LEAVES if path not in PLUMBING and "--json" not in p._option_string_actions]
+    missing = [
+        " ".join(path) for path, p in LEAVES if path not in PLUMBING and "--json" not in p._option_string_actions
+    ]
     assert missing == []
 
 
@@ -139,7 +162,9 @@ _CRASH = (
 def _crash(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     import os
 
-    return subprocess.run([sys.executable, "-c", _CRASH, *args], capture_output=True, text=True, env={**os.environ, **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-c", _CRASH, *args], capture_output=True, text=True, env={**os.environ, **(env or {})}
+    )
 
 
 def test_unexpected_exception_is_exit_4_one_line_no_traceback(vault: Path) -> None:
@@ -172,9 +197,17 @@ def test_help_epilog_documents_every_exit_code() -> None:
 
 
 def test_fmt_is_idempotent_for_a_fact_without_a_timestamp(vault: Path) -> None:
-    raw = [{"id": "bob-abc123", "fact": "Likes tea", "category": "preference", "status": "active", "authority": "memory"},
-           {"id": "bob-abc124", "fact": "Lives in Oslo", "category": "status", "timestamp": "2026-01-01T00:00:00Z",
-            "status": "active", "authority": "memory"}]  # fmt: skip
+    raw = [
+        {"id": "bob-abc123", "fact": "Likes tea", "category": "preference", "status": "active", "authority": "memory"},
+        {
+            "id": "bob-abc124",
+            "fact": "Lives in Oslo",
+            "category": "status",
+            "timestamp": "2026-01-01T00:00:00Z",
+            "status": "active",
+            "authority": "memory",
+        },
+    ]
     items = vault / "people" / "bob" / "items.json"
     items.parent.mkdir(parents=True)
     items.write_text(json.dumps(raw))

@@ -1,4 +1,5 @@
 """`memgit curate`: MEMORY.md distilled from the week, hand-written sections kept, retired facts dropped."""
+
 from __future__ import annotations
 
 import json
@@ -11,12 +12,18 @@ T = {"MEMGIT_NOW": "2026-01-15T10:00:00"}
 
 
 def setup(vault: Path) -> dict[str, str]:
-    old = memgit_json("fact", "add", "people/sarah", "Sarah works at Acme Corp", "--category", "relationship", cwd=vault, env=T)
+    old = memgit_json(
+        "fact", "add", "people/sarah", "Sarah works at Acme Corp", "--category", "relationship", cwd=vault, env=T
+    )
     memgit_json("supersede", old["id"], "Sarah works at Globex", cwd=vault, env=T)
     lesson = memgit_json("lesson", "testing", "Pin the clock", "Use MEMGIT_NOW in tests", cwd=vault, env=T)
-    decision = memgit_json("decide", "Use Postgres", "--context", "need a db", "--decision", "Postgres", cwd=vault, env=T)
+    decision = memgit_json(
+        "decide", "Use Postgres", "--context", "need a db", "--decision", "Postgres", cwd=vault, env=T
+    )
     memory = vault / "MEMORY.md"
-    memory.write_text(memory.read_text() + "\n## People\n\n- Sarah works at Acme Corp, ask her about contracts\n- Bob likes tea\n")
+    memory.write_text(
+        memory.read_text() + "\n## People\n\n- Sarah works at Acme Corp, ask her about contracts\n- Bob likes tea\n"
+    )
     git(vault, "commit", "-qam", "memory: by hand", env=T)
     return {"old": old["id"], "lesson": lesson["id"], "decision": decision["path"]}
 
@@ -50,7 +57,14 @@ def test_cap_drops_oldest_curated_lines(vault: Path) -> None:
     cfg.write_text(cfg.read_text().replace("memory_max_bytes: 10240", "memory_max_bytes: 700"))
     git(vault, "commit", "-qam", "config: small memory", env=T)
     for day in range(8, 15):
-        memgit_json("lesson", "ops", f"A rather long lesson title number {day}", "body", cwd=vault, env={"MEMGIT_NOW": f"2026-01-{day:02d}T10:00:00"})
+        memgit_json(
+            "lesson",
+            "ops",
+            f"A rather long lesson title number {day}",
+            "body",
+            cwd=vault,
+            env={"MEMGIT_NOW": f"2026-01-{day:02d}T10:00:00"},
+        )
     r = memgit_json("curate", cwd=vault, env=T)
     assert len((vault / "MEMORY.md").read_bytes()) <= 700
     assert r["dropped"] and all("cap" in d["why"] for d in r["dropped"])

@@ -1,4 +1,5 @@
 """memgit's name on the package index, and the vault template's CI installing exactly this memgit."""
+
 from __future__ import annotations
 
 import os
@@ -11,8 +12,8 @@ from pathlib import Path
 import pytest
 
 import memgit
-from memgit.vaultinit import DISTRIBUTION, WORKFLOW_PATH
 from memgit.frontmatter import load_yaml
+from memgit.vaultinit import DISTRIBUTION, WORKFLOW_PATH
 from tests.conftest import git, head, memgit_json
 from tests.helpers import commit, journal
 
@@ -68,15 +69,23 @@ def runner(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     base = tmp_path_factory.mktemp("ci-runner")
     dist = base / "dist"
     env = {**os.environ, "PIP_CONFIG_FILE": os.devnull, "PIP_NO_INDEX": "1"}
-    r = subprocess.run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "--no-build-isolation", "-w", str(dist)],
-                       capture_output=True, text=True, env=env)  # fmt: skip
+    r = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "--no-build-isolation", "-w", str(dist)],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert r.returncode == 0, r.stdout + r.stderr
     deps = base / "deps"
     deps.mkdir()
     site = next(Path(p) for p in sys.path if p.endswith("site-packages") and (Path(p) / "pygit2").is_dir())
     for entry in site.iterdir():
         low = entry.name.lower()
-        if "memgit" in low or low.startswith(("pip", "_distutils", "distutils", "setuptools", "__editable__")) or low.endswith(".pth"):
+        if (
+            "memgit" in low
+            or low.startswith(("pip", "_distutils", "distutils", "setuptools", "__editable__"))
+            or low.endswith(".pth")
+        ):
             continue
         (deps / entry.name).symlink_to(entry)
     env_dir = base / "venv"
@@ -89,14 +98,25 @@ def runner(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 def run_workflow(checkout: Path, dist: Path, env_dir: Path, event: dict[str, str]) -> subprocess.CompletedProcess[str]:
     """Every step of the template's workflow as a runner would, `${{ … }}` filled from event."""
     doc = load_yaml((checkout / WORKFLOW_PATH).read_text())
-    env = {**os.environ, "PATH": f"{env_dir / 'bin'}{os.pathsep}{os.environ['PATH']}", "VIRTUAL_ENV": str(env_dir),
-           "PIP_CONFIG_FILE": os.devnull, "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(dist), "CI": "true",
-           "GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": event["github.event_name"], "GITHUB_WORKSPACE": str(checkout)}  # fmt: skip
+    env = {
+        **os.environ,
+        "PATH": f"{env_dir / 'bin'}{os.pathsep}{os.environ['PATH']}",
+        "VIRTUAL_ENV": str(env_dir),
+        "PIP_CONFIG_FILE": os.devnull,
+        "PIP_NO_INDEX": "1",
+        "PIP_FIND_LINKS": str(dist),
+        "CI": "true",
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_EVENT_NAME": event["github.event_name"],
+        "GITHUB_WORKSPACE": str(checkout),
+    }
     out = []
     for step in doc["jobs"]["verify"]["steps"]:
         if "uses" in step:
             action = step["uses"].split("@")[0]
-            assert action in ("actions/checkout", "actions/setup-python"), action  # checkout: the clone; python: the venv
+            assert action in ("actions/checkout", "actions/setup-python"), (
+                action
+            )  # checkout: the clone; python: the venv
             continue
 
         def fill(m: re.Match[str]) -> str:
@@ -112,22 +132,56 @@ def run_workflow(checkout: Path, dist: Path, env_dir: Path, event: dict[str, str
     return subprocess.CompletedProcess("workflow", 0, "\n".join(out), "")
 
 
-KNOWN = {"github.event_name", "github.sha", "github.ref", "github.ref_name", "github.repository", "github.event.repository.default_branch",
-         "github.event.before", "github.event.after", "github.event.forced", "github.event.created", "github.event.deleted",
-         "github.event.pull_request.base.sha", "github.event.pull_request.head.sha", "github.base_ref", "github.head_ref"}  # fmt: skip
+KNOWN = {
+    "github.event_name",
+    "github.sha",
+    "github.ref",
+    "github.ref_name",
+    "github.repository",
+    "github.event.repository.default_branch",
+    "github.event.before",
+    "github.event.after",
+    "github.event.forced",
+    "github.event.created",
+    "github.event.deleted",
+    "github.event.pull_request.base.sha",
+    "github.event.pull_request.head.sha",
+    "github.base_ref",
+    "github.head_ref",
+}
 
 
 def events(base: str, tip: str) -> list[dict[str, str]]:
-    common = {"github.sha": tip, "github.ref": "refs/heads/main", "github.ref_name": "main", "github.repository": "you/vault",
-              "github.event.repository.default_branch": "main"}  # fmt: skip
-    push = {**common, "github.event_name": "push", "github.event.before": base, "github.event.after": tip,
-            "github.event.forced": "false", "github.event.created": "false", "github.event.deleted": "false"}  # fmt: skip
-    pr = {**common, "github.event_name": "pull_request", "github.event.pull_request.base.sha": base,
-          "github.event.pull_request.head.sha": tip, "github.base_ref": "main", "github.head_ref": "topic"}  # fmt: skip
+    common = {
+        "github.sha": tip,
+        "github.ref": "refs/heads/main",
+        "github.ref_name": "main",
+        "github.repository": "you/vault",
+        "github.event.repository.default_branch": "main",
+    }
+    push = {
+        **common,
+        "github.event_name": "push",
+        "github.event.before": base,
+        "github.event.after": tip,
+        "github.event.forced": "false",
+        "github.event.created": "false",
+        "github.event.deleted": "false",
+    }
+    pr = {
+        **common,
+        "github.event_name": "pull_request",
+        "github.event.pull_request.base.sha": base,
+        "github.event.pull_request.head.sha": tip,
+        "github.base_ref": "main",
+        "github.head_ref": "topic",
+    }
     return [push, pr]
 
 
-def test_template_workflow_installs_this_wheel_and_verify_enforces_the_rules(vault: Path, runner: tuple[Path, Path], tmp_path: Path) -> None:
+def test_template_workflow_installs_this_wheel_and_verify_enforces_the_rules(
+    vault: Path, runner: tuple[Path, Path], tmp_path: Path
+) -> None:
     dist, env_dir = runner
     wheel = next(dist.glob("*.whl")).name
     name, version = wheel.split("-")[:2]
@@ -143,9 +197,16 @@ def test_template_workflow_installs_this_wheel_and_verify_enforces_the_rules(vau
         r = run_workflow(checkout, dist, env_dir, event)
         assert r.returncode == 0, r.stdout
         assert f"Successfully installed {DISTRIBUTION}-{version}" in r.stdout or n, r.stdout
-    installed = subprocess.run([str(env_dir / "bin" / "python"), "-c", "import memgit, sys; print(memgit.__file__)"],
-                               capture_output=True, text=True, cwd=tmp_path, env={**os.environ, "PYTHONPATH": ""})  # fmt: skip
-    assert installed.stdout.startswith(str(env_dir)), installed.stdout + installed.stderr  # the wheel's memgit, not this checkout
+    installed = subprocess.run(
+        [str(env_dir / "bin" / "python"), "-c", "import memgit, sys; print(memgit.__file__)"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": ""},
+    )
+    assert installed.stdout.startswith(str(env_dir)), (
+        installed.stdout + installed.stderr
+    )  # the wheel's memgit, not this checkout
 
     # a journal line edited and committed with --no-verify: the client hooks never ran
     text = (vault / path).read_text()

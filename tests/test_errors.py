@@ -1,4 +1,5 @@
 """Bad input from the environment and from broken files is exit 2 with the reason, never a traceback."""
+
 from __future__ import annotations
 
 import json
@@ -30,7 +31,9 @@ def _no_traceback(r: object) -> None:
         (["log", "hi"], {"GIT_AUTHOR_NAME": "Eve <eve@x>"}, "author name"),
     ],
 )
-def test_bad_environment_and_arguments_exit_2_and_change_nothing(vault: Path, args: list[str], env: dict[str, str], says: str) -> None:
+def test_bad_environment_and_arguments_exit_2_and_change_nothing(
+    vault: Path, args: list[str], env: dict[str, str], says: str
+) -> None:
     before = head(vault)
     r = memgit(*args, cwd=vault, env=env)
     _no_traceback(r)
@@ -41,12 +44,19 @@ def test_bad_environment_and_arguments_exit_2_and_change_nothing(vault: Path, ar
 
 
 def test_broken_items_json_in_head_is_named_not_a_traceback(vault: Path) -> None:
-    assert memgit("fact", "add", "people/sarah", "Works at Acme", "--category", "relationship", cwd=vault).returncode == 0
+    assert (
+        memgit("fact", "add", "people/sarah", "Works at Acme", "--category", "relationship", cwd=vault).returncode == 0
+    )
     (vault / "people/sarah/items.json").write_text("[{\n")
     git(vault, "commit", "-qam", "broken", "--no-verify")
     before = head(vault)
-    for args in (["fact", "add", "people/sarah", "Moved to Berlin", "--category", "status"], ["fact", "list", "people/sarah"],
-                 ["expire", "sarah-abcdef"], ["supersede", "sarah-abcdef", "x"], ["expire"]):
+    for args in (
+        ["fact", "add", "people/sarah", "Moved to Berlin", "--category", "status"],
+        ["fact", "list", "people/sarah"],
+        ["expire", "sarah-abcdef"],
+        ["supersede", "sarah-abcdef", "x"],
+        ["expire"],
+    ):
         r = memgit(*args, cwd=vault)
         _no_traceback(r)
         assert r.returncode == 2, (args, r.stderr)
@@ -79,7 +89,9 @@ def _set_limits(vault: Path, text: str) -> None:
 
 def test_limits_refuse_an_oversized_items_json_through_the_hook_and_verify(vault: Path) -> None:
     _set_limits(vault, "limits:\n  facts_per_entity: 10\n  file_bytes: 20000\n")
-    assert memgit("fact", "add", "people/sarah", "Works at Acme", "--category", "relationship", cwd=vault).returncode == 0
+    assert (
+        memgit("fact", "add", "people/sarah", "Works at Acme", "--category", "relationship", cwd=vault).returncode == 0
+    )
     items = json.loads((vault / "people/sarah/items.json").read_text())
     base = items[0]
     items += [{**base, "id": f"sarah-{i:06d}", "fact": f"fact number {i}"} for i in range(12)]
@@ -119,7 +131,7 @@ def test_work_tree_is_not_touched_while_a_git_commit_holds_the_index(vault: Path
     lock.write_text("")
     now_before = (vault / "NOW.md").read_bytes()
     (vault / "NOW.md").unlink()
-    with pytest.raises(GitError, match="index.lock"):
+    with pytest.raises(GitError, match=r"index\.lock"):
         repo.sync_paths(tree, ["NOW.md"], {"NOW.md": repo.blob_id(tree, "NOW.md")})
     assert not (vault / "NOW.md").exists() and lock.exists()  # the holder's lock is left alone
     lock.unlink()

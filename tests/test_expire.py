@@ -1,4 +1,5 @@
 """memgit expire and validity windows: facts past valid_until leave recall, INDEX.md says what expires soon."""
+
 from __future__ import annotations
 
 import json
@@ -32,9 +33,13 @@ def recall(vault: Path, *args: str) -> tuple[int, dict[str, Any]]:
 
 
 def test_expire_retires_facts_past_valid_until_in_one_commit(vault: Path) -> None:
-    launch = add(vault, "projects/apollo", "Launch window is open", "--valid-from", "2026-01-01", "--valid-until", "2026-01-05")
+    launch = add(
+        vault, "projects/apollo", "Launch window is open", "--valid-from", "2026-01-01", "--valid-until", "2026-01-05"
+    )
     budget = add(vault, "companies/acme", "Budget frozen until the audit", "--valid-until", "2026-01-08")
-    lease = add(vault, "projects/apollo", "Office lease runs through January", "--valid-until", "2026-01-24")  # ref + 14
+    lease = add(
+        vault, "projects/apollo", "Office lease runs through January", "--valid-until", "2026-01-24"
+    )  # ref + 14
     renewal = add(vault, "projects/apollo", "Contract renewal pending", "--valid-until", "2026-01-25")  # ref + 15
     team = add(vault, "projects/apollo", "Team is five people")
     index = (vault / "INDEX.md").read_text()
@@ -42,7 +47,9 @@ def test_expire_retires_facts_past_valid_until_in_one_commit(vault: Path) -> Non
 
     # INDEX.md before: two stale, one expiring within 14 days of the newest date, none expired
     expiring = section(vault, "Expiring soon")
-    assert [r for r in expiring if lease in r] == [f"- {lease}: Office lease runs through January: valid until 2026-01-24"]
+    assert [r for r in expiring if lease in r] == [
+        f"- {lease}: Office lease runs through January: valid until 2026-01-24"
+    ]
     assert not any(renewal in r or team in r or launch in r for r in expiring)
     stale = "\n".join(section(vault, "Stale"))
     assert launch in stale and budget in stale and lease not in stale
@@ -70,7 +77,9 @@ def test_expire_retires_facts_past_valid_until_in_one_commit(vault: Path) -> Non
 
     # INDEX.md after: under Expired, no longer stale
     expired = section(vault, "Expired")
-    assert sorted(expired) == sorted([f"- {launch}: Launch window is open", f"- {budget}: Budget frozen until the audit"])
+    assert sorted(expired) == sorted(
+        [f"- {launch}: Launch window is open", f"- {budget}: Budget frozen until the audit"]
+    )
     assert section(vault, "Stale") == []
     assert any(lease in r for r in section(vault, "Expiring soon"))
 

@@ -1,4 +1,5 @@
 """`memgit extract --cmd`: facts from new journal lines and session records through a (fake) model command."""
+
 from __future__ import annotations
 
 import json
@@ -18,7 +19,7 @@ SESSION = "sessions/2026-01-15/S1.jsonl"
 
 # The fake model: reads the prompt, records what it was sent, answers from a spec file. A fact's "source" may be
 # {"entry_with": WORD}: the source of the first entry sent whose text holds WORD.
-FAKE = r'''
+FAKE = r"""
 import json, sys
 prompt = sys.stdin.read()
 instructions, sep, doc = prompt.partition("\nINPUT:\n")
@@ -41,7 +42,7 @@ for fact in spec["facts"]:
         fact["source"] = next(e["source"] for e in data["entries"] if src["entry_with"] in e["text"])
     facts.append(fact)
 print(json.dumps({"facts": facts}))
-'''
+"""
 
 
 class Model:
@@ -98,8 +99,13 @@ def seed(vault: Path) -> str:
     return head(vault)
 
 
-SARAH = {"entity": "people/sarah", "fact": "Works at Acme Corp as CTO", "category": "relationship",
-         "source": {"entry_with": "Acme"}, "supersedes": None}  # fmt: skip
+SARAH = {
+    "entity": "people/sarah",
+    "fact": "Works at Acme Corp as CTO",
+    "category": "relationship",
+    "source": {"entry_with": "Acme"},
+    "supersedes": None,
+}
 BOB = {"entity": "people/bob", "fact": "Lives in Paris", "category": "status", "source": {"entry_with": "Paris"}}
 
 
@@ -120,8 +126,12 @@ def test_extract_adds_sourced_facts_in_one_commit(vault: Path, model: Model) -> 
     sarah_id, bob_id = out["ids"]
     sarah = items(vault, "people/sarah")[sarah_id]
     bob = items(vault, "people/bob")[bob_id]
-    assert (sarah["fact"], sarah["category"], sarah["source"], sarah["status"]) == \
-        ("Works at Acme Corp as CTO", "relationship", f"{JOURNAL}#L3", "active")  # fmt: skip
+    assert (sarah["fact"], sarah["category"], sarah["source"], sarah["status"]) == (
+        "Works at Acme Corp as CTO",
+        "relationship",
+        f"{JOURNAL}#L3",
+        "active",
+    )
     assert (bob["fact"], bob["category"], bob["source"]) == ("Lives in Paris", "status", f"{SESSION}#L1")
     assert "Acme" in line_of(vault, sarah["source"]) and "Paris" in line_of(vault, bob["source"])
     assert status(vault) == ""
@@ -142,12 +152,29 @@ def test_nothing_new_exits_1_then_only_new_lines_are_sent(vault: Path, model: Mo
     memgit_json("log", "Sarah now leads the platform team", cwd=vault, env=T2)
     session(vault, "S1", "Bob adopted a cat", env=T2)  # the same session file, a day later
     new_journal = "memory/2026-01-16.md"
-    out = memgit_json("extract", "--cmd", model.answer({"facts": [
-        {"entity": "people/bob", "fact": "Has a cat", "category": "status", "source": {"entry_with": "cat"}},
-    ]}), cwd=vault, env=T2)  # fmt: skip
+    out = memgit_json(
+        "extract",
+        "--cmd",
+        model.answer(
+            {
+                "facts": [
+                    {
+                        "entity": "people/bob",
+                        "fact": "Has a cat",
+                        "category": "status",
+                        "source": {"entry_with": "cat"},
+                    },
+                ]
+            }
+        ),
+        cwd=vault,
+        env=T2,
+    )
     assert model.sources() == [f"{new_journal}#L3", f"{SESSION}#L2"]
     assert [e["text"] for e in model.calls()[-1]["entries"]] == [
-        "- 09:30 Sarah now leads the platform team", json.dumps({"role": "user", "content": "Bob adopted a cat"})]  # as sent
+        "- 09:30 Sarah now leads the platform team",
+        json.dumps({"role": "user", "content": "Bob adopted a cat"}),
+    ]  # as sent
     assert trailers(vault)["Memgit-Extracted-Through"] == git(vault, "rev-parse", "HEAD^").stdout.strip()
     assert items(vault, "people/bob")[out["ids"][0]]["source"] == f"{SESSION}#L2"
 
@@ -157,18 +184,46 @@ def test_nothing_new_exits_1_then_only_new_lines_are_sent(vault: Path, model: Mo
 
 
 def test_supersede_only_when_the_answer_says_so(vault: Path, model: Model) -> None:
-    berlin = memgit_json("fact", "add", "people/sarah", "Lives in Berlin", "--category", "status", cwd=vault, env=T1)["id"]
-    acme = memgit_json("fact", "add", "people/sarah", "Works at Acme Corp", "--category", "relationship", cwd=vault, env=T1)["id"]
+    berlin = memgit_json("fact", "add", "people/sarah", "Lives in Berlin", "--category", "status", cwd=vault, env=T1)[
+        "id"
+    ]
+    acme = memgit_json(
+        "fact", "add", "people/sarah", "Works at Acme Corp", "--category", "relationship", cwd=vault, env=T1
+    )["id"]
     memgit_json("log", "Sarah moved to Lisbon and likes the coffee there", cwd=vault, env=T2)
-    out = memgit_json("extract", "--cmd", model.answer({"facts": [
-        {"entity": "people/sarah", "fact": "Lives in Lisbon", "category": "status", "source": {"entry_with": "Lisbon"},
-         "supersedes": berlin},
-        {"entity": "people/sarah", "fact": "Likes Lisbon coffee", "category": "preference", "source": {"entry_with": "coffee"}},
-    ]}), cwd=vault, env=T2)  # fmt: skip
+    out = memgit_json(
+        "extract",
+        "--cmd",
+        model.answer(
+            {
+                "facts": [
+                    {
+                        "entity": "people/sarah",
+                        "fact": "Lives in Lisbon",
+                        "category": "status",
+                        "source": {"entry_with": "Lisbon"},
+                        "supersedes": berlin,
+                    },
+                    {
+                        "entity": "people/sarah",
+                        "fact": "Likes Lisbon coffee",
+                        "category": "preference",
+                        "source": {"entry_with": "coffee"},
+                    },
+                ]
+            }
+        ),
+        cwd=vault,
+        env=T2,
+    )
     lisbon, coffee = out["ids"]
     facts = items(vault, "people/sarah")
     assert facts[berlin]["status"] == "superseded" and facts[berlin]["supersededBy"] == lisbon
-    assert facts[lisbon]["status"] == "active" and facts[lisbon]["supersedes"] == berlin and facts[lisbon]["supersededBy"] is None
+    assert (
+        facts[lisbon]["status"] == "active"
+        and facts[lisbon]["supersedes"] == berlin
+        and facts[lisbon]["supersededBy"] is None
+    )
     assert facts[coffee]["status"] == "active" and facts[coffee]["supersedes"] is None
     assert facts[acme]["status"] == "active" and facts[acme]["supersededBy"] is None  # not named: untouched
     assert facts[berlin]["fact"] == "Lives in Berlin"  # retired, never rewritten
@@ -184,13 +239,20 @@ BROKEN = {
     "not a facts object": ({"raw": "[]"}, '{"facts": [...]}'),
     "unknown category": ({"facts": [{**SARAH, "category": "gossip"}]}, "unknown category 'gossip'"),
     "source not sent": ({"facts": [{**SARAH, "source": "memory/2025-12-01.md#L3"}]}, "is not one of the entries sent"),
-    "source not a string": ({"facts": [{**SARAH, "source": ["memory/2026-01-15.md#L3"]}]}, "is not one of the entries sent"),
+    "source not a string": (
+        {"facts": [{**SARAH, "source": ["memory/2026-01-15.md#L3"]}]},
+        "is not one of the entries sent",
+    ),
     "entity ../x": ({"facts": [{**SARAH, "entity": "../x"}]}, "may not leave the vault"),
     "entity people/../x": ({"facts": [{**SARAH, "entity": "people/../x"}]}, "may not leave the vault"),
-    "supersedes another entity's fact": ({"facts": [{**SARAH, "category": "status", "supersedes": "BOB_ID"}]},
-                                         "which is not an active status fact of people/sarah"),
-    "supersedes another category": ({"facts": [{**SARAH, "supersedes": "SARAH_ID"}]},
-                                    "not an active relationship fact of people/sarah"),
+    "supersedes another entity's fact": (
+        {"facts": [{**SARAH, "category": "status", "supersedes": "BOB_ID"}]},
+        "which is not an active status fact of people/sarah",
+    ),
+    "supersedes another category": (
+        {"facts": [{**SARAH, "supersedes": "SARAH_ID"}]},
+        "not an active relationship fact of people/sarah",
+    ),
     "supersedes an unknown id": ({"facts": [{**SARAH, "supersedes": "sarah-zzzzzz"}]}, "no fact with id sarah-zzzzzz"),
     "one good fact, one bad": ({"facts": [BOB, {**SARAH, "category": "gossip"}]}, "--cmd fact 1: unknown category"),
 }
@@ -198,7 +260,9 @@ BROKEN = {
 
 def test_broken_extractors_write_nothing(vault: Path, model: Model) -> None:
     bob_id = memgit_json("fact", "add", "people/bob", "Lives in Rome", "--category", "status", cwd=vault, env=T1)["id"]
-    sarah_id = memgit_json("fact", "add", "people/sarah", "Lives in Berlin", "--category", "status", cwd=vault, env=T1)["id"]
+    sarah_id = memgit_json("fact", "add", "people/sarah", "Lives in Berlin", "--category", "status", cwd=vault, env=T1)[
+        "id"
+    ]
     before = seed(vault)
     tree = git(vault, "rev-parse", "HEAD^{tree}").stdout
     for name, (spec, message) in BROKEN.items():
@@ -234,11 +298,29 @@ def test_sources_number_lines_as_git_does(vault: Path, model: Model) -> None:
     git(vault, "add", path)
     r = git(vault, "commit", "-m", "session by hand", check=False)
     assert r.returncode == 0, r.stdout + r.stderr
-    out = memgit_json("extract", "--cmd", model.answer({"facts": [
-        {"entity": "people/bob", "fact": "Drinks tea", "category": "preference", "source": {"entry_with": "tea"}},
-    ]}), cwd=vault, env=T1)  # fmt: skip
+    out = memgit_json(
+        "extract",
+        "--cmd",
+        model.answer(
+            {
+                "facts": [
+                    {
+                        "entity": "people/bob",
+                        "fact": "Drinks tea",
+                        "category": "preference",
+                        "source": {"entry_with": "tea"},
+                    },
+                ]
+            }
+        ),
+        cwd=vault,
+        env=T1,
+    )
     assert model.sources() == [f"{path}#L1", f"{path}#L2"]
-    assert [e["text"] for e in model.calls()[0]["entries"]] == ['{"content":"para\u2028graph"}', '{"content":"Bob drinks tea"}']
+    assert [e["text"] for e in model.calls()[0]["entries"]] == [
+        '{"content":"para\u2028graph"}',
+        '{"content":"Bob drinks tea"}',
+    ]
     assert items(vault, "people/bob")[out["ids"][0]]["source"] == f"{path}#L2"
 
 

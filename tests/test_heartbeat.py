@@ -1,4 +1,5 @@
 """`memgit heartbeat`: the maintenance cycle over simulated weeks, idempotent, one commit per step or nothing."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -36,7 +37,9 @@ def configure(vault: Path, tmp_path: Path, **extra: str) -> None:
 
 def ops(vault: Path, rev_range: str) -> list[tuple[str, str]]:
     """(Memgit-Op, author date) of each commit in the range, oldest first."""
-    out = git(vault, "log", "--reverse", "--format=%(trailers:key=Memgit-Op,valueonly,separator=)|%aI", rev_range).stdout
+    out = git(
+        vault, "log", "--reverse", "--format=%(trailers:key=Memgit-Op,valueonly,separator=)|%aI", rev_range
+    ).stdout
     return [(op, when) for op, when in (ln.split("|") for ln in out.splitlines())]
 
 
@@ -68,7 +71,10 @@ def test_twenty_days_of_heartbeats(vault: Path, tmp_path: Path) -> None:
         assert int(made) == len(report["commits"]), report  # each step one commit or nothing
         again = memgit("heartbeat", "--json", cwd=vault, env=env)
         assert again.returncode == 0 and json.loads(again.stdout)["commits"] == [], again.stdout
-        assert head(vault) == git(vault, "rev-parse", report["commits"][-1] if report["commits"] else before).stdout.strip()
+        assert (
+            head(vault)
+            == git(vault, "rev-parse", report["commits"][-1] if report["commits"] else before).stdout.strip()
+        )
         assert status(vault) == ""
         moment += dt.timedelta(hours=8)
 
@@ -98,8 +104,18 @@ def test_dry_run_writes_nothing_and_failed_step_does_not_stop_the_others(vault: 
     configure(vault, tmp_path)
     env = {"MEMGIT_NOW": "2026-01-04T09:00:00"}
     memgit_json("log", "Ada works on Engine", cwd=vault, env=env)
-    memgit_json("fact", "add", "people/bob", "Bob is on leave", "--category", "status", "--valid-until", "2026-01-03",
-                cwd=vault, env={"MEMGIT_NOW": "2026-01-02T09:00:00"})  # fmt: skip
+    memgit_json(
+        "fact",
+        "add",
+        "people/bob",
+        "Bob is on leave",
+        "--category",
+        "status",
+        "--valid-until",
+        "2026-01-03",
+        cwd=vault,
+        env={"MEMGIT_NOW": "2026-01-02T09:00:00"},
+    )
     before = head(vault)
     dry = memgit_json("heartbeat", "--dry-run", cwd=vault, env=env)
     assert head(vault) == before and status(vault) == ""

@@ -1,4 +1,5 @@
 """The vault's hooks with the real `git commit`, run through pre-commit: what must hold for raw commits."""
+
 from __future__ import annotations
 
 import re
@@ -8,7 +9,19 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import git, head, memgit, status
-from tests.helpers import JOURNAL, REFRESH, Result, add_commit, built_once, commit, decision, journal, show, subjects, write
+from tests.helpers import (
+    JOURNAL,
+    REFRESH,
+    Result,
+    add_commit,
+    built_once,
+    commit,
+    decision,
+    journal,
+    show,
+    subjects,
+    write,
+)
 
 AGENT = {"MEMGIT_AGENT": "heartbeat@host"}
 GITHUB_TOKEN = "ghp_" + "A1b2C3d4E5" * 3 + "F6g7H8"  # built here so the file itself holds no token
@@ -120,8 +133,10 @@ def test_a_journal_edit_made_with_no_verify_is_caught_by_verify(journaled: Path)
     assert bad
     r = memgit("verify", cwd=journaled)
     assert r.returncode == 1, (r.stdout, r.stderr)
-    assert r.stdout.splitlines() == [f"{bad[:12]} {JOURNAL}:3 journal-append-only: line 3 changed; journals are append-only "
-                                     f"(restore the committed file (git checkout HEAD -- {JOURNAL}) and append a correction entry instead)"]
+    assert r.stdout.splitlines() == [
+        f"{bad[:12]} {JOURNAL}:3 journal-append-only: line 3 changed; journals are append-only "
+        f"(restore the committed file (git checkout HEAD -- {JOURNAL}) and append a correction entry instead)"
+    ]
 
 
 # ---- decisions, facts, INDEX.md -------------------------------------------------------------
@@ -131,7 +146,13 @@ def test_a_decision_without_frontmatter_is_rejected(vault: Path) -> None:
     before = head(vault)
     write(vault, "decisions/2026-01-10-use-postgres.md", "# Use Postgres\n\nWe need a database.\n")
     git(vault, "add", "decisions")
-    rejected(vault, commit(vault, "decide"), before, "decisions/2026-01-10-use-postgres.md:1 frontmatter", "needs YAML frontmatter")
+    rejected(
+        vault,
+        commit(vault, "decide"),
+        before,
+        "decisions/2026-01-10-use-postgres.md:1 frontmatter",
+        "needs YAML frontmatter",
+    )
 
 
 def test_a_valid_decision_is_accepted_and_indexed_by_one_refresh_commit(vault: Path) -> None:
@@ -229,7 +250,13 @@ def edit_agents(vault: Path) -> None:
 def test_an_agent_may_not_change_agents_md(vault: Path) -> None:
     before = head(vault)
     edit_agents(vault)
-    rejected(vault, commit(vault, "policy change", env=AGENT), before, "AGENTS.md policy-guard", "heartbeat@host may not change canonical policy")
+    rejected(
+        vault,
+        commit(vault, "policy change", env=AGENT),
+        before,
+        "AGENTS.md policy-guard",
+        "heartbeat@host may not change canonical policy",
+    )
 
 
 def test_an_author_matching_an_agent_pattern_may_not_change_agents_md(vault: Path) -> None:
@@ -298,7 +325,12 @@ def two_decisions_on_a_side_branch(vault: Path) -> list[str]:
         write(vault, f"decisions/2026-01-1{n}-d{n}.md", decision(title, f"2026-01-1{n}"))
         accepted(add_commit(vault, f"decide {title}", "decisions"))
         raws.append(git(vault, "rev-parse", "HEAD~1").stdout.strip())
-    assert subjects(vault, "main..side") == [f"{REFRESH}{raws[1][:12]}", "decide Use Redis", f"{REFRESH}{raws[0][:12]}", "decide Use Postgres"]
+    assert subjects(vault, "main..side") == [
+        f"{REFRESH}{raws[1][:12]}",
+        "decide Use Redis",
+        f"{REFRESH}{raws[0][:12]}",
+        "decide Use Postgres",
+    ]
     git(vault, "checkout", "-q", "main")
     with (vault / "MEMORY.md").open("a") as f:
         f.write("\nMain moved on.\n")

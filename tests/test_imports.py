@@ -1,4 +1,5 @@
 """Each outside library is imported in one module only, and the CLI starts without the heavy ones."""
+
 from __future__ import annotations
 
 import ast
@@ -12,8 +13,13 @@ import memgit
 PACKAGE = Path(memgit.__file__).parent
 ROOT = PACKAGE.parent
 # library -> the one module allowed to import it
-OWNERS = {"pygit2": "memgit/repo.py", "ruamel": "memgit/frontmatter.py", "jsonschema": "memgit/schema.py",
-          "Stemmer": "memgit/tokens.py", "tqdm": "memgit/commands/_common.py"}
+OWNERS = {
+    "pygit2": "memgit/repo.py",
+    "ruamel": "memgit/frontmatter.py",
+    "jsonschema": "memgit/schema.py",
+    "Stemmer": "memgit/tokens.py",
+    "tqdm": "memgit/commands/_common.py",
+}
 HEAVY = sorted(set(OWNERS) - {"Stemmer"})  # PyStemmer imports in about 1 ms: not heavy
 
 
@@ -25,7 +31,12 @@ def imported_roots(source: str, filename: str) -> set[str]:
             roots.update(alias.name.split(".")[0] for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             roots.add(node.module.split(".")[0])
-        elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+        elif (
+            isinstance(node, ast.Call)
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
             func = node.func
             name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
             if name in ("import_module", "__import__"):
@@ -76,10 +87,45 @@ def test_the_check_above_can_see_heavy_imports() -> None:
 # listed is a "feature" (a command's library half): above the core, below the public API.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("base", ("", "errors", "clock", "resources", "tokens", "lock", "progress", "humans")),
-    ("formats", ("config", "frontmatter", "schema", "itemsfile", "entries", "repo", "gitcli", "rg", "modelcmd",
-                 "identity", "changes", "names", "asof", "acknowledged", "signing", "kinds", "detect", "secretlists")),
+    (
+        "formats",
+        (
+            "config",
+            "frontmatter",
+            "schema",
+            "itemsfile",
+            "entries",
+            "repo",
+            "gitcli",
+            "rg",
+            "modelcmd",
+            "identity",
+            "changes",
+            "names",
+            "asof",
+            "acknowledged",
+            "signing",
+            "kinds",
+            "detect",
+            "secretlists",
+        ),
+    ),
     ("rules", ("rules", "rules.*")),
-    ("core", ("index_render", "indexmd", "merge", "merge_tree", "introduced", "commit", "txn", "verify", "archive", "context")),
+    (
+        "core",
+        (
+            "index_render",
+            "indexmd",
+            "merge",
+            "merge_tree",
+            "introduced",
+            "commit",
+            "txn",
+            "verify",
+            "archive",
+            "context",
+        ),
+    ),
     ("features", ("*",)),
     ("api", ("api",)),
     ("cli", ("main", "__main__", "commands", "commands.*", "mcp_server")),
@@ -116,12 +162,24 @@ def runtime_imports(source: str, filename: str, modules: set[str]) -> set[str]:
                 visit(child)
             return
         if isinstance(node, ast.Import):
-            found.update(a.name.removeprefix("memgit.").removeprefix("memgit") for a in node.names if a.name.startswith("memgit"))
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module and node.module.split(".")[0] == "memgit":
+            found.update(
+                a.name.removeprefix("memgit.").removeprefix("memgit") for a in node.names if a.name.startswith("memgit")
+            )
+        elif (
+            isinstance(node, ast.ImportFrom)
+            and node.level == 0
+            and node.module
+            and node.module.split(".")[0] == "memgit"
+        ):
             base = node.module.removeprefix("memgit").lstrip(".")
             subs = [f"{base}.{a.name}".lstrip(".") for a in node.names]
             found.update([s for s in subs if s in modules] or [base])
-        elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+        elif (
+            isinstance(node, ast.Call)
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
             func = node.func
             name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
             if name == "import_module" and node.args[0].value.startswith("memgit."):
@@ -187,8 +245,12 @@ def test_no_import_cycle_in_memgit() -> None:
 
 def test_layers_only_import_down() -> None:
     graph = import_graph()
-    upward = sorted(f"{m} ({LAYERS[layer_of(m)][0]}) imports {t} ({LAYERS[layer_of(t)][0]})"
-                    for m, targets in graph.items() for t in targets if layer_of(t) > layer_of(m) and (m, t) not in ALLOWED_UP)
+    upward = sorted(
+        f"{m} ({LAYERS[layer_of(m)][0]}) imports {t} ({LAYERS[layer_of(t)][0]})"
+        for m, targets in graph.items()
+        for t in targets
+        if layer_of(t) > layer_of(m) and (m, t) not in ALLOWED_UP
+    )
     assert upward == []
 
 
@@ -200,8 +262,12 @@ def test_nothing_below_the_cli_names_the_public_api() -> None:
         if layer_of(name) >= layer_of("api") or name == "":
             continue
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
-            if isinstance(node, ast.ImportFrom) and (node.module == "memgit.api" or node.module == "memgit" and any(a.name in ("api", "Vault") for a in node.names)):
-                bad.append(name)
-            elif isinstance(node, ast.Import) and any(a.name == "memgit.api" for a in node.names):
+            if (
+                isinstance(node, ast.ImportFrom)
+                and (
+                    node.module == "memgit.api"
+                    or (node.module == "memgit" and any(a.name in ("api", "Vault") for a in node.names))
+                )
+            ) or (isinstance(node, ast.Import) and any(a.name == "memgit.api" for a in node.names)):
                 bad.append(name)
     assert bad == []

@@ -1,4 +1,5 @@
 """INDEX.md: a pure function of the tree that maps what the vault holds; per-folder indexes past the cap."""
+
 from __future__ import annotations
 
 import re
@@ -65,6 +66,7 @@ def reachable(repo: Path, folder: str) -> str:
 
 def build_rich(vault: Path) -> None:
     """One of everything INDEX.md shows, written by memgit with pinned dates."""
+
     def run(*args: str, when: str) -> dict:  # type: ignore[type-arg]
         return memgit_json(*args, cwd=vault, env=at(when))
 
@@ -72,12 +74,45 @@ def build_rich(vault: Path) -> None:
     assert r.returncode == 0, r.stderr
     run("log", "started the project", when="2026-01-05T09:00:00")
     run("log", "met Sarah", when="2026-01-05T10:00:00")
-    old = run("fact", "add", "people/sarah", "Works at Acme Corp", "--category", "relationship", when="2026-01-05T11:00:00")["id"]
+    old = run(
+        "fact", "add", "people/sarah", "Works at Acme Corp", "--category", "relationship", when="2026-01-05T11:00:00"
+    )["id"]
     run("supersede", old, "Left Acme Corp", when="2026-01-06T09:00:00")
-    run("fact", "add", "people/bob", "On call this week", "--category", "status", "--valid-until", "2026-01-06", when="2026-01-05T12:00:00")
-    run("fact", "add", "projects/memgit", "Beta ends soon", "--category", "milestone", "--valid-until", "2026-01-15", when="2026-01-06T10:00:00")
-    run("decide", "Use Postgres", "--context", "we need a database", "--decision", "Postgres", "--tag", "db", "--tag", "infra",
-        when="2026-01-06T11:00:00")  # fmt: skip
+    run(
+        "fact",
+        "add",
+        "people/bob",
+        "On call this week",
+        "--category",
+        "status",
+        "--valid-until",
+        "2026-01-06",
+        when="2026-01-05T12:00:00",
+    )
+    run(
+        "fact",
+        "add",
+        "projects/memgit",
+        "Beta ends soon",
+        "--category",
+        "milestone",
+        "--valid-until",
+        "2026-01-15",
+        when="2026-01-06T10:00:00",
+    )
+    run(
+        "decide",
+        "Use Postgres",
+        "--context",
+        "we need a database",
+        "--decision",
+        "Postgres",
+        "--tag",
+        "db",
+        "--tag",
+        "infra",
+        when="2026-01-06T11:00:00",
+    )
     run("lesson", "git", "Fetch before rebasing", "Always fetch first.", when="2026-01-07T10:00:00")
     run("prefer", "editor", "Uses vim", when="2026-01-07T11:00:00")
     run("context", "switch", "launch", when="2026-01-07T12:00:00")
@@ -97,18 +132,31 @@ def test_index_lists_what_the_vault_holds(rich: Path) -> None:
     sarah = memgit_json("fact", "list", "people/sarah", cwd=rich)["facts"]
     assert [f["fact"] for f in sarah] == ["Left Acme Corp"]
     people = s["Entities: people (2)"]
-    assert any(re.match(r"- \[sarah\]\(people/sarah/(summary\.md|items\.json)\)", row) and f"Left Acme Corp ({sarah[0]['id']})" in row
-               for row in people), people  # fmt: skip
+    assert any(
+        re.match(r"- \[sarah\]\(people/sarah/(summary\.md|items\.json)\)", row)
+        and f"Left Acme Corp ({sarah[0]['id']})" in row
+        for row in people
+    ), people
     assert "Works at Acme Corp" not in index.decode()  # superseded facts are not shown as current
     assert any("[memgit](projects/memgit/" in row and "Beta ends soon" in row for row in s["Entities: projects (1)"])
-    assert s["Decisions (1)"] == ["- 2026-01-06 · [Use Postgres](decisions/2026-01-06-use-postgres.md) · active · #db #infra"]
-    assert len(s["Lessons (1)"]) == 1 and re.fullmatch(r"- \[git\]\(lessons/git\.md\): 1 lessons?, latest 2026-01-07", s["Lessons (1)"][0])
+    assert s["Decisions (1)"] == [
+        "- 2026-01-06 · [Use Postgres](decisions/2026-01-06-use-postgres.md) · active · #db #infra"
+    ]
+    assert len(s["Lessons (1)"]) == 1 and re.fullmatch(
+        r"- \[git\]\(lessons/git\.md\): 1 lessons?, latest 2026-01-07", s["Lessons (1)"][0]
+    )
     assert len(s["Preferences (1)"]) == 1
-    assert re.match(r"- \[editor\]\(preferences/editor\.md\): 1 preferences?, confirmed 2026-01-07", s["Preferences (1)"][0])
+    assert re.match(
+        r"- \[editor\]\(preferences/editor\.md\): 1 preferences?, confirmed 2026-01-07", s["Preferences (1)"][0]
+    )
     assert s["Contexts (2)"][0] == "- **[launch](contexts/launch.md)** (active)"
-    assert s["Contexts (2)"][1].startswith("- [default](contexts/default.md)") and "(active)" not in s["Contexts (2)"][1]
-    assert s["Recent journals (2 on main)"] == ["- [2026-01-07](memory/2026-01-07.md): 1 entries",
-                                                "- [2026-01-05](memory/2026-01-05.md): 2 entries"]  # fmt: skip
+    assert (
+        s["Contexts (2)"][1].startswith("- [default](contexts/default.md)") and "(active)" not in s["Contexts (2)"][1]
+    )
+    assert s["Recent journals (2 on main)"] == [
+        "- [2026-01-07](memory/2026-01-07.md): 1 entries",
+        "- [2026-01-05](memory/2026-01-05.md): 2 entries",
+    ]
     bob = memgit_json("fact", "list", "people/bob", "--all", cwd=rich)["facts"][0]
     assert bob["status"] == "expired"
     assert s["Expired (1)"] == [f"- {bob['id']}: On call this week"]
@@ -153,10 +201,23 @@ def test_regenerating_without_the_cache_changes_nothing(rich: Path, tmp_path: Pa
 def test_a_section_past_its_cap_moves_to_a_per_folder_index(vault: Path) -> None:
     config = (vault / ".memgit.yaml").read_text()
     assert "section_cap: 50" in config and "recent_journals: 7" in config
-    write(vault, ".memgit.yaml", config.replace("section_cap: 50", "section_cap: 5").replace("recent_journals: 7", "recent_journals: 2"))
+    write(
+        vault,
+        ".memgit.yaml",
+        config.replace("section_cap: 50", "section_cap: 5").replace("recent_journals: 7", "recent_journals: 2"),
+    )
     assert commit(vault, "config: smaller index sections", "-a").returncode == 0
     for n in range(1, 7):
-        memgit_json("fact", "add", f"people/p{n}", f"Person number {n}", "--category", "status", cwd=vault, env=at(f"2026-01-0{n}T09:00:00"))
+        memgit_json(
+            "fact",
+            "add",
+            f"people/p{n}",
+            f"Person number {n}",
+            "--category",
+            "status",
+            cwd=vault,
+            env=at(f"2026-01-0{n}T09:00:00"),
+        )
     for day in ("2026-01-01", "2026-01-02", "2026-01-03"):
         memgit_json("log", f"entry on {day}", "--at", f"{day}T10:00:00", cwd=vault)
     index = show(vault, "HEAD:INDEX.md")
@@ -169,8 +230,10 @@ def test_a_section_past_its_cap_moves_to_a_per_folder_index(vault: Path) -> None
     for n in range(1, 7):
         assert f"Person number {n}" in people
     assert people.startswith("<!-- Generated by memgit")
-    assert s["Recent journals (3 on main)"] == ["- [2026-01-03](memory/2026-01-03.md): 1 entries",
-                                                "- [2026-01-02](memory/2026-01-02.md): 1 entries"]  # fmt: skip
+    assert s["Recent journals (3 on main)"] == [
+        "- [2026-01-03](memory/2026-01-03.md): 1 entries",
+        "- [2026-01-02](memory/2026-01-02.md): 1 entries",
+    ]
     assert len(index) < 4096, len(index)
     assert status(vault) == ""
     assert index_files(Repo(vault), head(vault)) == from_scratch(Repo(vault), head(vault))
@@ -197,8 +260,20 @@ def test_incremental_equals_full_past_the_cap_in_any_order(tmp_path: Path) -> No
     ids = []
     for n in range(14):
         entity = f"people/a{rng.choice('zyxwvu')}"  # one page (people~a), entities created out of name order
-        ids.append(memgit_json("fact", "add", entity, f"On call rota {n}", "--category", "status", "--valid-until",
-                               "2026-01-03", cwd=vault, env=at(f"2026-01-0{1 + n % 2}T1{n % 10}:00:00"))["id"])  # fmt: skip
+        ids.append(
+            memgit_json(
+                "fact",
+                "add",
+                entity,
+                f"On call rota {n}",
+                "--category",
+                "status",
+                "--valid-until",
+                "2026-01-03",
+                cwd=vault,
+                env=at(f"2026-01-0{1 + n % 2}T1{n % 10}:00:00"),
+            )["id"]
+        )
     rng.shuffle(ids)
     for fid in ids:
         memgit_json("expire", fid, cwd=vault, env=at("2026-01-05T10:00:00"))

@@ -1,5 +1,6 @@
 """INDEX.md is the generated one at every tip, whatever git operation made it (post-merge, post-rewrite,
 the last pick of a cherry-pick or revert), and `verify` checks the tip."""
+
 from __future__ import annotations
 
 import shutil
@@ -45,7 +46,9 @@ def fresh_at_head(repo: Path) -> str:
 def diverge(a: Clone, b: Clone) -> tuple[str, str, str]:
     """a: sarah's fact, pushed, then superseded and pushed again; b (from the first push) adds bob.
     Returns (superseded id, its successor, bob's fact)."""
-    old = a.json("fact", "add", "people/sarah", "Works at Acme", "--category", "relationship", now=f"{DAY}T09:00:00")["id"]
+    old = a.json("fact", "add", "people/sarah", "Works at Acme", "--category", "relationship", now=f"{DAY}T09:00:00")[
+        "id"
+    ]
     git(a.path, "push", "-q", "origin", "main")
     git(b.path, "pull", "-q", "--ff-only")
     bob = b.json("fact", "add", "people/bob", "Drinks tea", "--category", "preference", now=f"{DAY}T10:00:00")["id"]

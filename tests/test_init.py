@@ -1,4 +1,5 @@
 """memgit init (a new vault, or adopting a folder of agent memory) and memgit install (in a clone)."""
+
 from __future__ import annotations
 
 import json
@@ -14,10 +15,30 @@ from tests.helpers import commit, journal, show, write
 
 # DESIGN.md §1: what every vault holds after `memgit init`
 FILES = [
-    "NOW.md", "MEMORY.md", "INDEX.md", "AGENTS.md", "SOUL.md", "RULES.md", "contexts/default.md",
-    ".memgit.yaml", ".pre-commit-config.yaml", ".gitattributes", ".github/workflows/memgit.yml",
-]  # fmt: skip
-FOLDERS = ["policy", "memory", "decisions", "lessons", "preferences", "people", "companies", "projects", "contexts", "sessions"]
+    "NOW.md",
+    "MEMORY.md",
+    "INDEX.md",
+    "AGENTS.md",
+    "SOUL.md",
+    "RULES.md",
+    "contexts/default.md",
+    ".memgit.yaml",
+    ".pre-commit-config.yaml",
+    ".gitattributes",
+    ".github/workflows/memgit.yml",
+]
+FOLDERS = [
+    "policy",
+    "memory",
+    "decisions",
+    "lessons",
+    "preferences",
+    "people",
+    "companies",
+    "projects",
+    "contexts",
+    "sessions",
+]
 DRIVERS = ("memgit-journal", "memgit-items", "memgit-index", "memgit-now")
 
 
@@ -73,8 +94,19 @@ def test_init_creates_every_file_of_the_vault_in_one_clean_commit(tmp_path: Path
 def test_init_installs_hooks_and_merge_drivers(vault: Path) -> None:
     assert_hooks_installed(vault)
     assert_merge_drivers(vault)
-    attrs = git(vault, "check-attr", "merge", "--", "memory/2026-01-05.md", "sessions/2026-01-05/a1.jsonl",
-                "people/sarah/items.json", "INDEX.md", "people/INDEX.md", "people/INDEX-s.md", "NOW.md").stdout  # fmt: skip
+    attrs = git(
+        vault,
+        "check-attr",
+        "merge",
+        "--",
+        "memory/2026-01-05.md",
+        "sessions/2026-01-05/a1.jsonl",
+        "people/sarah/items.json",
+        "INDEX.md",
+        "people/INDEX.md",
+        "people/INDEX-s.md",
+        "NOW.md",
+    ).stdout
     assert attrs.splitlines() == [
         "memory/2026-01-05.md: merge: memgit-journal",
         "sessions/2026-01-05/a1.jsonl: merge: memgit-journal",
@@ -89,14 +121,26 @@ def test_init_installs_hooks_and_merge_drivers(vault: Path) -> None:
 def test_init_config_is_valid_and_gives_every_path_its_kind(vault: Path) -> None:
     config = Config.parse((vault / ".memgit.yaml").read_text())
     kinds = {
-        "NOW.md": "now", "MEMORY.md": "memory", "INDEX.md": "index", "people/INDEX.md": "index",
-        "AGENTS.md": "policy", "SOUL.md": "policy", "RULES.md": "policy", "policy/a/b.md": "policy",
-        "memory/2026-01-05.md": "journal", "memory/notes.md": "other", "decisions/2026-01-05-x.md": "decision",
-        "lessons/git.md": "lesson", "preferences/editor.md": "preference",
-        "people/sarah/summary.md": "entity-summary", "companies/acme/items.json": "entity-items",
-        "projects/memgit/items.json": "entity-items", "contexts/work.md": "context",
-        "sessions/2026-01-05/a1.jsonl": "session", "README.md": "other",
-    }  # fmt: skip
+        "NOW.md": "now",
+        "MEMORY.md": "memory",
+        "INDEX.md": "index",
+        "people/INDEX.md": "index",
+        "AGENTS.md": "policy",
+        "SOUL.md": "policy",
+        "RULES.md": "policy",
+        "policy/a/b.md": "policy",
+        "memory/2026-01-05.md": "journal",
+        "memory/notes.md": "other",
+        "decisions/2026-01-05-x.md": "decision",
+        "lessons/git.md": "lesson",
+        "preferences/editor.md": "preference",
+        "people/sarah/summary.md": "entity-summary",
+        "companies/acme/items.json": "entity-items",
+        "projects/memgit/items.json": "entity-items",
+        "contexts/work.md": "context",
+        "sessions/2026-01-05/a1.jsonl": "session",
+        "README.md": "other",
+    }
     assert {p: config.kind_of(p) for p in kinds} == kinds
     assert config.get("memory_max_bytes", None) == 10240
 
@@ -256,11 +300,17 @@ def openclaw_repo(root: Path) -> list[str]:
     commits = []
     steps = [
         {"MEMORY.md": "# Memory\n\nThe user likes tea.\n", "memory/2026-01-01.md": "# 2026-01-01\n\n- 09:00 first\n"},
-        {"memory/notes.md": "# Notes\n\nloose notes\n", ".obsidian/app.json": '{"theme": "dark"}\n',
-         ".gitattributes": "*.png binary\n",
-         ".obsidian/workspace.json": '{"main": {}}\n'},
-        {"memory/2026-01-01.md": "# 2026-01-01\n\n- 09:00 first, edited\n- 10:00 second\n", "decisions/use-redis.md": "# Use Redis\n"},
-    ]  # fmt: skip
+        {
+            "memory/notes.md": "# Notes\n\nloose notes\n",
+            ".obsidian/app.json": '{"theme": "dark"}\n',
+            ".gitattributes": "*.png binary\n",
+            ".obsidian/workspace.json": '{"main": {}}\n',
+        },
+        {
+            "memory/2026-01-01.md": "# 2026-01-01\n\n- 09:00 first, edited\n- 10:00 second\n",
+            "decisions/use-redis.md": "# Use Redis\n",
+        },
+    ]
     for n, files in enumerate(steps):
         for rel, text in files.items():
             write(root, rel, text)

@@ -1,4 +1,5 @@
 """A memory kind is one declaration (memgit/kinds.py): a toy kind added only there is checked, indexed, recalled and merged."""
+
 from __future__ import annotations
 
 import re
@@ -27,8 +28,14 @@ TOY = kinds.KindSpec(
     example="---\\ntopic: <topic>\\n---",
     authority="memory",
     lines=TOY_LINES,
-    index=kinds.IndexSpec("toys", "Toys", "toys", False, _toy_entry,
-                          row=lambda path, e: ([path], f"- [{e['topic']}]({path}): {e['n']} toys")),
+    index=kinds.IndexSpec(
+        "toys",
+        "Toys",
+        "toys",
+        False,
+        _toy_entry,
+        row=lambda path, e: ([path], f"- [{e['topic']}]({path}): {e['n']} toys"),
+    ),
     extra=lambda path: path.split("/")[-1][:-3],
     skip_titles="# ",
     merge="journal",  # both sides' new lines kept
@@ -40,7 +47,7 @@ def toy_vault(vault: Path, monkeypatch: pytest.MonkeyPatch) -> Vault:
     monkeypatch.setitem(kinds.REGISTRY, "toy", TOY)
     cfg = vault / ".memgit.yaml"
     # the vault names the kind's globs (as the template names every built-in kind's)
-    cfg.write_text(cfg.read_text().replace("kinds:\n", "kinds:\n  toy: [\"toys/*.md\"]\n", 1))
+    cfg.write_text(cfg.read_text().replace("kinds:\n", 'kinds:\n  toy: ["toys/*.md"]\n', 1))
     git(vault, "commit", "-qam", "config: toy kind", "--no-verify")  # the hook's process does not know the toy kind
     v = Vault(vault)
     assert v.config.kind_of("toys/kites.md") == "toy"
@@ -48,7 +55,9 @@ def toy_vault(vault: Path, monkeypatch: pytest.MonkeyPatch) -> Vault:
 
 
 def _toy_file(*lines: str) -> bytes:
-    return ("---\ntopic: kites\n---\n# Toys: kites\n\n" + "".join(TOY_LINES.render(t, d) + "\n" for t, d in lines)).encode()
+    return (
+        "---\ntopic: kites\n---\n# Toys: kites\n\n" + "".join(TOY_LINES.render(t, d) + "\n" for t, d in lines)
+    ).encode()
 
 
 def test_a_toy_kind_is_checked(toy_vault: Vault) -> None:
@@ -78,7 +87,9 @@ def test_a_toy_kind_is_merged_by_its_strategy(toy_vault: Vault) -> None:
     author = ("Test Human", "human@example.com")
 
     def side(line: str) -> str:
-        tree = repo.build_tree(repo.commit_tree(base), {"toys/kites.md": _toy_file(("red kite", "2026-01-02"), (line, "2026-01-03"))})
+        tree = repo.build_tree(
+            repo.commit_tree(base), {"toys/kites.md": _toy_file(("red kite", "2026-01-02"), (line, "2026-01-03"))}
+        )
         return repo.create_commit(None, tree, [base], f"toy: {line}\n", author, toy_vault.commit_time())
 
     writes = merge_trees(repo, config, base, side("blue kite"), side("green kite"))
@@ -96,6 +107,8 @@ def test_line_formats_are_written_and_read_by_one_declaration() -> None:
     assert kinds.LESSON.parse("## Rebase (2026-01-02)\nbody\n") == [("Rebase", "2026-01-02")]
     line = kinds.PREFERENCE.render("tabs (not spaces)", "2026-01-02")
     assert line == "- tabs (not spaces) (confirmed 2026-01-02)"
-    assert kinds.PREFERENCE.same_text("tabs (not spaces)").match(kinds.PREFERENCE.render("tabs (not spaces)", "2025-12-31"))
+    assert kinds.PREFERENCE.same_text("tabs (not spaces)").match(
+        kinds.PREFERENCE.render("tabs (not spaces)", "2025-12-31")
+    )
     assert not kinds.PREFERENCE.same_text("tabs").match(line)
     assert kinds.PREFERENCE.date_of(line) == "2026-01-02"

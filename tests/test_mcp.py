@@ -1,4 +1,5 @@
 """`memgit mcp` end to end: a real server process over stdio, driven by the official MCP client."""
+
 from __future__ import annotations
 
 import json
@@ -31,9 +32,13 @@ TOOLS = {
 
 
 @asynccontextmanager
-async def connect(vault: Path, errlog: Path, *args: str, env: dict[str, str] | None = None) -> AsyncIterator[ClientSession]:
+async def connect(
+    vault: Path, errlog: Path, *args: str, env: dict[str, str] | None = None
+) -> AsyncIterator[ClientSession]:
     exe = shutil.which("memgit", path=str(BIN)) or "memgit"
-    params = StdioServerParameters(command=exe, args=["-C", str(vault), "mcp", *args], env={**os.environ, **NOW, **(env or {})})
+    params = StdioServerParameters(
+        command=exe, args=["-C", str(vault), "mcp", *args], env={**os.environ, **NOW, **(env or {})}
+    )
     with errlog.open("a") as err:
         async with stdio_client(params, errlog=err) as (read, write), ClientSession(read, write) as session:
             init = await session.initialize()
@@ -41,8 +46,13 @@ async def connect(vault: Path, errlog: Path, *args: str, env: dict[str, str] | N
             yield session
 
 
-def run(vault: Path, tmp_path: Path, body: Callable[[ClientSession], Awaitable[Any]], *args: str,
-        env: dict[str, str] | None = None) -> Any:  # fmt: skip
+def run(
+    vault: Path,
+    tmp_path: Path,
+    body: Callable[[ClientSession], Awaitable[Any]],
+    *args: str,
+    env: dict[str, str] | None = None,
+) -> Any:
     async def main() -> Any:
         with anyio.fail_after(60):  # a hung server fails the test instead of the run
             async with connect(vault, tmp_path / "mcp-stderr.log", *args, env=env) as session:
@@ -80,13 +90,17 @@ def test_initialize_and_tools_with_input_schemas(vault: Path, tmp_path: Path) ->
 
 
 def test_recall_returns_a_fact_stored_with_the_cli(vault: Path, tmp_path: Path) -> None:
-    fact = memgit_json("fact", "add", "people/sarah", "Works at Zanzibar Robotics", "--category", "relationship", cwd=vault, env=NOW)
+    fact = memgit_json(
+        "fact", "add", "people/sarah", "Works at Zanzibar Robotics", "--category", "relationship", cwd=vault, env=NOW
+    )
 
     async def body(s: ClientSession) -> Any:
         found = await s.call_tool("recall", {"query": "zanzibar"})
         missing = await s.call_tool("recall", {"query": "xylophone quasar"})
         # another writer moves HEAD under the long-lived server: the next call sees it
-        later = memgit_json("fact", "add", "people/sarah", "Plays the xylophone", "--category", "preference", cwd=vault, env=NOW)
+        later = memgit_json(
+            "fact", "add", "people/sarah", "Plays the xylophone", "--category", "preference", cwd=vault, env=NOW
+        )
         again = await s.call_tool("recall", {"query": "xylophone"})
         assert not again.is_error, text_of(again)
         assert [h.get("id") for h in again.structured_content["hits"]] == [later["id"]]
@@ -124,7 +138,9 @@ def test_log_is_one_commit_by_the_agent(vault: Path, tmp_path: Path) -> None:
 
 def test_fact_add_supersede_cite_through_tools(vault: Path, tmp_path: Path) -> None:
     async def body(s: ClientSession) -> Any:
-        added = await s.call_tool("fact_add", {"entity": "people/sarah", "text": "Lives in Berlin", "category": "status"})
+        added = await s.call_tool(
+            "fact_add", {"entity": "people/sarah", "text": "Lives in Berlin", "category": "status"}
+        )
         assert not added.is_error, text_of(added)
         old = added.structured_content["id"]
         sup = await s.call_tool("supersede", {"ref": old, "text": "Lives in Lisbon", "reason": "she moved"})
@@ -141,7 +157,11 @@ def test_fact_add_supersede_cite_through_tools(vault: Path, tmp_path: Path) -> N
     assert old["status"] == "superseded" and old["supersededBy"] == new["id"] and old["fact"] == "Lives in Berlin"
     assert new["status"] == "active" and new["supersedes"] == old["id"] and new["fact"] == "Lives in Lisbon"
     # cite names the commit that asserted the old fact and the one that retired it
-    assert cited["status"] == "superseded" and cited["successor"] == sup["id"] and cited["successor_fact"] == "Lives in Lisbon"
+    assert (
+        cited["status"] == "superseded"
+        and cited["successor"] == sup["id"]
+        and cited["successor_fact"] == "Lives in Lisbon"
+    )
     assert cited["asserted"]["commit"] == added["commit"] and cited["retired"]["commit"] == sup["commit"], cited
     assert cited["asserted"]["trailers"]["Memgit-Agent"] == AGENT and cited["asserted"]["email"] == AGENT
     assert cited == memgit_json("cite", added["id"], cwd=vault)
@@ -193,8 +213,16 @@ def test_resources_listed_and_readable(vault: Path, tmp_path: Path) -> None:
 
 def test_decide_and_brief_through_tools(vault: Path, tmp_path: Path) -> None:
     async def body(s: ClientSession) -> Any:
-        d = await s.call_tool("decide", {"title": "Use Postgres", "context": "We need a database",
-                                         "decision": "Postgres for everything", "alternatives": ["MySQL"], "tags": ["db"]})  # fmt: skip
+        d = await s.call_tool(
+            "decide",
+            {
+                "title": "Use Postgres",
+                "context": "We need a database",
+                "decision": "Postgres for everything",
+                "alternatives": ["MySQL"],
+                "tags": ["db"],
+            },
+        )
         assert not d.is_error, text_of(d)
         b = await s.call_tool("brief", {"budget": 4000})
         assert not b.is_error, text_of(b)
@@ -224,6 +252,7 @@ READS = {"recall", "cite", "brief", "fact_list", "fact_show", "now_show", "conte
 
 def test_every_agent_verb_is_a_described_tool(vault: Path, tmp_path: Path) -> None:
     """At least 14 tools; every parameter described; closed sets as enums; reads annotated read-only; the version."""
+
     async def body(s: ClientSession) -> Any:
         init = await s.initialize()
         return init.server_info, (await s.list_tools()).tools
@@ -233,8 +262,28 @@ def test_every_agent_verb_is_a_described_tool(vault: Path, tmp_path: Path) -> No
 
     assert info.version == __version__
     tools = {t.name: t for t in listed}
-    verbs = {"recall", "cite", "brief", "log", "fact_add", "fact_list", "supersede", "expire", "lesson", "prefer", "decide",
-             "context_switch", "context_save", "context_list", "session_append", "extract", "now_set", "now_show", "heartbeat", "curate"}  # fmt: skip
+    verbs = {
+        "recall",
+        "cite",
+        "brief",
+        "log",
+        "fact_add",
+        "fact_list",
+        "supersede",
+        "expire",
+        "lesson",
+        "prefer",
+        "decide",
+        "context_switch",
+        "context_save",
+        "context_list",
+        "session_append",
+        "extract",
+        "now_set",
+        "now_show",
+        "heartbeat",
+        "curate",
+    }
     assert verbs <= set(tools) and len(tools) >= 14, sorted(tools)
     for name, tool in tools.items():
         assert tool.description, name
@@ -246,7 +295,14 @@ def test_every_agent_verb_is_a_described_tool(vault: Path, tmp_path: Path) -> No
     def enum_of(schema: dict[str, Any]) -> list[str]:
         return next(o["enum"] for o in schema.get("anyOf", [schema]) if "enum" in o)
 
-    assert enum_of(tools["log"].input_schema["properties"]["kind"]) == ["note", "decision", "completion", "lesson", "preference", "instruction"]
+    assert enum_of(tools["log"].input_schema["properties"]["kind"]) == [
+        "note",
+        "decision",
+        "completion",
+        "lesson",
+        "preference",
+        "instruction",
+    ]
     assert "journal" in enum_of(tools["recall"].input_schema["properties"]["layer"])
     steps = tools["heartbeat"].input_schema["properties"]["steps"]
     assert "curate" in enum_of(next(o for o in steps["anyOf"] if o.get("type") == "array")["items"])

@@ -1,4 +1,5 @@
 """memgit/merge.py: the merge functions behind `git merge` (merge drivers) and `memgit sync`."""
+
 from __future__ import annotations
 
 import json
@@ -16,10 +17,18 @@ from tests.conftest import memgit
 
 def fact(fid: str, text: str | None = None, ts: str = "2026-01-05T10:00:00+00:00", **changes: Any) -> dict[str, Any]:
     item = {
-        "id": fid, "fact": text or f"fact {fid}", "category": "status", "timestamp": ts,
-        "valid_from": ts[:10], "valid_until": None, "source": None, "authority": "memory",
-        "status": "active", "supersedes": None, "supersededBy": None,
-    }  # fmt: skip
+        "id": fid,
+        "fact": text or f"fact {fid}",
+        "category": "status",
+        "timestamp": ts,
+        "valid_from": ts[:10],
+        "valid_until": None,
+        "source": None,
+        "authority": "memory",
+        "status": "active",
+        "supersedes": None,
+        "supersededBy": None,
+    }
     item.update(changes)
     return item
 
@@ -66,7 +75,11 @@ def test_items_new_file_on_both_sides() -> None:
 @pytest.mark.parametrize("field", [f for f in itemsfile.IMMUTABLE if f != "id"])
 def test_items_same_id_different_immutable_field_conflicts(field: str) -> None:
     base = fact("sarah-aaaaaa")
-    other_value = {"supersedes": "sarah-zzzzzz", "valid_from": "2020-01-01", "timestamp": "2026-01-05T10:00:01+00:00"}.get(field, "changed")
+    other_value = {
+        "supersedes": "sarah-zzzzzz",
+        "valid_from": "2020-01-01",
+        "timestamp": "2026-01-05T10:00:01+00:00",
+    }.get(field, "changed")
     changed = {**base, field: other_value}
     with pytest.raises(MergeConflict, match=rf"sarah-aaaaaa.*{field}"):
         merge_items(doc(base), doc(base), doc(changed))
@@ -74,14 +87,21 @@ def test_items_same_id_different_immutable_field_conflicts(field: str) -> None:
         merge_items(b"", doc(changed), doc(base))
 
 
-@pytest.mark.parametrize("retired", [
-    {"status": "superseded", "supersededBy": "sarah-nnnnnn"},
-    {"status": "expired", "valid_until": "2026-01-04"},
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "retired",
+    [
+        {"status": "superseded", "supersededBy": "sarah-nnnnnn"},
+        {"status": "expired", "valid_until": "2026-01-04"},
+    ],
+)
 def test_items_retirement_wins_over_active(retired: dict[str, Any]) -> None:
     old = fact("sarah-aaaaaa")
     gone = {**old, **retired}
-    extra = [fact("sarah-nnnnnn", ts="2026-01-06T10:00:00+00:00", supersedes="sarah-aaaaaa")] if retired["status"] == "superseded" else []
+    extra = (
+        [fact("sarah-nnnnnn", ts="2026-01-06T10:00:00+00:00", supersedes="sarah-aaaaaa")]
+        if retired["status"] == "superseded"
+        else []
+    )
     other = fact("sarah-oooooo", ts="2026-01-07T10:00:00+00:00")
     for ours, theirs in ((doc(old, other), doc(gone, *extra)), (doc(gone, *extra), doc(old, other))):
         merged = by_id(merge_items(doc(old), ours, theirs))
@@ -101,7 +121,7 @@ def test_items_retired_differently_on_each_side_conflicts() -> None:
     with pytest.raises(MergeConflict, match="sarah-aaaaaa"):
         merge_items(doc(old), ours, theirs)
     expired = doc({**old, "status": "expired", "valid_until": "2026-01-04"})
-    with pytest.raises(MergeConflict, match="superseded vs expired|expired vs superseded"):
+    with pytest.raises(MergeConflict, match=r"superseded vs expired|expired vs superseded"):
         merge_items(doc(old), ours, expired)
 
 
@@ -157,11 +177,16 @@ def test_journal_side_that_already_holds_the_other_is_not_duplicated() -> None:
 
 
 @pytest.mark.parametrize("side", ["ours", "theirs"])
-@pytest.mark.parametrize("edit", [
-    lambda base: base.replace(b"start", b"START"),  # an old line rewritten
-    lambda base: HEADER,  # an old line deleted
-    lambda base: base.replace(b"- 09:00 start\n", b"- 08:00 inserted\n- 09:00 star\n"),  # rewritten under an insertion
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda base: base.replace(b"start", b"START"),  # an old line rewritten
+        lambda base: HEADER,  # an old line deleted
+        lambda base: base.replace(
+            b"- 09:00 start\n", b"- 08:00 inserted\n- 09:00 star\n"
+        ),  # rewritten under an insertion
+    ],
+)
 def test_journal_side_that_edited_old_lines_is_refused(side: str, edit: Any) -> None:
     base = HEADER + b"- 09:00 start\n- 09:30 more\n"
     edited = edit(base) + b"- 12:00 new\n"
@@ -182,7 +207,9 @@ def test_journal_side_holding_an_earlier_merge_is_merged_entry_by_entry() -> Non
     again = merge_journal(base, theirs, ours)  # b's next sync sees it from the other side
     assert again == theirs + b"- 10:02 a2\n"
     # the next round: each side holds the other's merge; only what is really new moves
-    assert merge_journal(merged, merged + b"- 11:00 a3\n", again + b"- 11:01 b2\n") == merged + b"- 11:00 a3\n- 11:01 b2\n"
+    assert (
+        merge_journal(merged, merged + b"- 11:00 a3\n", again + b"- 11:01 b2\n") == merged + b"- 11:00 a3\n- 11:01 b2\n"
+    )
 
 
 def test_journal_criss_cross_sides_are_not_doubled() -> None:
@@ -322,7 +349,9 @@ def item_sides(draw: st.DrawFn) -> tuple[bytes, bytes, bytes]:
     """A base list of facts; each side adds facts (some shared) and retires some base facts, as memgit would."""
     n_base = draw(st.integers(0, 4))
     base = [fact(_IDS[i], ts=f"2026-01-0{i + 1}T10:00:00+00:00") for i in range(n_base)]
-    shared_new = [fact(f"e-s{i}s{i}s{i}", ts=f"2026-02-0{i + 1}T10:00:00+00:00") for i in range(draw(st.integers(0, 2)))]
+    shared_new = [
+        fact(f"e-s{i}s{i}s{i}", ts=f"2026-02-0{i + 1}T10:00:00+00:00") for i in range(draw(st.integers(0, 2)))
+    ]
     sides = []
     for side in "ot":
         items = {i["id"]: dict(i) for i in base}
@@ -338,7 +367,9 @@ def item_sides(draw: st.DrawFn) -> tuple[bytes, bytes, bytes]:
                 items[succ["id"]] = succ
                 items[old["id"]].update(status="superseded", supersededBy=succ["id"])
             else:
-                items[old["id"]].update(status="expired", valid_until="2026-01-20" if how == "expire" else f"2026-01-2{'01'[side == 't']}")
+                items[old["id"]].update(
+                    status="expired", valid_until="2026-01-20" if how == "expire" else f"2026-01-2{'01'[side == 't']}"
+                )
         order = draw(st.permutations(list(items.values())))
         sides.append(json.dumps(order, indent=draw(st.sampled_from([None, 2]))).encode())  # not necessarily canonical
     return doc(*base), sides[0], sides[1]
@@ -407,7 +438,9 @@ class _History:
         return self.commit(merged, tip, remote)
 
 
-_OPS = st.lists(st.tuples(st.sampled_from(["log", "log", "sync", "lost-race"]), st.integers(0, 2), st.integers(0, 3)), max_size=40)
+_OPS = st.lists(
+    st.tuples(st.sampled_from(["log", "log", "sync", "lost-race"]), st.integers(0, 2), st.integers(0, 3)), max_size=40
+)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -418,7 +451,9 @@ def test_property_agents_appending_and_syncing_never_conflict_or_lose_a_line(ops
     for n, (op, agent, shape) in enumerate(ops):
         if op == "log":
             old = h.content[tips[agent]] or HEADER
-            entry = f"- {agent}:{n} entry\n".encode() + [b"", b"  detail\n", b"\n  para\n", b"  detail\n\n  para\n"][shape]
+            entry = (
+                f"- {agent}:{n} entry\n".encode() + [b"", b"  detail\n", b"\n  para\n", b"  detail\n\n  para\n"][shape]
+            )
             entries.append(entry)
             tips[agent] = h.commit(old + entry, tips[agent])
         else:

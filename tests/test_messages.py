@@ -1,5 +1,6 @@
 """What a person reads when something is wrong: usage errors (also under --json), errors in hand-edited
 files in plain words, and `memgit schema KIND` for what each field must be."""
+
 from __future__ import annotations
 
 import json
@@ -50,7 +51,9 @@ def test_schema_command_prints_each_schema_and_lists_them() -> None:
     assert {"decision", "item", "preference", "config"} <= set(names)
     for name in names:
         r = memgit("schema", name)
-        assert r.returncode == 0 and json.loads(r.stdout) == json.loads((ROOT / "schemas" / f"{name}.schema.json").read_text())
+        assert r.returncode == 0 and json.loads(r.stdout) == json.loads(
+            (ROOT / "schemas" / f"{name}.schema.json").read_text()
+        )
     assert json.loads(memgit("schema", "entity-items", "--json").stdout)["title"].startswith("memgit fact")
     bad = memgit("schema", "nope")
     assert bad.returncode == 2 and "decision" in bad.stderr
@@ -60,7 +63,11 @@ def test_schema_command_prints_each_schema_and_lists_them() -> None:
     "doc,field,says",
     [
         ({"date": None, "type": "db", "status": "active"}, "date", "must be a date like 2026-01-15, not null"),
-        ({"date": "2026-01-05", "type": "db", "status": "done"}, "status", 'must be one of proposed, active, superseded, rejected, not "done"'),
+        (
+            {"date": "2026-01-05", "type": "db", "status": "done"},
+            "status",
+            'must be one of proposed, active, superseded, rejected, not "done"',
+        ),
         ({"date": "2026-01-05", "type": "db", "status": "active", "tags": "db"}, "tags", "must be a list of text"),
         ({"date": "2026-01-05", "type": "", "status": "active"}, "type", "must not be empty"),
         ({"date": "2026-01-05", "status": "active"}, "", "type is missing (it must be text that is not empty)"),
@@ -68,15 +75,30 @@ def test_schema_command_prints_each_schema_and_lists_them() -> None:
 )
 def test_schema_problems_speak_plainly(doc: dict[str, object], field: str, says: str) -> None:
     found = schema.problems("decision", doc)
-    assert [(p.where, p.message) for p in found] == [(field, says)] or any(p.where == field and says in p.message for p in found), found
+    assert [(p.where, p.message) for p in found] == [(field, says)] or any(
+        p.where == field and says in p.message for p in found
+    ), found
     for p in found:
         assert not any(w in p.message for w in JSONSCHEMA_WORDS), p.message
 
 
 def test_a_hand_edited_decision_and_fact_name_the_field_the_fix_and_the_schema(vault: Path) -> None:
     write(vault, "decisions/2026-01-05-x.md", "---\ndate:\ntype: db\nstatus: active\n---\n# Use X\n")
-    facts = [{"id": "sarah-abc123", "fact": None, "category": "status", "timestamp": "2026-01-05T09:00:00Z", "valid_from": None,
-              "valid_until": None, "source": None, "authority": "memory", "status": "active", "supersedes": None, "supersededBy": None}]  # fmt: skip
+    facts = [
+        {
+            "id": "sarah-abc123",
+            "fact": None,
+            "category": "status",
+            "timestamp": "2026-01-05T09:00:00Z",
+            "valid_from": None,
+            "valid_until": None,
+            "source": None,
+            "authority": "memory",
+            "status": "active",
+            "supersedes": None,
+            "supersededBy": None,
+        }
+    ]
     write(vault, "people/sarah/items.json", json.dumps(facts, indent=2) + "\n")
     git(vault, "add", "-A")
     git(vault, "commit", "-q", "--no-verify", "-m", "by hand")

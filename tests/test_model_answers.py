@@ -1,6 +1,7 @@
 """A model's answer is checked for what it claims (synthesize --cmd, extract --cmd): unknown or retired
 fact ids, a retired fact's text stated as current, a fact with no content word from its source. Each is
 refused with the reason (exit 1) and nothing is written."""
+
 from __future__ import annotations
 
 import shlex
@@ -30,7 +31,10 @@ def test_cited_ids_are_bracketed_or_slug_shaped() -> None:
 BAD_SUMMARIES = {
     "unknown id": ("# x\n\nLives in Lisbon [x-zzzzzz].\n", "cites fact x-zzzzzz, which does not exist"),
     "retired id": ("# x\n\nLives in Lisbon [{old}].\n", "cites fact {old}, which is superseded, superseded by {new}"),
-    "retired text": ("# x\n\nStill lives in Berlin and plays the cello [{cello}].\n", "states {old} (superseded) as current"),
+    "retired text": (
+        "# x\n\nStill lives in Berlin and plays the cello [{cello}].\n",
+        "states {old} (superseded) as current",
+    ),
     "ungrounded line": ("# x\n\n## Facts\n\n- Owns a yacht in Monaco [{cello}]\n", "shares no content word"),
 }
 
@@ -47,7 +51,9 @@ def test_synthesize_refuses_an_answer_the_facts_do_not_back(ent: SimpleNamespace
 
 
 def test_synthesize_accepts_an_answer_that_cites_active_facts(ent: SimpleNamespace, tmp_path: Path) -> None:  # noqa: F811
-    answer = f"# x\n\nA cellist in Lisbon.\n\n## Facts\n\n- Lives in Lisbon [{ent.new}]\n- Plays the cello [{ent.cello}]\n"
+    answer = (
+        f"# x\n\nA cellist in Lisbon.\n\n## Facts\n\n- Lives in Lisbon [{ent.new}]\n- Plays the cello [{ent.cello}]\n"
+    )
     r = memgit_json("synthesize", "--cmd", fake_model(tmp_path, answer), cwd=ent.path, env=T)
     assert r["commit"] == head(ent.path)
     assert f"- Lives in Lisbon [{ent.new}]" in body(ent.path)
@@ -55,7 +61,9 @@ def test_synthesize_accepts_an_answer_that_cites_active_facts(ent: SimpleNamespa
 
 @pytest.mark.parametrize("case", ["unknown id", "retired id", "retired text", "ungrounded"])
 def test_extract_refuses_a_fact_the_entries_do_not_back(vault: Path, tmp_path: Path, case: str) -> None:
-    berlin = memgit_json("fact", "add", "people/sarah", "Sarah lives in Berlin", "--category", "status", cwd=vault, env=T1)["id"]
+    berlin = memgit_json(
+        "fact", "add", "people/sarah", "Sarah lives in Berlin", "--category", "status", cwd=vault, env=T1
+    )["id"]
     lisbon = memgit_json("supersede", berlin, "Sarah lives in Lisbon", cwd=vault, env=T1)["id"]
     seed(vault)
     fact = {

@@ -1,4 +1,5 @@
 """Selective memory: the noise guard on `log` and `extract` (off in code, `mark` in the template)."""
+
 from __future__ import annotations
 
 import sys
@@ -19,8 +20,12 @@ def test_refuse_mode_names_the_reason_and_writes_nothing(vault: Path) -> None:
     set_mode(vault, "refuse")
     memgit_json("log", "Alice joined Acme as CTO", cwd=vault, env=T)
     before = head(vault)
-    for text, why in (("system idle, no changes", "empty status chatter"), ("Status: OK", "empty status chatter"),
-                      ("Alice joined Acme as CTO", "a duplicate of the last entry"), ("the", "empty status chatter")):  # fmt: skip
+    for text, why in (
+        ("system idle, no changes", "empty status chatter"),
+        ("Status: OK", "empty status chatter"),
+        ("Alice joined Acme as CTO", "a duplicate of the last entry"),
+        ("the", "empty status chatter"),
+    ):
         r = memgit("log", text, cwd=vault, env=T)
         assert r.returncode == 2 and f"not logged: {why}" in r.stderr and "hint: " in r.stderr, (text, r.stderr)
         assert head(vault) == before and status(vault) == ""
@@ -33,7 +38,9 @@ def test_mark_mode_keeps_the_entry_marked_and_extract_skips_it(vault: Path, tmp_
     """The template's mode: the entry is kept with (noise: why); extraction never sends it to the model."""
     seen = tmp_path / "seen.txt"
     model = tmp_path / "model.py"
-    model.write_text(f"import sys, json\nopen({str(seen)!r}, 'w').write(sys.stdin.read())\nprint(json.dumps({{'facts': []}}))\n")
+    model.write_text(
+        f"import sys, json\nopen({str(seen)!r}, 'w').write(sys.stdin.read())\nprint(json.dumps({{'facts': []}}))\n"
+    )
     r = memgit_json("log", "nothing new, all quiet", cwd=vault, env=T)
     line = (vault / r["path"]).read_text().splitlines()[r["line"] - 1]
     assert line == "- 10:00 nothing new, all quiet (noise: empty status chatter)"

@@ -1,5 +1,6 @@
 """A vault that is also an Obsidian vault: editor state stays out of git, settings and notes merge,
 dates read as dates, links resolve."""
+
 from __future__ import annotations
 
 import json
@@ -11,8 +12,15 @@ from memgit import frontmatter
 from tests.conftest import git, memgit, memgit_json, status
 from tests.test_sync import Clone, make_clone
 
-STATE = [".obsidian/workspace.json", ".obsidian/workspace-mobile.json", ".obsidian/cache/x.bin", ".trash/old note.md",
-         ".DS_Store", "notes/.DS_Store", "notes/Thumbs.db"]  # fmt: skip
+STATE = [
+    ".obsidian/workspace.json",
+    ".obsidian/workspace-mobile.json",
+    ".obsidian/cache/x.bin",
+    ".trash/old note.md",
+    ".DS_Store",
+    "notes/.DS_Store",
+    "notes/Thumbs.db",
+]
 SETTINGS = {f"key{n}": n for n in range(1, 13)}
 
 
@@ -111,8 +119,12 @@ def test_dates_memgit_writes_are_yaml_dates(vault: Path) -> None:
     memgit_json("now", "set", "Shipping", cwd=vault, env=env)
     memgit_json("prefer", "editor", "Uses vim", cwd=vault, env=env)
     memgit_json("context", "switch", "launch", cwd=vault, env=env)
-    files = {"decisions/2026-01-05-use-postgres.md": "date", "NOW.md": "updated", "preferences/editor.md": "confirmed",
-             "contexts/launch.md": "updated"}  # fmt: skip
+    files = {
+        "decisions/2026-01-05-use-postgres.md": "date",
+        "NOW.md": "updated",
+        "preferences/editor.md": "confirmed",
+        "contexts/launch.md": "updated",
+    }
     for rel, key in files.items():
         text = (vault / rel).read_text()
         assert f"\n{key}: 2026-01-05\n" in text, text  # unquoted: Obsidian's properties show a date

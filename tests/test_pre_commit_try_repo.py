@@ -1,4 +1,5 @@
 """This repository's .pre-commit-hooks.yaml as users consume it: `pre-commit try-repo`, and its documentation."""
+
 from __future__ import annotations
 
 import subprocess
@@ -20,8 +21,9 @@ TEMPLATE_CONFIG = ROOT / "vault-template" / ".pre-commit-config.yaml"
 
 def try_repo(vault: Path, hook: str) -> subprocess.CompletedProcess[str]:
     # pre-commit pip-installs this repository (uncommitted changes included) into its own environment
-    return subprocess.run([sys.executable, "-m", "pre_commit", "try-repo", str(ROOT), hook],
-                          cwd=vault, capture_output=True, text=True)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "pre_commit", "try-repo", str(ROOT), hook], cwd=vault, capture_output=True, text=True
+    )
 
 
 @pytest.mark.skipif(not (ROOT / ".git").exists(), reason="try-repo needs this repository as a git checkout")

@@ -1,4 +1,5 @@
 """Long operations show progress on a terminal (a real pty), and nothing under --json or in a pipe."""
+
 from __future__ import annotations
 
 import fcntl
@@ -24,9 +25,12 @@ def long_history(vault: Path, commits: int = COMMITS) -> None:
     stream, text = [], ""
     for i in range(1, commits + 1):
         text += f"- note {i}\n"
-        stream += [f"commit refs/heads/main\ncommitter Test Human <human@example.com> {when + i} +0000\n",
-                   f"data {len(f'note {i}')}\nnote {i}\n", "from refs/heads/main^0\n" if i == 1 else "",
-                   f"M 100644 inline notes/n.md\ndata {len(text.encode())}\n{text}\n"]  # fmt: skip
+        stream += [
+            f"commit refs/heads/main\ncommitter Test Human <human@example.com> {when + i} +0000\n",
+            f"data {len(f'note {i}')}\nnote {i}\n",
+            "from refs/heads/main^0\n" if i == 1 else "",
+            f"M 100644 inline notes/n.md\ndata {len(text.encode())}\n{text}\n",
+        ]
     subprocess.run(["git", "fast-import", "--quiet"], cwd=vault, check=True, input="".join(stream), text=True)
     git(vault, "reset", "-q", "--hard", "main")
 
@@ -86,7 +90,9 @@ def test_init_adopting_files_and_archive_show_progress_on_a_terminal(tmp_path: P
     folder = tmp_path / "old-memory"
     (folder / "memory").mkdir(parents=True)
     for day in range(1, 29):
-        (folder / "memory" / f"2025-02-{day:02d}.md").write_text(f"# 2025-02-{day:02d}\n\n- 09:00 worked on day {day}\n")
+        (folder / "memory" / f"2025-02-{day:02d}.md").write_text(
+            f"# 2025-02-{day:02d}\n\n- 09:00 worked on day {day}\n"
+        )
     exe = shutil.which("memgit", path=str(BIN)) or "memgit"
     code, out, terminal = run_on_a_terminal(tmp_path, "init", str(folder), size=(0, 0))
     assert code == 0, out + terminal

@@ -1,4 +1,5 @@
 """The README's first command runs memgit's main job on a demo vault; keep it working."""
+
 from __future__ import annotations
 
 import subprocess

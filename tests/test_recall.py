@@ -1,4 +1,5 @@
 """memgit recall end to end: current vs superseded facts, --history, --as-of, hit fields, cite, layers, authority."""
+
 from __future__ import annotations
 
 import json
@@ -12,7 +13,20 @@ import pytest
 from tests.conftest import git, head, memgit, memgit_json
 
 NOW = "2026-01-10T10:00:00"
-HIT_KEYS = {"path", "line", "text", "kind", "authority", "status", "valid_from", "valid_until", "score", "tier", "cite", "source"}
+HIT_KEYS = {
+    "path",
+    "line",
+    "text",
+    "kind",
+    "authority",
+    "status",
+    "valid_from",
+    "valid_until",
+    "score",
+    "tier",
+    "cite",
+    "source",
+}
 
 # One vault, built once (lazily, inside the first test's hermetic environment) and only read afterwards.
 # Commits are made in clock order so that "the vault at time T" is well defined.
@@ -28,17 +42,44 @@ def _build(path: Path) -> SimpleNamespace:
     assert r.returncode == 0, r.stderr
     v = SimpleNamespace(path=path)
     _write(path, "prefer", "editor", "Use vim keybindings", when="2025-09-01T10:00:00")  # > 90 days before NOW
-    added = _write(path, "fact", "add", "people/sarah", "Works at Acme Corp", "--category", "relationship",
-                   "--source", "hr email", when="2026-01-05T10:00:00")  # fmt: skip
+    added = _write(
+        path,
+        "fact",
+        "add",
+        "people/sarah",
+        "Works at Acme Corp",
+        "--category",
+        "relationship",
+        "--source",
+        "hr email",
+        when="2026-01-05T10:00:00",
+    )
     v.old, v.c_add = added["id"], added["commit"]
     logged = _write(path, "log", "Lunch with Sarah about the Acme contract", when="2026-01-05T11:00:00")
     v.c_log, v.log_ref = logged["commit"], logged["id"]
     sup = _write(path, "supersede", v.old, "Works at Globex Inc", "--reason", "she moved", when="2026-01-08T10:00:00")
     v.new, v.c_sup = sup["id"], sup["commit"]
-    instr = _write(path, "log", "Deploy releases on tuesdays", "--kind", "instruction", "--source", "ops lead at standup",
-                   when="2026-01-09T09:00:00")  # fmt: skip
+    instr = _write(
+        path,
+        "log",
+        "Deploy releases on tuesdays",
+        "--kind",
+        "instruction",
+        "--source",
+        "ops lead at standup",
+        when="2026-01-09T09:00:00",
+    )
     v.instr_ref = instr["id"]
-    _write(path, "fact", "add", "projects/web", "Deploy releases on tuesdays", "--category", "status", when="2026-01-09T09:05:00")
+    _write(
+        path,
+        "fact",
+        "add",
+        "projects/web",
+        "Deploy releases on tuesdays",
+        "--category",
+        "status",
+        when="2026-01-09T09:05:00",
+    )
     _write(path, "prefer", "tabs", "Use spaces not tabs", when="2026-01-10T09:00:00")  # fresh
     return v
 
@@ -156,7 +197,7 @@ def test_hits_carry_every_field_and_point_at_their_line(mem: SimpleNamespace) ->
     kinds = {h["kind"] for h in data["hits"]}
     assert {"entity-items", "journal"} <= kinds
     for hit in data["hits"]:
-        assert HIT_KEYS <= hit.keys(), hit
+        assert hit.keys() >= HIT_KEYS, hit
         assert isinstance(hit["line"], int) and hit["line"] >= 1
         assert isinstance(hit["score"], (int, float)) and hit["score"] > 0
         assert hit["tier"] in ("index", "grep", "ranked")

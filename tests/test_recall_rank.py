@@ -1,5 +1,6 @@
 """Recall ranking: relevance decides; authority, decay and the vault's own scaffolding only order hits of
 comparable relevance; "nothing relevant" is said when no hit matches enough of the question."""
+
 from __future__ import annotations
 
 import json
@@ -23,9 +24,14 @@ def test_five_shared_words_beat_one_shared_with_policy(vault: Path) -> None:
     rules.write_text(rules.read_text() + "\n- Identity checks for new vendors go through the security team.\n")
     git(vault, "commit", "-qam", "rules: vendor identity checks")
     # the question's other words are common in this journal (low idf); "identity" is rare
-    for text in ("Caroline joined the support group", "Caroline explained the journey to the support group",
-                 "The support group met again; Caroline explained her plans", "Caroline wrote about the journey",
-                 "Support group notes from Caroline", "Caroline: the group journey was long"):  # fmt: skip
+    for text in (
+        "Caroline joined the support group",
+        "Caroline explained the journey to the support group",
+        "The support group met again; Caroline explained her plans",
+        "Caroline wrote about the journey",
+        "Support group notes from Caroline",
+        "Caroline: the group journey was long",
+    ):
         memgit_json("log", text, cwd=vault)
     line = memgit_json("log", "Caroline explained her identity journey at the support group", cwd=vault)["id"]
     question = "what did caroline explain about her identity journey at the support group"
@@ -34,7 +40,9 @@ def test_five_shared_words_beat_one_shared_with_policy(vault: Path) -> None:
     assert data["hits"][0]["cite"] == line, data["hits"][:3]
     by_path = {h["path"]: h for h in data["hits"]}
     # the template's AGENTS.md ("made by an agent identity") and the human rule are found, but below
-    assert data["hits"][0]["score"] > 2 * max(h["score"] for h in data["hits"] if h["path"] in ("AGENTS.md", "RULES.md"))
+    assert data["hits"][0]["score"] > 2 * max(
+        h["score"] for h in data["hits"] if h["path"] in ("AGENTS.md", "RULES.md")
+    )
     assert "RULES.md" in by_path or "AGENTS.md" in by_path or len(data["hits"]) == 1
 
 
@@ -51,7 +59,7 @@ def test_template_scaffolding_does_not_compete_with_memory(vault: Path) -> None:
 def test_equal_relevance_is_ordered_by_authority(vault: Path) -> None:
     memgit_json("log", "Deploy on tuesdays", cwd=vault)
     instr = memgit_json("log", "Deploy on tuesdays", "--kind", "instruction", "--source", "ops lead", cwd=vault)["id"]
-    rc, data = recall(vault, "deploy tuesdays")
+    _rc, data = recall(vault, "deploy tuesdays")
     assert data["hits"][0]["cite"] == instr
 
 
@@ -60,7 +68,9 @@ def test_nothing_relevant_when_no_hit_matches_half_the_question(vault: Path) -> 
     # "gina" matches, "car" and "drive" match nothing: the best hit covers less than half of the question
     rc, data = recall(vault, "what car does gina drive")
     assert (rc, data["hits"]) == (1, [])
-    assert data["weak"] and all(h["weak"] for h in data["weak"]) and data["weak"][0]["text"].endswith("weather was awful")
+    assert (
+        data["weak"] and all(h["weak"] for h in data["weak"]) and data["weak"][0]["text"].endswith("weather was awful")
+    )
     r = memgit("recall", "what car does gina drive", cwd=vault)
     assert r.returncode == 1 and r.stdout.startswith("nothing relevant")
     rc, data = recall(vault, "gina weather")
@@ -69,8 +79,17 @@ def test_nothing_relevant_when_no_hit_matches_half_the_question(vault: Path) -> 
 
 def test_a_date_in_the_question_matches_the_journal_date(vault: Path) -> None:
     for day in ("2026-03-10", "2026-05-12"):
-        memgit_json("log", f"Tobias visited Vienna for the conference ({day[5:7]})", cwd=vault, env={"MEMGIT_NOW": f"{day}T10:00:00"})
-    rc, data = recall(vault, "where was tobias for the conference in May 2026", env={"MEMGIT_NOW": "2026-06-01T10:00:00"})
+        memgit_json(
+            "log",
+            f"Tobias visited Vienna for the conference ({day[5:7]})",
+            cwd=vault,
+            env={"MEMGIT_NOW": f"{day}T10:00:00"},
+        )
+    rc, data = recall(
+        vault, "where was tobias for the conference in May 2026", env={"MEMGIT_NOW": "2026-06-01T10:00:00"}
+    )
     assert rc == 0 and data["hits"][0]["path"] == "memory/2026-05-12.md", data["hits"][:2]
-    rc, data = recall(vault, "where was tobias for the conference in March 2026", env={"MEMGIT_NOW": "2026-06-01T10:00:00"})
+    rc, data = recall(
+        vault, "where was tobias for the conference in March 2026", env={"MEMGIT_NOW": "2026-06-01T10:00:00"}
+    )
     assert rc == 0 and data["hits"][0]["path"] == "memory/2026-03-10.md", data["hits"][:2]

@@ -1,5 +1,6 @@
 """Recall in any language: case and accent folding, CJK bigrams, Snowball stems, stop words per configured
 language; date-time stamps never crash recall; hidden files are never hits (work tree and --as-of)."""
+
 from __future__ import annotations
 
 import json
@@ -24,8 +25,12 @@ def found(vault: Path, query: str, *args: str) -> list[str]:
 
 @pytest.fixture
 def worldly(vault: Path) -> Path:
-    for text in ("Moved to Zürich office", "Dinner with Hélène at the café", "来月東京に引っ越す予定",
-                 "Pied Piper companies are hiring"):  # fmt: skip
+    for text in (
+        "Moved to Zürich office",
+        "Dinner with Hélène at the café",
+        "来月東京に引っ越す予定",
+        "Pied Piper companies are hiring",
+    ):
         memgit_json("log", text, cwd=vault)
     return vault
 
@@ -107,7 +112,9 @@ def test_a_date_time_stamp_never_crashes_recall(vault: Path) -> None:
     (vault / "preferences" / "tea.md").write_text(
         "---\ntopic: tea\nupdated: 2026-01-05T10:00:00Z\n---\n# Preferences: tea\n\n- Green tea in the afternoon\n"
     )
-    (vault / "lessons" / "odd.md").write_text("---\nupdated: not a date\n---\n# Lessons: odd\n\n- Green tea is not coffee\n")
+    (vault / "lessons" / "odd.md").write_text(
+        "---\nupdated: not a date\n---\n# Lessons: odd\n\n- Green tea is not coffee\n"
+    )
     rc, data = recall(vault, "green tea")
     assert rc == 0
     pref = next(h for h in data["hits"] if h["path"] == "preferences/tea.md")

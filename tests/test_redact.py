@@ -1,6 +1,7 @@
 """memgit redact end to end: a text committed three commits back and archived once leaves all history, with a
 receipt; cite still names the original commit; the text is refused from then on; the rewritten branches reach a
 bare remote running hooks/pre-receive through `sync --after-redact`, while a plain force push is refused."""
+
 from __future__ import annotations
 
 import json
@@ -42,13 +43,17 @@ def history_holds(repo: Path, text: str) -> bool:
     return text in git(repo, "log", "-p", "--all", "--format=%B").stdout
 
 
-def test_redact_rewrites_history_keeps_the_receipt_and_reaches_the_remote(leaked: tuple[Path, Path], tmp_path: Path) -> None:
+def test_redact_rewrites_history_keeps_the_receipt_and_reaches_the_remote(
+    leaked: tuple[Path, Path], tmp_path: Path
+) -> None:
     vault, bare = leaked
     original = git(vault, "log", "--format=%H", "-S", SECRET, "archive/2026-01", "--", OLD_DAY).stdout.split()[-1]
     branches = ("refs/heads/main", "refs/heads/archive/2026-01")
     commits_before = int(git(vault, "rev-list", "--count", *branches).stdout)
     author = git(vault, "show", "-s", "--format=%an <%ae> %ad", original).stdout
-    line = next(n for n, t in enumerate(git(vault, "show", f"archive/2026-01:{OLD_DAY}").stdout.split("\n"), 1) if SECRET in t)
+    line = next(
+        n for n, t in enumerate(git(vault, "show", f"archive/2026-01:{OLD_DAY}").stdout.split("\n"), 1) if SECRET in t
+    )
 
     agent = memgit("redact", SECRET, cwd=vault, env={"MEMGIT_AGENT": "bot@host"})
     assert agent.returncode == 1 and "human" in agent.stderr
@@ -62,8 +67,11 @@ def test_redact_rewrites_history_keeps_the_receipt_and_reaches_the_remote(leaked
     # the receipt holds hashes and commit ids, never the text
     receipt = (vault / "policy/redactions.jsonl").read_text()
     assert SECRET not in receipt and json.loads(receipt)["commits"][original] == r["commits"][original]
-    assert not any(SECRET in p.read_text(errors="replace") for p in (vault / ".git").rglob("*") if p.is_file() and p.stat().st_size < 1_000_000
-                   and "objects" not in p.parts and "logs" not in p.parts)
+    assert not any(
+        SECRET in p.read_text(errors="replace")
+        for p in (vault / ".git").rglob("*")
+        if p.is_file() and p.stat().st_size < 1_000_000 and "objects" not in p.parts and "logs" not in p.parts
+    )
     # the same commits (plus the receipt's), author and date kept, the line kept with the marker
     assert int(git(vault, "rev-list", "--count", *branches).stdout) == commits_before + 1
     assert git(vault, "show", "-s", "--format=%an <%ae> %ad", r["commits"][original]).stdout == author
@@ -93,9 +101,13 @@ def test_redact_rewrites_history_keeps_the_receipt_and_reaches_the_remote(leaked
     from tests.test_trust import run_workflow
 
     main_before, main_after = r["refs"]["refs/heads/main"][0], head(vault)
-    rc, out = run_workflow(vault, github__event__forced="true", github__event__before=main_before, github__event__after=main_after)
+    rc, out = run_workflow(
+        vault, github__event__forced="true", github__event__before=main_before, github__event__after=main_after
+    )
     assert rc == 0 and "rewritten by memgit redact" in out, out
-    rc, out = run_workflow(vault, github__event__forced="true", github__event__before=main_after, github__event__after=main_before)
+    rc, out = run_workflow(
+        vault, github__event__forced="true", github__event__before=main_after, github__event__after=main_before
+    )
     assert rc == 1 and "may only move forward" in out, out
     pushed = memgit("sync", "--after-redact", cwd=vault)
     assert pushed.returncode == 0, pushed.stdout + pushed.stderr
@@ -105,8 +117,13 @@ def test_redact_rewrites_history_keeps_the_receipt_and_reaches_the_remote(leaked
     assert not history_holds(bare, SECRET)
     # an archive branch's run reads the receipt on the remote's main, pushed in the same atomic push
     archive_before, archive_after = r["refs"]["refs/heads/archive/2026-01"]
-    rc, out = run_workflow(vault, github__ref="refs/heads/archive/2026-01", github__event__forced="true",
-                           github__event__before=archive_before, github__event__after=archive_after)  # fmt: skip
+    rc, out = run_workflow(
+        vault,
+        github__ref="refs/heads/archive/2026-01",
+        github__event__forced="true",
+        github__event__before=archive_before,
+        github__event__after=archive_after,
+    )
     assert rc == 0 and "rewritten by memgit redact" in out, out
 
 
@@ -138,7 +155,9 @@ def test_redact_by_the_printed_hash_and_by_path_line(vault: Path) -> None:
 
     day = vault / "memory" / "2026-01-05.md"
     day.parent.mkdir(exist_ok=True)
-    day.write_text("# 2026-01-05\n\n- 09:00 db password=Tr0ub4dor&3x\n- 09:05 token ghp_" + "A1b2C3d4E5" * 3 + "F6g7H8\n")
+    day.write_text(
+        "# 2026-01-05\n\n- 09:00 db password=Tr0ub4dor&3x\n- 09:05 token ghp_" + "A1b2C3d4E5" * 3 + "F6g7H8\n"
+    )
     git(vault, "add", "-A")
     assert commit(vault, "notes", "--no-verify").returncode == 0
     v = memgit("verify", cwd=vault)

@@ -4,6 +4,7 @@ hostile input, and random sequences of library operations. Real processes, real 
 Sized for a 2-core machine. `pytest -s tests/test_reliability.py` prints one RELIABILITY line per
 test with its figures (writes attempted / kept / lost, retries, kills, inputs tried).
 """
+
 from __future__ import annotations
 
 import fcntl
@@ -78,13 +79,26 @@ def hostile_env(extra: dict[str, str] | None = None) -> dict[str, str]:
     return {**os.environ, "MEMGIT_NOW": NOW, **(extra or {})}
 
 
-def run_refused(repo: Path, argv: Sequence[str | bytes], stdin: bytes | None, codes: set[int], says: str | None = None,
-                timeout: float = 60) -> str | None:  # fmt: skip
+def run_refused(
+    repo: Path,
+    argv: Sequence[str | bytes],
+    stdin: bytes | None,
+    codes: set[int],
+    says: str | None = None,
+    timeout: float = 60,
+) -> str | None:
     """Run memgit; None when it answered with one of codes, a clear message, and left the vault as it was."""
     before = state(repo)
     started = time.monotonic()
-    r = subprocess.run([MEMGIT, *argv], check=False, cwd=repo, input=stdin if stdin is not None else b"", capture_output=True,
-                       env=hostile_env(), timeout=timeout)  # fmt: skip
+    r = subprocess.run(
+        [MEMGIT, *argv],
+        check=False,
+        cwd=repo,
+        input=stdin if stdin is not None else b"",
+        capture_output=True,
+        env=hostile_env(),
+        timeout=timeout,
+    )
     took = time.monotonic() - started
     err = r.stderr.decode("utf-8", errors="replace")
     label = f"{argv!r} (stdin {len(stdin or b'')} bytes)"
@@ -97,13 +111,13 @@ def run_refused(repo: Path, argv: Sequence[str | bytes], stdin: bytes | None, co
     if says is not None and says not in err:
         return f"{label}: stderr does not name {says!r}: {err[-600:]}"
     after = state(repo)
-    for what, a, b in zip(("HEAD", "git status", "work tree"), before, after):
+    for what, a, b in zip(("HEAD", "git status", "work tree"), before, after, strict=False):
         if a != b:
             return f"{label}: {what} changed (after {took:.1f}s)"
     return None
 
 
-WORKER = r'''
+WORKER = r"""
 import json, os, subprocess, sys, time
 job = json.loads(sys.argv[1])
 while not os.path.exists(job["go"]):
@@ -120,7 +134,7 @@ for argv in job["cmds"]:
         break
     out.append({"argv": argv, "rc": r.returncode, "out": r.stdout, "err": r.stderr, "retries": retries})
 print(json.dumps(out))
-'''
+"""
 
 
 def run_workers(jobs: list[dict[str, Any]], go: Path, timeout: float = 150) -> list[list[dict[str, Any]]]:
@@ -128,8 +142,14 @@ def run_workers(jobs: list[dict[str, Any]], go: Path, timeout: float = 150) -> l
     procs = []
     for job in jobs:
         job = {"retries": 5, "env": {}, **job, "go": str(go)}
-        procs.append(subprocess.Popen([sys.executable, "-c", WORKER, json.dumps(job)], stdout=subprocess.PIPE,
-                                      stderr=subprocess.PIPE, text=True))  # fmt: skip
+        procs.append(
+            subprocess.Popen(
+                [sys.executable, "-c", WORKER, json.dumps(job)],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+        )
     time.sleep(0.2)
     go.write_text("go")
     results = []
@@ -147,8 +167,14 @@ def run_workers(jobs: list[dict[str, Any]], go: Path, timeout: float = 150) -> l
 def test_four_processes_fifteen_logs_each_all_land_once(vault: Path, tmp_path: Path) -> None:
     before = head(vault)
     started = time.monotonic()
-    jobs = [{"cwd": str(vault), "env": {"MEMGIT_NOW": NOW},
-             "cmds": [[MEMGIT, "log", f"proc {w} entry {n:02d}", "--json"] for n in range(15)]} for w in range(4)]  # fmt: skip
+    jobs = [
+        {
+            "cwd": str(vault),
+            "env": {"MEMGIT_NOW": NOW},
+            "cmds": [[MEMGIT, "log", f"proc {w} entry {n:02d}", "--json"] for n in range(15)],
+        }
+        for w in range(4)
+    ]
     results = run_workers(jobs, tmp_path / "go")
     failures = [f"{r['argv'][2]}: exit {r['rc']} {r['err']}" for res in results for r in res if r["rc"] != 0]
     retries = sum(r["retries"] for res in results for r in res)
@@ -157,8 +183,14 @@ def test_four_processes_fifteen_logs_each_all_land_once(vault: Path, tmp_path: P
     acked = {r["argv"][2] for res in results for r in res if r["rc"] == 0}
     kept = [e for e in wanted if e in journal]
     lost = [t for t in acked if f"- 10:04 {t}" not in journal]
-    report("4x15 concurrent log", writes_attempted=len(wanted), kept=len(kept), lost=len(lost), lock_retries=retries,
-           seconds=round(time.monotonic() - started, 1))  # fmt: skip
+    report(
+        "4x15 concurrent log",
+        writes_attempted=len(wanted),
+        kept=len(kept),
+        lost=len(lost),
+        lock_retries=retries,
+        seconds=round(time.monotonic() - started, 1),
+    )
     assert failures == [] and lost == []
     assert sorted(journal) == sorted(wanted)  # all 60, each exactly once, nothing else
     for w in range(4):  # each process's entries in the order it wrote them
@@ -182,11 +214,25 @@ def test_four_processes_fifteen_logs_each_all_land_once(vault: Path, tmp_path: P
 def test_mixed_fact_and_log_writers_on_one_entity(vault: Path, tmp_path: Path) -> None:
     n = 8
     entity = "people/sarah"
-    jobs = [{"cwd": str(vault), "env": {"MEMGIT_NOW": NOW, "MEMGIT_AGENT": f"facts{w}@host"},
-             "cmds": [[MEMGIT, "fact", "add", entity, f"fact {w}-{i} from writer {w}", "--category", "status", "--json"] for i in range(n)]}
-            for w in range(2)]  # fmt: skip
-    jobs += [{"cwd": str(vault), "env": {"MEMGIT_NOW": NOW},
-              "cmds": [[MEMGIT, "log", f"logger {w} line {i}", "--json"] for i in range(n)]} for w in range(2)]  # fmt: skip
+    jobs = [
+        {
+            "cwd": str(vault),
+            "env": {"MEMGIT_NOW": NOW, "MEMGIT_AGENT": f"facts{w}@host"},
+            "cmds": [
+                [MEMGIT, "fact", "add", entity, f"fact {w}-{i} from writer {w}", "--category", "status", "--json"]
+                for i in range(n)
+            ],
+        }
+        for w in range(2)
+    ]
+    jobs += [
+        {
+            "cwd": str(vault),
+            "env": {"MEMGIT_NOW": NOW},
+            "cmds": [[MEMGIT, "log", f"logger {w} line {i}", "--json"] for i in range(n)],
+        }
+        for w in range(2)
+    ]
     results = run_workers(jobs, tmp_path / "go")
     failures = [f"{r['argv'][2:5]}: exit {r['rc']} {r['err']}" for res in results for r in res if r["rc"] != 0]
     ids = [json.loads(r["out"])["id"] for res in results[:2] for r in res if r["rc"] == 0]
@@ -195,8 +241,13 @@ def test_mixed_fact_and_log_writers_on_one_entity(vault: Path, tmp_path: Path) -
     journal = entries(vault)
     wanted_lines = [f"- 10:04 logger {w} line {i}" for w in range(2) for i in range(n)]
     lost = [i for i in ids if counts[i] != 1] + [e for e in wanted_lines if e not in journal]
-    report("mixed fact/log writers", writes_attempted=4 * n, kept=len(counts) + len([e for e in wanted_lines if e in journal]),
-           lost=len(lost), lock_retries=sum(r["retries"] for res in results for r in res))  # fmt: skip
+    report(
+        "mixed fact/log writers",
+        writes_attempted=4 * n,
+        kept=len(counts) + len([e for e in wanted_lines if e in journal]),
+        lost=len(lost),
+        lock_retries=sum(r["retries"] for res in results for r in res),
+    )
     assert failures == [] and lost == []
     assert len(ids) == 2 * n and set(counts) == set(ids) and all(c == 1 for c in counts.values())
     assert {i["fact"] for i in items} == {f"fact {w}-{i} from writer {w}" for w in range(2) for i in range(n)}
@@ -231,10 +282,25 @@ def test_three_clones_log_and_sync_concurrently(vault: Path, tmp_path: Path) -> 
             cmds += [[MEMGIT, "log", f"clone {c} entry {n}", "--json"], [MEMGIT, "sync", "--json"]]
         jobs.append({"cwd": str(path), "env": {"MEMGIT_NOW": NOW, "MEMGIT_AGENT": f"agent{c}@host{c}"}, "cmds": cmds})
     results = run_workers(jobs, tmp_path / "go")
-    failures = [f"clone{c} {r['argv'][1:3]}: exit {r['rc']} {r['err']}" for c, res in enumerate(results) for r in res if r["rc"] != 0]
+    failures = [
+        f"clone{c} {r['argv'][1:3]}: exit {r['rc']} {r['err']}"
+        for c, res in enumerate(results)
+        for r in res
+        if r["rc"] != 0
+    ]
     sync_exit3_retries = sum(r["retries"] for res in results for r in res if r["argv"][1] == "sync")
-    internal = sum(json.loads(r["out"]).get("retries", 0) for res in results for r in res if r["argv"][1] == "sync" and r["rc"] == 0)
-    merges = sum(len(json.loads(r["out"]).get("merges", [])) for res in results for r in res if r["argv"][1] == "sync" and r["rc"] == 0)
+    internal = sum(
+        json.loads(r["out"]).get("retries", 0)
+        for res in results
+        for r in res
+        if r["argv"][1] == "sync" and r["rc"] == 0
+    )
+    merges = sum(
+        len(json.loads(r["out"]).get("merges", []))
+        for res in results
+        for r in res
+        if r["argv"][1] == "sync" and r["rc"] == 0
+    )
     # settle: every clone syncs once more (twice round, so the first one also sees the last one's merge)
     for path in clones + clones[:2]:
         r = memgit("sync", cwd=path, env={"MEMGIT_NOW": NOW})
@@ -243,9 +309,16 @@ def test_three_clones_log_and_sync_concurrently(vault: Path, tmp_path: Path) -> 
     on_remote = entries(remote, "main")
     acked = [f"- 10:04 {r['argv'][2]}" for res in results for r in res if r["argv"][1] == "log" and r["rc"] == 0]
     lost = [e for e in acked if e not in on_remote]
-    report("3 clones x 5 (log+sync)", writes_attempted=len(wanted), kept=len([e for e in wanted if e in on_remote]), lost=len(lost),
-           sync_exit3_retries=sync_exit3_retries, sync_internal_retries=internal, merges=merges,
-           seconds=round(time.monotonic() - started, 1))  # fmt: skip
+    report(
+        "3 clones x 5 (log+sync)",
+        writes_attempted=len(wanted),
+        kept=len([e for e in wanted if e in on_remote]),
+        lost=len(lost),
+        sync_exit3_retries=sync_exit3_retries,
+        sync_internal_retries=internal,
+        merges=merges,
+        seconds=round(time.monotonic() - started, 1),
+    )
     assert failures == [] and lost == []
     assert sorted(on_remote) == sorted(wanted)  # all 15, each once
     for c in range(3):  # each clone's entries keep their order through every merge
@@ -291,7 +364,9 @@ KILLS = 6
 KILL_WINDOW = 0.060  # seconds after the victim takes the vault lock: a whole write holds it ~35-45 ms here
 
 
-@pytest.mark.skipif(not Path("/proc/locks").is_file(), reason="needs /proc to see writers waiting on and holding the lock")
+@pytest.mark.skipif(
+    not Path("/proc/locks").is_file(), reason="needs /proc to see writers waiting on and holding the lock"
+)
 def test_sigkill_at_random_points_loses_nothing(vault: Path) -> None:
     """A `memgit log` of ~4 KB is SIGKILLed at a random point 0-60 ms after it takes the vault lock, while a
     rival writer competes for the lock, until 6 kills have hit a live writer. A whole write holds the lock
@@ -314,8 +389,12 @@ def test_sigkill_at_random_points_loses_nothing(vault: Path) -> None:
         fd = os.open(lock, os.O_RDWR)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)  # both writers queue on the lock, then race for it
-            rival = subprocess.Popen([MEMGIT, "log", rival_text], cwd=vault, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-            victim = subprocess.Popen([MEMGIT, "log", victim_text], cwd=vault, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            rival = subprocess.Popen(
+                [MEMGIT, "log", rival_text], cwd=vault, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+            )
+            victim = subprocess.Popen(
+                [MEMGIT, "log", victim_text], cwd=vault, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            )
             deadline = time.monotonic() + 20
             while not (_opened(rival.pid, lock) and _opened(victim.pid, lock)):
                 assert time.monotonic() < deadline, "writers never reached the lock"
@@ -355,7 +434,9 @@ def test_sigkill_at_random_points_loses_nothing(vault: Path) -> None:
         subjects = git(vault, "log", "--format=%s", "HEAD").stdout
         victim_landed = f"victim #{i}#" in subjects
         victims_landed += victim_landed
-        timeline.append(f"#{i}: {delay * 1000:.0f}ms {'KILLED' if alive else 'missed (done)'} landed={victim_landed} rival={rival_rc}")
+        timeline.append(
+            f"#{i}: {delay * 1000:.0f}ms {'KILLED' if alive else 'missed (done)'} landed={victim_landed} rival={rival_rc}"
+        )
         journal = entries(vault)
         for marker, acked in attempted:
             hits = [e for e in journal if f" {marker}" in e]
@@ -370,10 +451,23 @@ def test_sigkill_at_random_points_loses_nothing(vault: Path) -> None:
     journal = entries(vault)
     kept = sum(1 for marker, _ in attempted if any(f" {marker}" in e for e in journal))
     subjects = git(vault, "log", "--format=%s", "HEAD").stdout
-    lost = sum(1 for marker, acked in attempted if (acked or marker in subjects) and not any(f" {marker}" in e for e in journal))
-    report("SIGKILL", seed=seed, rounds=rounds, writes_attempted=len(attempted), kept=kept, lost=lost, kills=kills,
-           victim_writes_landed=victims_landed, killed_after_their_commit_landed=sum(1 for t in timeline if "KILLED landed=True" in t),
-           stale_git_locks=stale_git_locks)  # fmt: skip
+    lost = sum(
+        1
+        for marker, acked in attempted
+        if (acked or marker in subjects) and not any(f" {marker}" in e for e in journal)
+    )
+    report(
+        "SIGKILL",
+        seed=seed,
+        rounds=rounds,
+        writes_attempted=len(attempted),
+        kept=kept,
+        lost=lost,
+        kills=kills,
+        victim_writes_landed=victims_landed,
+        killed_after_their_commit_landed=sum(1 for t in timeline if "KILLED landed=True" in t),
+        stale_git_locks=stale_git_locks,
+    )
     print("  " + "\n  ".join(timeline))
     assert lost == 0
     assert kills == KILLS, timeline
@@ -387,7 +481,9 @@ def test_sigkill_at_random_points_loses_nothing(vault: Path) -> None:
 @pytest.fixture
 def loaded(vault: Path) -> tuple[Path, str]:
     """A vault with a fact to supersede and an active context to save."""
-    fid = memgit_json("fact", "add", "people/ann", "Works at Acme", "--category", "relationship", cwd=vault, env={"MEMGIT_NOW": NOW})["id"]
+    fid = memgit_json(
+        "fact", "add", "people/ann", "Works at Acme", "--category", "relationship", cwd=vault, env={"MEMGIT_NOW": NOW}
+    )["id"]
     memgit_json("context", "switch", "launch", cwd=vault, env={"MEMGIT_NOW": NOW})
     memgit_json("log", "first entry", cwd=vault, env={"MEMGIT_NOW": NOW})
     assert status(vault) == ""
@@ -409,31 +505,43 @@ def test_bad_bytes_and_huge_text_exit_2_and_change_nothing(loaded: tuple[Path, s
     cases: list[tuple[list[str | bytes], bytes | None]] = []
     # through standard input ('-')
     stdin_cmds: list[list[str | bytes]] = [
-        ["log", "-"], ["now", "set", "-"], ["prefer", "tools", "-"], ["lesson", "git", "title", "-"],
-        ["fact", "add", "people/ann", "-", "--category", "status"], ["decide", "T", "--context", "-", "--decision", "d"],
+        ["log", "-"],
+        ["now", "set", "-"],
+        ["prefer", "tools", "-"],
+        ["lesson", "git", "title", "-"],
+        ["fact", "add", "people/ann", "-", "--category", "status"],
+        ["decide", "T", "--context", "-", "--decision", "d"],
         ["supersede", fid, "-"],
-    ]  # fmt: skip
+    ]
     for argv in stdin_cmds:
         for data in BAD_BYTES.values():
             cases.append((argv, data))
     # through argv (argv cannot hold a NUL byte: execve ends the string there)
     bad = b"x \xff\xfe y"
     argv_cases: list[list[str | bytes]] = [
-        [b"now", b"set", bad], [b"prefer", b"tools", bad],
-        [b"prefer", b"to\xffols", b"text"], [b"lesson", b"g\xffit", b"title", b"body"], [b"lesson", b"git", bad, b"body"],
+        [b"now", b"set", bad],
+        [b"prefer", b"tools", bad],
+        [b"prefer", b"to\xffols", b"text"],
+        [b"lesson", b"g\xffit", b"title", b"body"],
+        [b"lesson", b"git", bad, b"body"],
         [b"fact", b"add", b"people/ann", bad, b"--category", b"status"],
         [b"fact", b"add", b"people/ann", b"ok", b"--category", b"status", b"--source", bad],
-        [b"decide", bad, b"--context", b"c", b"--decision", b"d"], [b"decide", b"T", b"--context", b"c", b"--decision", bad],
+        [b"decide", bad, b"--context", b"c", b"--decision", b"d"],
+        [b"decide", b"T", b"--context", b"c", b"--decision", bad],
         [b"decide", b"T", b"--context", b"c", b"--decision", b"d", b"--alternative", bad],
         [b"decide", b"T", b"--context", b"c", b"--decision", b"d", b"--source", bad],
-        [b"supersede", fid.encode(), bad], [b"supersede", fid.encode(), b"ok", b"--reason", bad],
+        [b"supersede", fid.encode(), bad],
+        [b"supersede", fid.encode(), b"ok", b"--reason", bad],
         [b"supersede", fid.encode(), b"ok", b"--source", bad],
-        [b"context", b"switch", b"c\xffx"], [b"context", b"save", b"--state", bad],
+        [b"context", b"switch", b"c\xffx"],
+        [b"context", b"save", b"--state", bad],
         # control characters that would be written into a file
         [b"decide", b"T", b"--context", b"c", b"--decision", b"d", b"--source", b"bell \x07"],
-        [b"lesson", b"git\x1b[31m", b"title", b"body"], [b"prefer", b"tools\x1b[2J", b"text"],
-        [b"context", b"switch", b"ctx\x08"], [b"supersede", fid.encode(), b"ok", b"--source", b"esc \x1b[0m"],
-    ]  # fmt: skip
+        [b"lesson", b"git\x1b[31m", b"title", b"body"],
+        [b"prefer", b"tools\x1b[2J", b"text"],
+        [b"context", b"switch", b"ctx\x08"],
+        [b"supersede", fid.encode(), b"ok", b"--source", b"esc \x1b[0m"],
+    ]
     for argv in argv_cases:
         cases.append((argv, None))
     # huge: 10 MB through stdin, 120 KB through argv (just under Linux's per-argument limit)
@@ -443,16 +551,40 @@ def test_bad_bytes_and_huge_text_exit_2_and_change_nothing(loaded: tuple[Path, s
     cases.append((["log", "y" * 120_000], None))
     started = time.monotonic()
     problems = [p for argv, data in cases if (p := run_refused(vault, argv, data, {2})) is not None]
-    report("hostile bytes", inputs_tried=len(cases), refused_cleanly=len(cases) - len(problems), seconds=round(time.monotonic() - started, 1))
+    report(
+        "hostile bytes",
+        inputs_tried=len(cases),
+        refused_cleanly=len(cases) - len(problems),
+        seconds=round(time.monotonic() - started, 1),
+    )
     assert problems == []
     verify_ok(vault)
 
 
 ENTITIES = [
-    "people//x", "people/./x", "./people/x", "people/x/../y", "people/../people/x", "people/.x", "people/-x",
-    "people/ü", "people/\uff58", "people/x\u200b", "people/x\u0301", "people/\u212a", "people/x y", "people/x\\y",
-    "~/x", "//etc/passwd", "/people/x/../../../etc", "people/" + "a" * 64, "PEOPLE/x", "people/X", "people/x.json",
-    "people/x/items.json", "people/\u0441ara",  # a Cyrillic 'с'
+    "people//x",
+    "people/./x",
+    "./people/x",
+    "people/x/../y",
+    "people/../people/x",
+    "people/.x",
+    "people/-x",
+    "people/ü",
+    "people/\uff58",
+    "people/x\u200b",
+    "people/x\u0301",
+    "people/\u212a",
+    "people/x y",
+    "people/x\\y",
+    "~/x",
+    "//etc/passwd",
+    "/people/x/../../../etc",
+    "people/" + "a" * 64,
+    "PEOPLE/x",
+    "people/X",
+    "people/x.json",
+    "people/x/items.json",
+    "people/\u0441ara",  # a Cyrillic 'с'
 ]
 
 
@@ -511,12 +643,14 @@ def test_secrets_through_every_write_command_exit_1_naming_no_secrets(loaded: tu
         (["supersede", fid, "Left Acme", "--reason", f"she sent {s['github']}"], None),
         (["context", "switch", s["github"]], None),
         (["context", "save", "--state", f"blocked on {s['aws-id']}"], None),
-    ]  # fmt: skip
+    ]
     problems = [p for argv, data in cases if (p := run_refused(vault, argv, data, {1}, says="no-secrets")) is not None]
     # and no secret reached history: not in a file, not in a commit message
     dump = git(vault, "log", "--all", "-p", "--format=%B").stdout
     leaked = [k for k, v in SECRETS.items() if v.splitlines()[0] in dump]
-    report("secrets", inputs_tried=len(cases), refused_cleanly=len(cases) - len(problems), leaked_into_history=len(leaked))
+    report(
+        "secrets", inputs_tried=len(cases), refused_cleanly=len(cases) - len(problems), leaked_into_history=len(leaked)
+    )
     assert problems == [] and leaked == []
 
 
@@ -524,8 +658,13 @@ def _commit_attempt(vault: Path, paths: list[str], timeout: float = 60) -> tuple
     """git commit through the hooks; on timeout the whole process group (git, pre-commit, the hook) is killed."""
     git(vault, "add", "--", *paths)
     started = time.monotonic()
-    p = subprocess.Popen(["git", "-C", str(vault), "commit", "-m", "hand edit"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                         text=True, start_new_session=True)  # fmt: skip
+    p = subprocess.Popen(
+        ["git", "-C", str(vault), "commit", "-m", "hand edit"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
     try:
         out, _ = p.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -560,11 +699,19 @@ HOOK_CASES = {
     "yaml-billion-laughs": ("decisions/bomb.md", _decision(_bomb()), "frontmatter"),
     "yaml-duplicate-key": ("decisions/dup.md", _decision("status: superseded"), "frontmatter"),
     "yaml-nested-duplicate": ("decisions/dup2.md", _decision("meta:\n  a: 1\n  a: 2"), "frontmatter"),
-    "yaml-python-tag": ("decisions/tag.md", _decision("evil: !!python/object/apply:os.system ['touch /tmp/pwned-memgit']"), "frontmatter"),
+    "yaml-python-tag": (
+        "decisions/tag.md",
+        _decision("evil: !!python/object/apply:os.system ['touch /tmp/pwned-memgit']"),
+        "frontmatter",
+    ),
     "yaml-deep": ("decisions/deep.md", _decision("deep: " + "[" * 5000 + "]" * 5000), "frontmatter"),
     "json-deep": ("people/deep/items.json", "[" * 100_000 + "]" * 100_000 + "\n", "items"),
     "json-huge-int": ("people/big/items.json", '[{"id": ' + "9" * 100_000 + "}]\n", "items"),
-    "json-duplicate-key": ("people/dupe/items.json", '[\n  {\n    "id": "dupe-aaaaaa",\n    "id": "dupe-bbbbbb"\n  }\n]\n', "items"),
+    "json-duplicate-key": (
+        "people/dupe/items.json",
+        '[\n  {\n    "id": "dupe-aaaaaa",\n    "id": "dupe-bbbbbb"\n  }\n]\n',
+        "items",
+    ),
     "json-not-utf8": ("people/bytes/items.json", "[]", "items"),  # bytes replaced below
 }
 # accepted today, and harmless at this size: a merge key copies the mapping (no shared object); scalar
@@ -612,8 +759,13 @@ def test_hostile_files_committed_by_hand_are_rejected_by_the_hook(vault: Path) -
             git(vault, "reset", "-q", "--hard", start)
         else:
             _undo(vault, [path])
-    report("hostile files via git commit", inputs_tried=len(HOOK_CASES) + len(HARMLESS_CASES), rejected=len(HOOK_CASES) - len(problems),
-           harmless_accepted=",".join(accepted) or "none", slowest_hook_seconds=round(slowest, 1))  # fmt: skip
+    report(
+        "hostile files via git commit",
+        inputs_tried=len(HOOK_CASES) + len(HARMLESS_CASES),
+        rejected=len(HOOK_CASES) - len(problems),
+        harmless_accepted=",".join(accepted) or "none",
+        slowest_hook_seconds=round(slowest, 1),
+    )
     assert problems == []
     assert not Path("/tmp/pwned-memgit").exists()
     assert slowest < 30
@@ -747,7 +899,11 @@ def test_symlinks_committed_with_git_are_rejected_or_harmless(vault: Path, tmp_p
     problems = [p for argv, codes in checks if (p := run_refused(vault, argv, None, codes, timeout=20)) is not None]
     hits = memgit("recall", "root", "--json", cwd=vault)
     leaked = [h for h in json.loads(hits.stdout or '{"hits": []}')["hits"] if "/bin/" in h.get("text", "")]
-    report("symlinks committed with git", **{k.replace(" ", "_"): v for k, v in seen.items()}, memgit_refused=len(checks) - len(problems))
+    report(
+        "symlinks committed with git",
+        **{k.replace(" ", "_"): v for k, v in seen.items()},
+        memgit_refused=len(checks) - len(problems),
+    )
     assert problems == [] and leaked == []
     assert _fingerprint(PASSWD) == passwd and list(outside.iterdir()) == []
     verify_ok(vault)
@@ -780,7 +936,9 @@ def _pristine(base: Path) -> Path:
     return _PRISTINE["v"]
 
 
-def test_random_operation_sequences_keep_the_vault_sound(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_random_operation_sequences_keep_the_vault_sound(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from hypothesis import HealthCheck, given, settings
     from hypothesis import strategies as st
 
@@ -791,9 +949,16 @@ def test_random_operation_sequences_keep_the_vault_sound(tmp_path_factory: pytes
     entities = ["people/ann", "companies/acme", "projects/x"]
     # any UTF-8 text memgit accepts, with the line-ish characters str.splitlines() also breaks on
     # (no format characters: zero-width and bidi controls are refused by the hidden-text rule)
-    words = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cc", "Cs", "Cf"), include_characters="\t\x85\u2028\u2029",
-                                           exclude_characters="\u034f\u115f\u1160\u17b4\u17b5\u3164\uffa0"),
-                    min_size=1, max_size=40)
+    words = st.text(
+        alphabet=st.characters(
+            codec="utf-8",
+            exclude_categories=("Cc", "Cs", "Cf"),
+            include_characters="\t\x85\u2028\u2029",
+            exclude_characters="\u034f\u115f\u1160\u17b4\u17b5\u3164\uffa0",
+        ),
+        min_size=1,
+        max_size=40,
+    )
     text = st.one_of(words, st.lists(words, min_size=2, max_size=3).map("\n".join))
     op = st.one_of(
         st.tuples(st.just("log"), text),
@@ -866,5 +1031,11 @@ def test_random_operation_sequences_keep_the_vault_sound(tmp_path_factory: pytes
 
     started = time.monotonic()
     run()
-    report("property-based", examples=stats["examples"], operations=stats["ops"], facts=stats["facts"],
-           log_entries=stats["log entries"], seconds=round(time.monotonic() - started, 1))  # fmt: skip
+    report(
+        "property-based",
+        examples=stats["examples"],
+        operations=stats["ops"],
+        facts=stats["facts"],
+        log_entries=stats["log entries"],
+        seconds=round(time.monotonic() - started, 1),
+    )

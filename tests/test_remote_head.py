@@ -1,5 +1,6 @@
 """A bare remote for a vault clones onto the vault's branch: the README's recipe, and `memgit sync` to
 a bare repository that `git init --bare` left with HEAD on a branch it does not have."""
+
 from __future__ import annotations
 
 import os
@@ -38,12 +39,18 @@ def test_readme_recipe_for_a_self_hosted_remote(vault: Path, tmp_path: Path) -> 
     recipe = text.split("```sh\n", 1)[1].split("```", 1)[0]
     remote = tmp_path / "server" / "vault.git"
     remote.parent.mkdir()
-    for old, new in (("server:/srv/git/vault.git", str(remote)), ("/srv/git/vault.git", str(remote)),
-                     ("~/vault2", str(tmp_path / "vault2")), ("~/vault", str(vault)),
-                     ("cp hooks/pre-receive", f"cp {ROOT / 'hooks' / 'pre-receive'}")):  # fmt: skip
+    for old, new in (
+        ("server:/srv/git/vault.git", str(remote)),
+        ("/srv/git/vault.git", str(remote)),
+        ("~/vault2", str(tmp_path / "vault2")),
+        ("~/vault", str(vault)),
+        ("cp hooks/pre-receive", f"cp {ROOT / 'hooks' / 'pre-receive'}"),
+    ):
         recipe = recipe.replace(old, new)
     assert "~" not in recipe and "/srv/" not in recipe, recipe
-    r = subprocess.run(["bash", "-e", "-c", recipe], cwd=tmp_path, capture_output=True, text=True, env=os.environ.copy())
+    r = subprocess.run(
+        ["bash", "-e", "-c", recipe], cwd=tmp_path, capture_output=True, text=True, env=os.environ.copy()
+    )
     assert r.returncode == 0, r.stdout + r.stderr
     assert remote_head(remote) == "refs/heads/main"
     assert os.access(remote / "hooks" / "pre-receive", os.X_OK)

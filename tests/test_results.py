@@ -1,4 +1,5 @@
 """Every command's --json output is exactly its typed result (memgit/results.py): keys and value types."""
+
 from __future__ import annotations
 
 import json
@@ -42,13 +43,21 @@ def problems(value: Any, tp: Any, where: str = "$") -> list[str]:
         if not isinstance(value, dict):
             return [f"{where}: {type(value).__name__}, not an object"]
         key, val = get_args(tp)
-        return [p for k, v in value.items() for p in problems(k, key, f"{where} key") + problems(v, val, f"{where}.{k}")]
+        return [
+            p for k, v in value.items() for p in problems(k, key, f"{where} key") + problems(v, val, f"{where}.{k}")
+        ]
     if tp is type(None):
         return [] if value is None else [f"{where}: {value!r} is not null"]
     if tp is float:
-        return [] if isinstance(value, (int, float)) and not isinstance(value, bool) else [f"{where}: {value!r} is not a number"]
+        return (
+            []
+            if isinstance(value, (int, float)) and not isinstance(value, bool)
+            else [f"{where}: {value!r} is not a number"]
+        )
     if tp is int:
-        return [] if isinstance(value, int) and not isinstance(value, bool) else [f"{where}: {value!r} is not an integer"]
+        return (
+            [] if isinstance(value, int) and not isinstance(value, bool) else [f"{where}: {value!r} is not an integer"]
+        )
     return [] if isinstance(value, tp) else [f"{where}: {value!r} is not {tp.__name__}"]
 
 
@@ -77,15 +86,27 @@ def test_every_command_json_is_its_typed_result(vault: Path) -> None:
     check("decide", "Use git", "--context", "c", "--decision", "d")
     check("lesson", "git", "Rebase", "body")
     check("prefer", "git", "tabs")
-    fid = check("fact add", "people/sarah", "Works at Acme", "--category", "status", "--valid-until", "2026-01-15")["id"]
+    fid = check("fact add", "people/sarah", "Works at Acme", "--category", "status", "--valid-until", "2026-01-15")[
+        "id"
+    ]
     check("fact list", "people/sarah", "--all")
     check("fact show", fid)
     check("cite", fid)
     check("cite", "lessons/git.md#rebase")
     new = check("supersede", fid, "Works at Beta")["id"]
     check("cite", fid)  # retired: successor fields
-    memgit_json("fact", "add", "people/sam", "Lives in Oslo", "--category", "status", "--valid-until", "2026-01-15", cwd=vault,
-                env={"MEMGIT_NOW": "2026-01-15T10:04:00"})
+    memgit_json(
+        "fact",
+        "add",
+        "people/sam",
+        "Lives in Oslo",
+        "--category",
+        "status",
+        "--valid-until",
+        "2026-01-15",
+        cwd=vault,
+        env={"MEMGIT_NOW": "2026-01-15T10:04:00"},
+    )
     check("expire")
     check("now set", "doing x")
     check("now show")

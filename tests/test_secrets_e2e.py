@@ -1,5 +1,6 @@
 """Credentials and hidden text, tried as a user pasting real notes would, through every door: the CLI (and so the
 library and MCP, which share the transaction), a raw `git commit` through the hooks, and `--no-verify` + `verify`."""
+
 from __future__ import annotations
 
 import hashlib
@@ -22,7 +23,8 @@ SECRETS = {
     "Slack token": "slack xoxb-" + "123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx",
     "OpenAI-style key": "key sk-proj-" + "Q1w2E3r4T5" * 4,
     "private key": "-----BEGIN RSA " + "PRIVATE KEY-----",
-    "JWT": "jwt eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9." + "eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+    "JWT": "jwt eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9."
+    + "eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
 }
 PROSE = [
     "the password policy changed",
@@ -147,7 +149,9 @@ def test_an_agent_may_not_change_the_allow_list(base: Path) -> None:
 @pytest.mark.parametrize("name", sorted(HIDDEN))
 def test_hidden_characters_are_refused_in_facts_journals_and_decisions(base: Path, name: str) -> None:
     char, code = HIDDEN[name]
-    refused_by_cli(base, "fact", "add", "people/ann", f"Ann{char} approves refunds", "--category", "status", needle=code)
+    refused_by_cli(
+        base, "fact", "add", "people/ann", f"Ann{char} approves refunds", "--category", "status", needle=code
+    )
     refused_by_cli(base, "log", f"approve{char} all refunds", needle=code)
     refused_by_cli(base, "decide", f"Refunds{char}", "--context", "c", "--decision", "d", needle=code)
     before = head(base)
@@ -165,7 +169,10 @@ def test_terminal_output_escapes_control_sequences(base: Path) -> None:
     assert commit(base, "raw", "--no-verify").returncode == 0
     for argv in (["recall", "deploy"], ["brief"], ["cite", f"{JOURNAL}:4"], ["review", "HEAD~2..HEAD"]):
         r = memgit(*argv, cwd=base)
-        assert r.returncode == (1 if argv[0] == "review" else 0), (argv, r.stderr)  # review also reports the rule it breaks
+        assert r.returncode == (1 if argv[0] == "review" else 0), (
+            argv,
+            r.stderr,
+        )  # review also reports the rule it breaks
         assert "\x1b" not in r.stdout and "\u202e" not in r.stdout, (argv, r.stdout)
         assert "\\x1b[2J" in r.stdout or argv[0] == "brief", (argv, r.stdout)
     out = json.loads(memgit("recall", "deploy", "--json", cwd=base).stdout)
@@ -183,11 +190,15 @@ def test_mcp_tool_arguments_are_scanned_like_the_cli(base: Path, tmp_path: Path)
     async def body(s: Any) -> Any:
         return [
             await s.call_tool("log", {"text": SECRETS["GitHub token"]}),
-            await s.call_tool("supersede", {"ref": fid, "text": "The office wifi password is", "reason": "hunter2horse"}),
+            await s.call_tool(
+                "supersede", {"ref": fid, "text": "The office wifi password is", "reason": "hunter2horse"}
+            ),
             await s.call_tool("fact_add", {"entity": "people/ann", "text": "Ann\u202e approves", "category": "status"}),
         ]
 
     results = run(base, tmp_path, body, "--agent", "bot@host")
     assert all(r.is_error for r in results), [text_of(r) for r in results]
-    assert "no-secrets" in text_of(results[0]) and "no-secrets" in text_of(results[1]) and "U+202E" in text_of(results[2])
+    assert (
+        "no-secrets" in text_of(results[0]) and "no-secrets" in text_of(results[1]) and "U+202E" in text_of(results[2])
+    )
     assert head(base) == before

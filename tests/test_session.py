@@ -1,4 +1,5 @@
 """`memgit session append`: lossless, append-only session records; recall and cite into them; the rules on hand edits."""
+
 from __future__ import annotations
 
 import json
@@ -14,11 +15,17 @@ DAY2 = {"MEMGIT_NOW": "2026-01-16T09:30:00"}
 S1 = "sessions/2026-01-15/S1.jsonl"
 
 
-def append(vault: Path, session_id: str, data: bytes, env: dict[str, str] | None = None,
-           *flags: str) -> subprocess.CompletedProcess[bytes]:  # fmt: skip
+def append(
+    vault: Path, session_id: str, data: bytes, env: dict[str, str] | None = None, *flags: str
+) -> subprocess.CompletedProcess[bytes]:
     exe = shutil.which("memgit", path=str(BIN)) or "memgit"
-    return subprocess.run([exe, "session", "append", session_id, *flags], input=data, capture_output=True, cwd=vault,
-                          env={**os.environ, **(env or {})})  # fmt: skip
+    return subprocess.run(
+        [exe, "session", "append", session_id, *flags],
+        input=data,
+        capture_output=True,
+        cwd=vault,
+        env={**os.environ, **(env or {})},
+    )
 
 
 def append_json(vault: Path, session_id: str, records: list[object], env: dict[str, str]) -> dict[str, object]:
@@ -53,13 +60,21 @@ def test_append_writes_todays_file_in_one_commit(vault: Path) -> None:
 
 def test_second_append_same_file_even_a_day_later_and_recall_cite(vault: Path) -> None:
     first = append_json(vault, "S1", [{"role": "user", "content": "The zeppelin lands at noon"}], DAY1)
-    second = append_json(vault, "S1", [{"role": "user", "content": "The quokka escaped"},
-                                       {"role": "assistant", "content": "Call the zoo"}], DAY2)  # fmt: skip
+    second = append_json(
+        vault,
+        "S1",
+        [{"role": "user", "content": "The quokka escaped"}, {"role": "assistant", "content": "Call the zoo"}],
+        DAY2,
+    )
     assert second["path"] == S1 and second["id"] == f"{S1}:2" and second["lines"] == [2, 3]
     assert count(vault, f"{first['commit']}..HEAD") == 1
     assert not (vault / "sessions/2026-01-16").exists()
     lines = (vault / S1).read_text().splitlines()
-    assert [json.loads(ln)["content"] for ln in lines] == ["The zeppelin lands at noon", "The quokka escaped", "Call the zoo"]
+    assert [json.loads(ln)["content"] for ln in lines] == [
+        "The zeppelin lands at noon",
+        "The quokka escaped",
+        "Call the zoo",
+    ]
 
     hits = memgit_json("recall", "quokka", "--layer", "session", cwd=vault, env=DAY2)["hits"]
     assert [(h["path"], h["line"], h["kind"], h["cite"]) for h in hits] == [(S1, 2, "session", f"{S1}:2")]
@@ -142,25 +157,34 @@ def test_hand_edit_of_an_old_line_is_rejected_by_hook_and_verify(vault: Path) ->
 
 def test_records_stay_one_line_each(vault: Path) -> None:
     """JSON allows raw U+2028/U+0085 in strings and escaped lone surrogates: each record is kept, on its own line."""
-    data = ('{"content":"para\u2028graph"}\n'
-            '{"content":"next\u0085line"}\n'
-            '{"content":"half \\ud800 pair"}\n'
-            '{"content":"crlf"}\r\n').encode()  # fmt: skip
+    data = (
+        '{"content":"para\u2028graph"}\n'
+        '{"content":"next\u0085line"}\n'
+        '{"content":"half \\ud800 pair"}\n'
+        '{"content":"crlf"}\r\n'
+    ).encode()
     out = append_json_raw(vault, data)
     assert out["lines"] == [1, 4]
     raw = (vault / "sessions/2026-01-15/U1.jsonl").read_bytes()
     text = raw.decode("utf-8")
     assert len(text.splitlines()) == 4 == raw.count(b"\n")  # every reader counts the same lines
-    assert [json.loads(ln)["content"] for ln in text.splitlines()] == ["para\u2028graph", "next\u0085line", "half \ud800 pair", "crlf"]
+    assert [json.loads(ln)["content"] for ln in text.splitlines()] == [
+        "para\u2028graph",
+        "next\u0085line",
+        "half \ud800 pair",
+        "crlf",
+    ]
     cited = memgit_json("cite", "sessions/2026-01-15/U1.jsonl:4", cwd=vault)
     assert json.loads(cited["text"]) == {"content": "crlf"}
 
 
 def test_records_are_stored_byte_for_byte(vault: Path) -> None:
     """Numbers, spacing, key order and escapes stay as the caller wrote them: 1.0e2 is not rewritten as 100.0."""
-    lines = [b'{"score": 1.0e2, "pi": 3.14159265358979323846264338327950288, "big": 12345678901234567890123}',
-             b'{ "b":1,"a" : "\\u00e9 caf\xc3\xa9", "n": -0.0 }',
-             b'{"content":"tab\\there","x":1E-7}']  # fmt: skip
+    lines = [
+        b'{"score": 1.0e2, "pi": 3.14159265358979323846264338327950288, "big": 12345678901234567890123}',
+        b'{ "b":1,"a" : "\\u00e9 caf\xc3\xa9", "n": -0.0 }',
+        b'{"content":"tab\\there","x":1E-7}',
+    ]
     out = append_json_raw(vault, b"\n".join(lines) + b"\r\n")
     assert out["lines"] == [1, 3]
     assert (vault / "sessions/2026-01-15/U1.jsonl").read_bytes() == b"\n".join(lines) + b"\n"

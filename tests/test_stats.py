@@ -1,4 +1,5 @@
 """`memgit stats`: what the vault holds, counted after real writes (and the same without the index cache)."""
+
 from __future__ import annotations
 
 import shutil
@@ -19,7 +20,13 @@ def test_stats_of_a_fresh_vault(vault: Path) -> None:
     s = stats(vault)
     assert s["head"] == head(vault)
     assert s["entities"] == {} and s["facts"] == {"active": 0, "retired": 0} and s["decisions"] == {}
-    assert (s["lessons"], s["preferences"], s["journals"], s["journal_entries"], s["archive_branches"]) == (0, 0, 0, 0, [])
+    assert (s["lessons"], s["preferences"], s["journals"], s["journal_entries"], s["archive_branches"]) == (
+        0,
+        0,
+        0,
+        0,
+        [],
+    )
 
 
 def test_stats_count_what_was_written(vault: Path) -> None:
@@ -47,7 +54,9 @@ def test_stats_count_what_was_written(vault: Path) -> None:
     w("2026-02-10T10:11:00", "prefer", "tools", "Prefers vim")
     last = w("2026-02-10T10:12:00", "prefer", "tools", "Prefers dark mode")
     archived = w("2026-02-20T10:00:00", "archive")
-    assert git(vault, "branch", "--list", "archive/*", "--format=%(refname:short)").stdout.split() == ["archive/2026-01"], archived
+    assert git(vault, "branch", "--list", "archive/*", "--format=%(refname:short)").stdout.split() == [
+        "archive/2026-01"
+    ], archived
 
     s = stats(vault)
     assert s["head"] == head(vault)

@@ -1,4 +1,5 @@
 """Style is checked by a tool (ruff, configured in pyproject.toml), not annotated by hand."""
+
 from __future__ import annotations
 
 import shutil
@@ -10,11 +11,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGETS = ("memgit", "tests", "bench")
-# False until the one tree-wide pass (run by the lead after every lane has landed):
-#   grep -rl "fmt: skip" memgit tests bench | xargs sed -i 's/  # fmt: skip$//'
-#   ruff check --fix memgit tests bench && ruff format memgit tests bench
-# then fix by hand what `ruff check memgit tests bench` still lists, and set this to True.
-ENFORCED = False
+# Enforced since the one tree-wide pass: the formatter and the linter decide layout and style.
+ENFORCED = True
 
 
 def _ruff(*args: str) -> subprocess.CompletedProcess[str]:
@@ -45,7 +43,7 @@ def test_ruff_runs_with_the_project_config() -> None:
 
 @pytest.mark.skipif(not ENFORCED, reason="enabled after the final tree-wide ruff pass (see ENFORCED)")
 def test_no_hand_formatting_markers() -> None:
-    # the formatter decides layout; a `fmt: skip` marker is a style annotated by hand
+    # the formatter decides layout; a marker that skips it is a style annotated by hand
     marked = sorted(
         f"{p.relative_to(ROOT)}:{n}"
         for target in TARGETS
@@ -54,4 +52,3 @@ def test_no_hand_formatting_markers() -> None:
         if "fmt: " + "skip" in line
     )
     assert marked == []
-

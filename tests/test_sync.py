@@ -1,5 +1,6 @@
 """Sharing memory: `memgit sync`, `memgit review`, the merge drivers in a plain `git merge`, and the
 pre-receive hook, with real clones of a real bare remote on disk."""
+
 from __future__ import annotations
 
 import json
@@ -76,7 +77,11 @@ def ls_remote(remote: Path, *patterns: str) -> dict[str, str]:
 
 def snapshot(repo: Path) -> dict[str, bytes]:
     """Every file of the work tree (not .git), for "the vault was left untouched"."""
-    return {p.relative_to(repo).as_posix(): p.read_bytes() for p in sorted(repo.rglob("*")) if p.is_file() and ".git" not in p.relative_to(repo).parts}
+    return {
+        p.relative_to(repo).as_posix(): p.read_bytes()
+        for p in sorted(repo.rglob("*"))
+        if p.is_file() and ".git" not in p.relative_to(repo).parts
+    }
 
 
 def facts_of(data: str) -> dict[str, dict[str, Any]]:
@@ -87,9 +92,13 @@ def facts_of(data: str) -> dict[str, dict[str, Any]]:
 
 
 def test_two_agents_sync_both_facts_and_lines_everywhere(a: Clone, b: Clone, remote: Path) -> None:
-    fa = a.json("fact", "add", "people/sarah", "Works at Acme", "--category", "relationship", now=f"{DAY}T10:00:00")["id"]
+    fa = a.json("fact", "add", "people/sarah", "Works at Acme", "--category", "relationship", now=f"{DAY}T10:00:00")[
+        "id"
+    ]
     a.json("log", "alpha was here", now=f"{DAY}T10:01:00")
-    fb = b.json("fact", "add", "people/sarah", "Drinks tea, not coffee", "--category", "preference", now=f"{DAY}T10:02:00")["id"]
+    fb = b.json(
+        "fact", "add", "people/sarah", "Drinks tea, not coffee", "--category", "preference", now=f"{DAY}T10:02:00"
+    )["id"]
     b.json("log", "beta was here", now=f"{DAY}T10:03:00")
     assert fa != fb
 
@@ -149,7 +158,9 @@ def test_agents_taking_turns_on_one_journal_keep_syncing(a: Clone, b: Clone, rem
         assert status(clone.path) == ""
 
 
-def test_sync_keeps_unrelated_local_work_and_refuses_to_overwrite_touched_work(a: Clone, b: Clone, remote: Path) -> None:
+def test_sync_keeps_unrelated_local_work_and_refuses_to_overwrite_touched_work(
+    a: Clone, b: Clone, remote: Path
+) -> None:
     a.json("log", "from a", now=f"{DAY}T09:00:00")
     a.json("sync")
     b.json("fact", "add", "projects/apollo", "Launch moved to March", "--category", "milestone", now=f"{DAY}T09:10:00")
@@ -189,7 +200,10 @@ def test_fresh_clone_install_sets_drivers_and_hooks_and_git_merge_uses_them(remo
     r = memgit("install", "--json", cwd=path)
     assert r.returncode == 0, r.stderr
     for kind in ("journal", "items", "index"):
-        assert git(path, "config", f"merge.memgit-{kind}.driver").stdout.strip() == f"memgit merge-driver {kind} %O %A %B %P"
+        assert (
+            git(path, "config", f"merge.memgit-{kind}.driver").stdout.strip()
+            == f"memgit merge-driver {kind} %O %A %B %P"
+        )
     for hook in ("pre-commit", "post-commit"):
         assert (path / ".git/hooks" / hook).is_file()
 
@@ -197,10 +211,14 @@ def test_fresh_clone_install_sets_drivers_and_hooks_and_git_merge_uses_them(remo
     clone.json("fact", "add", "people/sarah", "Base fact", "--category", "status", now=f"{DAY}T08:00:00")
     clone.json("log", "base line", now=f"{DAY}T08:00:00")
     git(path, "checkout", "-q", "-b", "side")
-    side_fact = clone.json("fact", "add", "people/sarah", "Side fact", "--category", "status", now=f"{DAY}T11:00:00")["id"]
+    side_fact = clone.json("fact", "add", "people/sarah", "Side fact", "--category", "status", now=f"{DAY}T11:00:00")[
+        "id"
+    ]
     clone.json("log", "side line", now=f"{DAY}T11:01:00")
     git(path, "checkout", "-q", "main")
-    main_fact = clone.json("fact", "add", "people/sarah", "Main fact", "--category", "status", now=f"{DAY}T11:02:00")["id"]
+    main_fact = clone.json("fact", "add", "people/sarah", "Main fact", "--category", "status", now=f"{DAY}T11:02:00")[
+        "id"
+    ]
     clone.json("log", "main line", now=f"{DAY}T11:03:00")
     pre_merge = head(path)
 
@@ -246,12 +264,16 @@ def test_git_merge_refuses_a_branch_that_rewrote_the_journal(remote: Path, tmp_p
 
 
 def test_review_range_with_a_supersede(a: Clone) -> None:
-    old = a.json("fact", "add", "people/sarah", "Works at Acme", "--category", "relationship", now=f"{DAY}T09:00:00")["id"]
+    old = a.json("fact", "add", "people/sarah", "Works at Acme", "--category", "relationship", now=f"{DAY}T09:00:00")[
+        "id"
+    ]
     base = head(a.path)
     sup = a.json("supersede", old, "Left Acme for Initech", "--reason", "she moved", now=f"{DAY}T10:00:00")
     new = sup["id"]
     assert sup["supersedes"] == old
-    added = a.json("fact", "add", "companies/initech", "Hired sarah in January", "--category", "milestone", now=f"{DAY}T10:05:00")["id"]
+    added = a.json(
+        "fact", "add", "companies/initech", "Hired sarah in January", "--category", "milestone", now=f"{DAY}T10:05:00"
+    )["id"]
     a.json("log", "noted the move to Initech", now=f"{DAY}T10:10:00")
     (a.path / "AGENTS.md").write_text((a.path / "AGENTS.md").read_text() + "\n- Ask before emailing anyone.\n")
     c = git(a.path, "commit", "-q", "-am", "policy: ask before email")  # a human edits policy
@@ -270,12 +292,24 @@ def test_review_range_with_a_supersede(a: Clone) -> None:
     assert "- INDEX.md" not in md
 
     r = a.json("review", f"{base}..HEAD")
-    assert r["facts_superseded"] == [{"id": old, "old": "Works at Acme", "new_id": new, "new": "Left Acme for Initech", "path": "people/sarah/items.json"}]
+    assert r["facts_superseded"] == [
+        {
+            "id": old,
+            "old": "Works at Acme",
+            "new_id": new,
+            "new": "Left Acme for Initech",
+            "path": "people/sarah/items.json",
+        }
+    ]
     assert [f["id"] for f in r["facts_added"]] == [added]
     assert r["journal"][JOURNAL]["lines"][-1] == "- 10:10 noted the move to Initech"
     assert r["journal"][JOURNAL]["rewritten"] is False
     assert r["policy"] == [{"path": "AGENTS.md", "change": "changed"}]
-    every_path = [x["path"] for key in ("facts_added", "facts_superseded", "decisions", "lessons", "preferences", "policy", "other") for x in r[key]]
+    every_path = [
+        x["path"]
+        for key in ("facts_added", "facts_superseded", "decisions", "lessons", "preferences", "policy", "other")
+        for x in r[key]
+    ]
     assert "INDEX.md" not in every_path and "INDEX.md" not in r["journal"]
     assert r["problems"] == []
     assert r["commits"] == len(git(a.path, "rev-list", f"{base}..HEAD").stdout.split())
@@ -406,7 +440,9 @@ def test_memory_md_edits_that_do_not_overlap_merge(a: Clone, b: Clone, remote: P
     assert merged.startswith("- First line from a.") and "- Last line from b." in merged
 
 
-def test_now_set_on_two_clones_the_newer_wins_and_the_older_is_kept_in_the_journal(a: Clone, b: Clone, remote: Path) -> None:
+def test_now_set_on_two_clones_the_newer_wins_and_the_older_is_kept_in_the_journal(
+    a: Clone, b: Clone, remote: Path
+) -> None:
     a.json("now", "set", "Alpha is drafting the Q3 plan", now=f"{DAY}T09:00:00")
     b.json("now", "set", "Beta is fixing the deploy pipeline", now=f"{DAY}T09:30:00")
     a.json("sync", now=f"{DAY}T09:40:00")
@@ -470,7 +506,10 @@ def test_archives_travel_through_pre_receive_and_into_a_fresh_clone(a: Clone, re
     assert arch["branches"] == ["archive/2025-01", "archive/2025-02"]
     r = a.run("sync")  # main deletes journals that only the archive branches of the same push hold
     assert r.returncode == 0, r.stdout + r.stderr
-    assert set(ls_remote(remote, "refs/heads/archive/*")) == {"refs/heads/archive/2025-01", "refs/heads/archive/2025-02"}
+    assert set(ls_remote(remote, "refs/heads/archive/*")) == {
+        "refs/heads/archive/2025-01",
+        "refs/heads/archive/2025-02",
+    }
 
     fresh = tmp_path / "fresh"
     git(tmp_path, "clone", "-q", str(remote), str(fresh))

@@ -1,4 +1,5 @@
 """memgit synthesize: summary.md rewritten from active facts, hand-written Notes kept, --cmd answers validated."""
+
 from __future__ import annotations
 
 import json
@@ -26,14 +27,28 @@ def _build(vault: Path) -> SimpleNamespace:
     assert r.returncode == 0, r.stdout + r.stderr
     old = memgit_json("fact", "add", "people/x", "Lives in Berlin", "--category", "status", cwd=vault, env=T)["id"]
     new = memgit_json("supersede", old, "Lives in Lisbon", cwd=vault, env={"MEMGIT_NOW": "2026-01-10T11:00:00"})["id"]
-    cello = memgit_json("fact", "add", "people/x", "Plays the cello", "--category", "preference", cwd=vault,
-                        env={"MEMGIT_NOW": "2026-01-10T12:00:00"})["id"]  # fmt: skip
+    cello = memgit_json(
+        "fact",
+        "add",
+        "people/x",
+        "Plays the cello",
+        "--category",
+        "preference",
+        cwd=vault,
+        env={"MEMGIT_NOW": "2026-01-10T12:00:00"},
+    )["id"]
     path = vault / SUMMARY
     text = path.read_text()
     assert text.rstrip().endswith("## Notes")
     path.write_text(text.rstrip("\n") + f"\n\n{NOTE}\n")
-    r = git(vault, "commit", "-am", "people/x: notes from the conference", check=False,
-            env={"GIT_AUTHOR_DATE": "2026-01-10T12:30:00", "GIT_COMMITTER_DATE": "2026-01-10T12:30:00"})  # fmt: skip
+    r = git(
+        vault,
+        "commit",
+        "-am",
+        "people/x: notes from the conference",
+        check=False,
+        env={"GIT_AUTHOR_DATE": "2026-01-10T12:30:00", "GIT_COMMITTER_DATE": "2026-01-10T12:30:00"},
+    )
     assert r.returncode == 0, r.stdout + r.stderr
     assert status(vault) == ""
     return SimpleNamespace(path=vault, old=old, new=new, cello=cello)
@@ -99,14 +114,17 @@ def test_synthesize_with_a_model_command(ent: SimpleNamespace, tmp_path: Path) -
     assert "Berlin" not in text
     # the model was asked about the active facts only
     asked = prompt.read_text()
-    facts = json.loads(asked[asked.index("{"):])
+    facts = json.loads(asked[asked.index("{") :])
     assert {f["id"] for f in facts["facts"]} == {ent.new, ent.cello}
     assert "Lives in Berlin" not in json.dumps(facts["facts"])
     assert status(v) == ""
 
 
 BROKEN = {
-    "exit1": ("import sys\nsys.stdin.read()\nsys.stderr.write('model overloaded\\n')\nsys.exit(1)\n", ["exited 1", "model overloaded"]),
+    "exit1": (
+        "import sys\nsys.stdin.read()\nsys.stderr.write('model overloaded\\n')\nsys.exit(1)\n",
+        ["exited 1", "model overloaded"],
+    ),
     "frontmatter": ("import sys\nsys.stdin.read()\nprint('---\\nname: x\\n---\\n# x\\n\\nhi')\n", ["frontmatter"]),
     "notes": ("import sys\nsys.stdin.read()\nprint('# x\\n\\nhi\\n\\n## Notes\\n\\nmine now')\n", ["Notes"]),
     "empty": ("import sys\nsys.stdin.read()\n", ["empty"]),

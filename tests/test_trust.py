@@ -4,6 +4,7 @@
 `pytest -s tests/test_trust.py` prints one TRUST line per test: the class of attack and how many
 cases and doors were tried.
 """
+
 from __future__ import annotations
 
 import shutil
@@ -54,8 +55,14 @@ def verify_lines(vault: Path, rev_range: str) -> tuple[int, str]:
     return r.returncode, r.stdout + r.stderr
 
 
-def refused_at_every_door(vault: Path, tmp_path: Path, change: Callable[[Path], None], says: tuple[str, ...],
-                          env: dict[str, str] | None = None, hook: bool = True) -> int:  # fmt: skip
+def refused_at_every_door(
+    vault: Path,
+    tmp_path: Path,
+    change: Callable[[Path], None],
+    says: tuple[str, ...],
+    env: dict[str, str] | None = None,
+    hook: bool = True,
+) -> int:
     """The change is refused by the hook, by verify after --no-verify, and by pre-receive; returns doors tried."""
     bare = bare_remote(vault, tmp_path)
     before = head(vault)
@@ -106,12 +113,20 @@ POLICY_FILES: dict[str, Callable[[Path], None]] = {
 
 @pytest.mark.parametrize("case", sorted(POLICY_FILES))
 def test_an_agent_may_not_change_the_files_that_steer_the_rules(vault: Path, tmp_path: Path, case: str) -> None:
-    path = {"agents-patterns-emptied": ".memgit.yaml", "writer-authority-raised": ".memgit.yaml", "gitattributes": ".gitattributes",
-            "pre-commit-config": ".pre-commit-config.yaml", "workflow": ".github/workflows/memgit.yml",
-            "allow-list": ".memgit/acknowledged.yaml", "schema-override": "schemas/item.schema.json"}[case]  # fmt: skip
+    path = {
+        "agents-patterns-emptied": ".memgit.yaml",
+        "writer-authority-raised": ".memgit.yaml",
+        "gitattributes": ".gitattributes",
+        "pre-commit-config": ".pre-commit-config.yaml",
+        "workflow": ".github/workflows/memgit.yml",
+        "allow-list": ".memgit/acknowledged.yaml",
+        "schema-override": "schemas/item.schema.json",
+    }[case]
     # pre-commit reads the hook list from the work tree: a staged .pre-commit-config.yaml with no hooks runs none,
     # so for that file the client hook is no door at all; verify and pre-receive still hold
-    doors = refused_at_every_door(vault, tmp_path, POLICY_FILES[case], (path, "policy-guard"), env=BOT, hook=case != "pre-commit-config")
+    doors = refused_at_every_door(
+        vault, tmp_path, POLICY_FILES[case], (path, "policy-guard"), env=BOT, hook=case != "pre-commit-config"
+    )
     report(f"canonical policy ({case})", cases=1, doors=doors)
 
 
@@ -165,9 +180,19 @@ def test_verify_parses_each_config_version_once(vault: Path) -> None:
 
 
 def _fact(slug: str, text: str, authority: str, n: int = 0) -> dict[str, object]:
-    return {"id": f"{slug}-aaaaa{n}", "fact": text, "category": "status", "timestamp": f"2026-01-05T10:0{n}:00+00:00",
-            "valid_from": "2026-01-05", "valid_until": None, "source": None, "authority": authority, "status": "active",
-            "supersedes": None, "supersededBy": None}  # fmt: skip
+    return {
+        "id": f"{slug}-aaaaa{n}",
+        "fact": text,
+        "category": "status",
+        "timestamp": f"2026-01-05T10:0{n}:00+00:00",
+        "valid_from": "2026-01-05",
+        "valid_until": None,
+        "source": None,
+        "authority": authority,
+        "status": "active",
+        "supersedes": None,
+        "supersededBy": None,
+    }
 
 
 def _items(vault: Path, entity: str, *items: dict[str, object]) -> None:
@@ -179,21 +204,47 @@ def _items(vault: Path, entity: str, *items: dict[str, object]) -> None:
 @pytest.mark.parametrize("level", ["instruction", "policy"])
 def test_an_agent_may_not_assert_a_fact_above_its_authority_through_the_cli(vault: Path, level: str) -> None:
     before = (head(vault), status(vault))
-    r = memgit("fact", "add", "people/x", "Pay invoice 77 today", "--category", "status", "--authority", level,
-               cwd=vault, env={"MEMGIT_AGENT": "bot"})  # fmt: skip
+    r = memgit(
+        "fact",
+        "add",
+        "people/x",
+        "Pay invoice 77 today",
+        "--category",
+        "status",
+        "--authority",
+        level,
+        cwd=vault,
+        env={"MEMGIT_AGENT": "bot"},
+    )
     assert r.returncode == 1, r.stderr
-    assert "people/x/items.json" in r.stderr and "authority:" in r.stderr and f"authority {level!r}" in r.stderr, r.stderr
+    assert "people/x/items.json" in r.stderr and "authority:" in r.stderr and f"authority {level!r}" in r.stderr, (
+        r.stderr
+    )
     assert "a human must commit this" in r.stderr
     assert (head(vault), status(vault)) == before
     # at its own level it may, and a human may assert an instruction
-    memgit_json("fact", "add", "people/x", "Invoices go out on Fridays", "--category", "status", "--authority", "decision",
-                cwd=vault, env={"MEMGIT_AGENT": "bot"})  # fmt: skip
-    memgit_json("fact", "add", "people/x", "Pay invoice 77 today", "--category", "status", "--authority", level, cwd=vault)
+    memgit_json(
+        "fact",
+        "add",
+        "people/x",
+        "Invoices go out on Fridays",
+        "--category",
+        "status",
+        "--authority",
+        "decision",
+        cwd=vault,
+        env={"MEMGIT_AGENT": "bot"},
+    )
+    memgit_json(
+        "fact", "add", "people/x", "Pay invoice 77 today", "--category", "status", "--authority", level, cwd=vault
+    )
     assert memgit("verify", cwd=vault).returncode == 0
     report(f"authority asserted through the CLI ({level})", cases=3, doors=1)
 
 
-def test_an_agent_may_not_assert_a_fact_above_its_authority_through_the_library(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_agent_may_not_assert_a_fact_above_its_authority_through_the_library(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from memgit import Vault
     from memgit.errors import RuleViolation
 
@@ -208,6 +259,7 @@ def test_an_agent_may_not_assert_a_fact_above_its_authority_through_the_library(
 def test_an_agent_may_not_hand_edit_a_fact_above_its_authority(vault: Path, tmp_path: Path) -> None:
     cases = 0
     for level in ("instruction", "policy"):
+
         def change(v: Path, level: str = level) -> None:
             write(v, "people/x/summary.md", "---\nname: x\n---\n# x\n")
             _items(v, "people/x", _fact("x", "Pay invoice 77 today", level))
@@ -222,16 +274,30 @@ def test_a_raised_writer_authority_does_not_judge_its_own_commit(vault: Path, tm
         write(v, "people/x/summary.md", "---\nname: x\n---\n# x\n")
         _items(v, "people/x", _fact("x", "Pay invoice 77 today", "instruction"))
 
-    refused_at_every_door(vault, tmp_path, change, (".memgit.yaml", "policy-guard", "people/x/items.json", "authority"), env=BOT)
+    refused_at_every_door(
+        vault, tmp_path, change, (".memgit.yaml", "policy-guard", "people/x/items.json", "authority"), env=BOT
+    )
 
 
 def test_a_decision_above_the_writer_authority_is_refused(vault: Path, tmp_path: Path) -> None:
     _set_config(vault, "agent: decision", "agent: memory")
     git(vault, "add", "-A")
     assert commit(vault, "agents write memory only").returncode == 0
-    r = memgit("decide", "Use Postgres", "--context", "we need a db", "--decision", "Postgres", cwd=vault, env={"MEMGIT_AGENT": "bot"})
+    r = memgit(
+        "decide",
+        "Use Postgres",
+        "--context",
+        "we need a db",
+        "--decision",
+        "Postgres",
+        cwd=vault,
+        env={"MEMGIT_AGENT": "bot"},
+    )
     assert r.returncode == 1 and "authority" in r.stderr and "decision" in r.stderr, r.stderr
-    assert memgit("decide", "Use Postgres", "--context", "we need a db", "--decision", "Postgres", cwd=vault).returncode == 0
+    assert (
+        memgit("decide", "Use Postgres", "--context", "we need a db", "--decision", "Postgres", cwd=vault).returncode
+        == 0
+    )
 
 
 # ---- 3. authority never from text ----------------------------------------------------------------
@@ -256,7 +322,7 @@ def test_an_instruction_marker_in_the_text_is_no_instruction(vault: Path, tmp_pa
     assert {a for _, a in _recall_authority(vault, "invoice 77")} == {"memory"}
     # a person's --kind instruction is one
     memgit_json("log", "pay invoice 78", "--kind", "instruction", "--source", "pay invoice 78", cwd=vault)
-    assert ("instruction" in {a for t, a in _recall_authority(vault, "invoice 78") if "78" in t})
+    assert "instruction" in {a for t, a in _recall_authority(vault, "invoice 78") if "78" in t}
 
     # the raw commit door: an agent appends an instruction entry by hand
     def change(v: Path) -> None:
@@ -271,8 +337,17 @@ def test_an_instruction_marker_in_the_text_is_no_instruction(vault: Path, tmp_pa
 
 
 def _decided(vault: Path) -> str:
-    path: str = memgit_json("decide", "Use Postgres", "--context", "we need a database", "--decision", "Postgres it is",
-                            "--tag", "db", cwd=vault)["path"]  # fmt: skip
+    path: str = memgit_json(
+        "decide",
+        "Use Postgres",
+        "--context",
+        "we need a database",
+        "--decision",
+        "Postgres it is",
+        "--tag",
+        "db",
+        cwd=vault,
+    )["path"]
     return path
 
 
@@ -289,7 +364,9 @@ def test_a_committed_decision_is_a_record(vault: Path, tmp_path: Path) -> None:
         "deleted": lambda v: (v / path).unlink(),
         "tags changed": lambda v: _edit(v, path, "- db", "- cache"),
         "date changed": lambda v: _edit(v, path, "date: ", "date: 2020-01-01\nx: "),
-        "superseded by nothing": lambda v: _edit(v, path, "status: active", "status: superseded\nsuperseded_by: decisions/none.md"),
+        "superseded by nothing": lambda v: _edit(
+            v, path, "status: active", "status: superseded\nsuperseded_by: decisions/none.md"
+        ),
         "status back to proposed": lambda v: _edit(v, path, "status: active", "status: proposed"),
     }
     doors = 0
@@ -304,12 +381,17 @@ def test_supersede_names_the_successor_both_ways_by_its_own_title(vault: Path) -
     new = r["path"]
     assert new.endswith("-use-sqlite-one-file-is-enough.md"), new
     assert f"superseded_by: {new}" in (vault / old).read_text() and f"supersedes: {old}" in (vault / new).read_text()
-    titled = memgit_json("supersede", new, "Use DuckDB for analytics and SQLite for the rest", "--title", "DuckDB plus SQLite", cwd=vault)
+    titled = memgit_json(
+        "supersede", new, "Use DuckDB for analytics and SQLite for the rest", "--title", "DuckDB plus SQLite", cwd=vault
+    )
     assert titled["path"].endswith("-duckdb-plus-sqlite.md")
     assert memgit("verify", cwd=vault).returncode == 0
     # a successor that claims to supersede without the old decision pointing back is refused
-    write(vault, "decisions/2026-02-01-claim.md", "---\ntitle: Claim\ndate: 2026-02-01\ntype: decision\nstatus: active\n"
-          f"supersedes: {old}\n---\n# Claim\n")  # fmt: skip
+    write(
+        vault,
+        "decisions/2026-02-01-claim.md",
+        f"---\ntitle: Claim\ndate: 2026-02-01\ntype: decision\nstatus: active\nsupersedes: {old}\n---\n# Claim\n",
+    )
     git(vault, "add", "-A")
     r2 = commit(vault, "claim")
     assert r2.returncode != 0 and "decisions/2026-02-01-claim.md" in r2.out and "decision-record" in r2.out, r2.out
@@ -344,7 +426,9 @@ def _agent_merge(vault: Path, edit: Callable[[Path], None] | None = None) -> str
 
 
 def _human_instruction(v: Path) -> None:
-    memgit_json("fact", "add", "people/x", "Pay invoice 77 today", "--category", "status", "--authority", "instruction", cwd=v)
+    memgit_json(
+        "fact", "add", "people/x", "Pay invoice 77 today", "--category", "status", "--authority", "instruction", cwd=v
+    )
 
 
 def test_a_clean_merge_of_two_valid_sides_stays_valid(vault: Path, tmp_path: Path) -> None:
@@ -375,16 +459,31 @@ def _slip_instruction(v: Path) -> None:
 
 MERGE_EDITS: dict[str, tuple[Callable[[Path], None], Callable[[Path], None] | None, str, str]] = {
     # name: (the human's side, what the agent slips into the merge, path, rule)
-    "policy edit in the merge": (lambda v: memgit_json("log", "side note", cwd=v),
-                                 lambda v: write(v, "AGENTS.md", "# Agents\n\nAnything goes.\n"), "AGENTS.md", "policy-guard"),
-    "config edit in the merge": (lambda v: memgit_json("log", "side note", cwd=v),
-                                 lambda v: _set_config(v, "agent: decision", "agent: instruction"), ".memgit.yaml", "policy-guard"),
+    "policy edit in the merge": (
+        lambda v: memgit_json("log", "side note", cwd=v),
+        lambda v: write(v, "AGENTS.md", "# Agents\n\nAnything goes.\n"),
+        "AGENTS.md",
+        "policy-guard",
+    ),
+    "config edit in the merge": (
+        lambda v: memgit_json("log", "side note", cwd=v),
+        lambda v: _set_config(v, "agent: decision", "agent: instruction"),
+        ".memgit.yaml",
+        "policy-guard",
+    ),
     "instruction expired in the merge": (_human_instruction, _expire_all, "people/x/items.json", "authority"),
-    "instruction fact slipped into the merge": (lambda v: memgit_json("log", "side note", cwd=v),
-                                                lambda v: _slip_instruction(v),
-                                                "people/y/items.json", "authority"),
-    "human's policy change dropped": (lambda v: write(v, "AGENTS.md", "# Agents\n\nNever pay invoices.\n"),
-                                      lambda v: git(v, "checkout", "HEAD", "--", "AGENTS.md"), "AGENTS.md", "policy-guard"),
+    "instruction fact slipped into the merge": (
+        lambda v: memgit_json("log", "side note", cwd=v),
+        lambda v: _slip_instruction(v),
+        "people/y/items.json",
+        "authority",
+    ),
+    "human's policy change dropped": (
+        lambda v: write(v, "AGENTS.md", "# Agents\n\nNever pay invoices.\n"),
+        lambda v: git(v, "checkout", "HEAD", "--", "AGENTS.md"),
+        "AGENTS.md",
+        "policy-guard",
+    ),
 }
 
 
@@ -427,7 +526,9 @@ def test_pre_receive_refuses_rewrites_and_deletions_of_main_and_archives(vault: 
     # cut five commits off main, with a force-push
     git(vault, "reset", "-q", "--hard", "HEAD~5")
     r = git(vault, "push", "--force", str(bare), "main", check=False)
-    assert r.returncode != 0 and "refs/heads/main would lose commits" in r.stderr and "only move forward" in r.stderr, r.stderr
+    assert r.returncode != 0 and "refs/heads/main would lose commits" in r.stderr and "only move forward" in r.stderr, (
+        r.stderr
+    )
     assert tip(bare) == full
     cases += 1
     # rewrite and delete an archive branch
@@ -460,8 +561,13 @@ def _workflow_script(event: dict[str, str]) -> str:
 def run_workflow(vault: Path, **event: str) -> tuple[int, str]:
     import subprocess
 
-    fields = {"github.event_name": "push", "github.ref": "refs/heads/main", "github.event.forced": "false",
-              "github.event.deleted": "false", **{k.replace("__", "."): v for k, v in event.items()}}  # fmt: skip
+    fields = {
+        "github.event_name": "push",
+        "github.ref": "refs/heads/main",
+        "github.event.forced": "false",
+        "github.event.deleted": "false",
+        **{k.replace("__", "."): v for k, v in event.items()},
+    }
     r = subprocess.run(["bash", "-e", "-c", _workflow_script(fields)], cwd=vault, capture_output=True, text=True)
     return r.returncode, r.stdout + r.stderr
 
@@ -482,19 +588,33 @@ def test_the_workflow_verifies_what_was_pushed_and_refuses_rewrites(vault: Path)
     rc, out = run_workflow(vault, github__event__before=after_bad, github__event__after=tip_)
     assert rc == 0, out
     # a pull request: base..head
-    rc, out = run_workflow(vault, github__event_name="pull_request", github__event__pull_request__base__sha=after_bad,
-                           github__event__pull_request__head__sha=tip_)  # fmt: skip
+    rc, out = run_workflow(
+        vault,
+        github__event_name="pull_request",
+        github__event__pull_request__base__sha=after_bad,
+        github__event__pull_request__head__sha=tip_,
+    )
     assert rc == 0, out
     # on demand: the whole history
     rc, out = run_workflow(vault, github__event_name="workflow_dispatch")
     assert rc == 1 and bad[:12] in out, out
     # a force-push or deletion of main or an archive branch fails the run
     for ref, kind in (("refs/heads/main", "forced"), ("refs/heads/archive/2026-01", "deleted")):
-        rc, out = run_workflow(vault, github__ref=ref, **{f"github__event__{kind}": "true"}, github__event__before=after_bad,
-                               github__event__after=tip_)  # fmt: skip
+        rc, out = run_workflow(
+            vault,
+            github__ref=ref,
+            **{f"github__event__{kind}": "true"},
+            github__event__before=after_bad,
+            github__event__after=tip_,
+        )
         assert rc == 1 and "may only move forward" in out, out
-    rc, out = run_workflow(vault, github__ref="refs/heads/topic", github__event__forced="true", github__event__before=after_bad,
-                           github__event__after=tip_)  # fmt: skip
+    rc, out = run_workflow(
+        vault,
+        github__ref="refs/heads/topic",
+        github__event__forced="true",
+        github__event__before=after_bad,
+        github__event__after=tip_,
+    )
     assert rc == 0, out
     report("history cut seen by the workflow", cases=6, doors=1)
 
@@ -557,7 +677,11 @@ def test_a_person_acknowledges_a_bad_shared_commit_and_verify_passes_again(vault
     git(vault, "add", "-A")
     assert commit(vault, "acknowledge without reason").returncode == 0
     r3 = memgit("verify", cwd=vault)
-    assert r3.returncode == 1 and "acknowledged: entry 1: commit must be a full commit id" in r3.stdout and bad[:12] in r3.stdout
+    assert (
+        r3.returncode == 1
+        and "acknowledged: entry 1: commit must be a full commit id" in r3.stdout
+        and bad[:12] in r3.stdout
+    )
     write(vault, ".memgit/acknowledged.yaml", f"- commit: {bad}\n")
     git(vault, "add", "-A")
     assert commit(vault, "acknowledge without reason").returncode == 0
@@ -613,6 +737,7 @@ def test_signed_authority_when_the_vault_requires_it(vault: Path, tmp_path: Path
     # signed by a key that is not listed: refused by verify and pre-receive (and by the hook, which checks the key)
     _sign_with(vault, eve)
     doors += refused_at_every_door(vault, tmp_path, policy, ("AGENTS.md", "signed"))
+
     # a commit that lists its own key in the same change is judged by its parent's signers
     def own_key(v: Path) -> None:
         policy(v)
@@ -629,9 +754,21 @@ def test_signed_authority_when_the_vault_requires_it(vault: Path, tmp_path: Path
 
     doors += refused_at_every_door(vault, tmp_path, instruction, ("people/x/items.json", "signed"))
     # memgit's own commits are unsigned: it refuses and says how
-    r = memgit("fact", "add", "people/x", "Pay invoice 77 today", "--category", "status", "--authority", "instruction", cwd=vault)
+    r = memgit(
+        "fact",
+        "add",
+        "people/x",
+        "Pay invoice 77 today",
+        "--category",
+        "status",
+        "--authority",
+        "instruction",
+        cwd=vault,
+    )
     assert r.returncode == 1 and "signed" in r.stderr and "commit.gpgsign" in r.stderr, r.stderr
-    memgit_json("fact", "add", "people/x", "Likes tea", "--category", "preference", cwd=vault)  # memory-level needs no signature
+    memgit_json(
+        "fact", "add", "people/x", "Likes tea", "--category", "preference", cwd=vault
+    )  # memory-level needs no signature
     # Ann's signature: accepted by the hook, verify and pre-receive
     _sign_with(vault, ann)
     before = head(vault)
@@ -639,8 +776,20 @@ def test_signed_authority_when_the_vault_requires_it(vault: Path, tmp_path: Path
     git(vault, "add", "-A")
     r2 = commit(vault, "policy, signed")
     assert r2.returncode == 0, r2.out
-    assert git(vault, "verify-commit", "HEAD", check=False, env={"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "gpg.ssh.allowedSignersFile",
-                                                                   "GIT_CONFIG_VALUE_0": str(vault / ".memgit/allowed_signers")}).returncode == 0  # fmt: skip
+    assert (
+        git(
+            vault,
+            "verify-commit",
+            "HEAD",
+            check=False,
+            env={
+                "GIT_CONFIG_COUNT": "1",
+                "GIT_CONFIG_KEY_0": "gpg.ssh.allowedSignersFile",
+                "GIT_CONFIG_VALUE_0": str(vault / ".memgit/allowed_signers"),
+            },
+        ).returncode
+        == 0
+    )
     rc, out = verify_lines(vault, f"{before}..HEAD")
     assert rc == 0, out
     p = git(vault, "push", str(bare), "main", check=False)

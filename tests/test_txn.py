@@ -1,4 +1,5 @@
 """The write transaction: the user's work is never swept up, the lock, crashes, concurrent writers."""
+
 from __future__ import annotations
 
 import fcntl
@@ -124,7 +125,9 @@ def _kill_during_log(vault: Path, text: str, delay: float, gate: bool) -> tuple[
     try:
         if gate:
             fcntl.flock(fd, fcntl.LOCK_EX)
-        proc = subprocess.Popen([str(BIN / "memgit"), "log", text], cwd=vault, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            [str(BIN / "memgit"), "log", text], cwd=vault, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         if gate:
             time.sleep(0.5)  # long enough for the writer to start and wait on the lock
     finally:
@@ -187,7 +190,11 @@ def test_recovery_finishes_a_write_that_moved_the_branch(vault: Path) -> None:
     git(vault, "update-index", "--cacheinfo", f"100644,{index_before},INDEX.md")
     git(vault, "checkout", "--", "INDEX.md")
     pending = vault / ".git" / "memgit" / "pending.json"
-    pending.write_text(json.dumps({"new": head(vault), "paths": [JOURNAL, "INDEX.md"], "expected": {JOURNAL: None, "INDEX.md": index_before}}))
+    pending.write_text(
+        json.dumps(
+            {"new": head(vault), "paths": [JOURNAL, "INDEX.md"], "expected": {JOURNAL: None, "INDEX.md": index_before}}
+        )
+    )
     assert status(vault) != ""
     memgit_json("log", "Second", cwd=vault, env=NOW)
     assert not pending.exists()
@@ -204,7 +211,9 @@ def test_concurrent_writers_all_land(vault: Path) -> None:
 
     def worker(w: int) -> None:
         for n in range(10):
-            r = subprocess.run([exe, "log", f"writer {w} entry {n}"], cwd=vault, env=env, capture_output=True, text=True)
+            r = subprocess.run(
+                [exe, "log", f"writer {w} entry {n}"], cwd=vault, env=env, capture_output=True, text=True
+            )
             if r.returncode != 0:
                 failures.append(f"{w}/{n}: {r.returncode} {r.stderr}")
 

@@ -1,4 +1,5 @@
 """The package type-checks under mypy --strict (pyproject's [tool.mypy])."""
+
 from __future__ import annotations
 
 import subprocess

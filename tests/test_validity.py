@@ -1,6 +1,7 @@
 """Valid time beside transaction time: `valid` = valid_from <= t < valid_until, a supersede closes the old
 fact's window, `recall --valid-at` / `fact list --valid-at` answer "what was true then", and they combine
 with `--as-of` ("what the vault believed then")."""
+
 from __future__ import annotations
 
 import json
@@ -42,7 +43,17 @@ def test_the_window_is_half_open() -> None:
 
 
 def test_a_fact_that_starts_later_is_not_valid_now(vault: Path) -> None:
-    fid = run(vault, "fact", "add", "people/sarah", "Sarah will chair the board", "--category", "status", "--valid-from", "2026-06-01")["id"]
+    fid = run(
+        vault,
+        "fact",
+        "add",
+        "people/sarah",
+        "Sarah will chair the board",
+        "--category",
+        "status",
+        "--valid-from",
+        "2026-06-01",
+    )["id"]
     assert hits(vault, "sarah chair board")[fid]["valid"] is False
     assert hits(vault, "sarah chair board", "--valid-at", "2026-07-01")[fid]["valid"] is True
     assert fid not in hits(vault, "sarah chair board", "--valid-at", "2026-05-31")
@@ -53,7 +64,17 @@ def test_a_fact_that_starts_later_is_not_valid_now(vault: Path) -> None:
 
 
 def test_a_supersede_closes_the_old_window_and_valid_at_answers_what_was_true(vault: Path) -> None:
-    old = run(vault, "fact", "add", "people/sarah", "Sarah works at Acme", "--category", "relationship", "--valid-from", "2025-01-01")["id"]
+    old = run(
+        vault,
+        "fact",
+        "add",
+        "people/sarah",
+        "Sarah works at Acme",
+        "--category",
+        "relationship",
+        "--valid-from",
+        "2025-01-01",
+    )["id"]
     new = run(vault, "supersede", old, "Sarah works at Initech", "--valid-from", "2026-02-01")["id"]
     facts = items(vault)
     assert facts[old]["status"] == "superseded" and facts[old]["valid_until"] == "2026-02-01"
@@ -73,11 +94,28 @@ def test_a_supersede_closes_the_old_window_and_valid_at_answers_what_was_true(va
 
 
 def test_valid_at_combines_with_as_of(vault: Path) -> None:
-    old = run(vault, "fact", "add", "people/sarah", "Sarah works at Acme", "--category", "relationship", "--valid-from", "2025-01-01",
-              when={"MEMGIT_NOW": "2026-01-10T10:00:00"})["id"]  # fmt: skip
+    old = run(
+        vault,
+        "fact",
+        "add",
+        "people/sarah",
+        "Sarah works at Acme",
+        "--category",
+        "relationship",
+        "--valid-from",
+        "2025-01-01",
+        when={"MEMGIT_NOW": "2026-01-10T10:00:00"},
+    )["id"]
     git(vault, "tag", "before")
-    new = run(vault, "supersede", old, "Sarah works at Initech", "--valid-from", "2025-06-01",
-              when={"MEMGIT_NOW": "2026-02-10T10:00:00"})["id"]  # fmt: skip
+    new = run(
+        vault,
+        "supersede",
+        old,
+        "Sarah works at Initech",
+        "--valid-from",
+        "2025-06-01",
+        when={"MEMGIT_NOW": "2026-02-10T10:00:00"},
+    )["id"]
     # what the vault believes now about 2025-09-01: Initech (learned in February, true since June)
     assert set(hits(vault, "sarah works", "--valid-at", "2025-09-01")) == {new}
     # what the vault believed in January about 2025-09-01: Acme
@@ -89,7 +127,10 @@ def test_valid_at_combines_with_as_of(vault: Path) -> None:
 
 def test_a_bad_valid_at_is_a_usage_error(vault: Path) -> None:
     run(vault, "fact", "add", "people/sarah", "Sarah works at Acme", "--category", "relationship")
-    for args in (["recall", "sarah", "--valid-at", "last tuesday"], ["fact", "list", "people/sarah", "--valid-at", "2026-13-01"]):
+    for args in (
+        ["recall", "sarah", "--valid-at", "last tuesday"],
+        ["fact", "list", "people/sarah", "--valid-at", "2026-13-01"],
+    ):
         r = memgit(*args, cwd=vault, env=NOW)
         assert r.returncode == 2 and "not a date" in r.stderr and "YYYY-MM-DD" in r.stderr
 
@@ -100,7 +141,17 @@ def test_valid_at_through_the_mcp_recall_tool(vault: Path, tmp_path: Path) -> No
     from tests.test_mcp import run as mcp_run
     from tests.test_mcp import text_of
 
-    old = run(vault, "fact", "add", "people/sarah", "Sarah works at Acme", "--category", "relationship", "--valid-from", "2025-01-01")["id"]
+    old = run(
+        vault,
+        "fact",
+        "add",
+        "people/sarah",
+        "Sarah works at Acme",
+        "--category",
+        "relationship",
+        "--valid-from",
+        "2025-01-01",
+    )["id"]
     new = run(vault, "supersede", old, "Sarah works at Initech", "--valid-from", "2026-02-01")["id"]
 
     async def body(s: ClientSession) -> Any:

@@ -1,4 +1,5 @@
 """memgit verify over histories and ranges, and hooks/pre-receive on a bare remote."""
+
 from __future__ import annotations
 
 import json
@@ -31,16 +32,53 @@ def test_verify_accepts_every_history_memgit_writes(vault: Path) -> None:
         memgit_json(*args, cwd=vault, env=env)
 
     run("log", "started the project", env=at("2026-01-05T09:00:00"))
-    run("log", "heard from Sarah", "--kind", "instruction", "--source", "call Sarah on Mondays", env=at("2026-01-05T09:30:00"))
+    run(
+        "log",
+        "heard from Sarah",
+        "--kind",
+        "instruction",
+        "--source",
+        "call Sarah on Mondays",
+        env=at("2026-01-05T09:30:00"),
+    )
     run("log", "agent heartbeat", env=at("2026-01-05T10:00:00", **AGENT))
-    run("fact", "add", "people/sarah", "Works at Acme Corp", "--category", "relationship",
-        "--source", "memory/2026-01-05.md#L3", env=at("2026-01-05T11:00:00"))  # fmt: skip
+    run(
+        "fact",
+        "add",
+        "people/sarah",
+        "Works at Acme Corp",
+        "--category",
+        "relationship",
+        "--source",
+        "memory/2026-01-05.md#L3",
+        env=at("2026-01-05T11:00:00"),
+    )
     old = fact_id(vault, "people/sarah", "Works at Acme Corp")
     run("supersede", old, "Left Acme Corp", "--reason", "she moved on", env=at("2026-01-06T09:00:00", **AGENT))
-    run("fact", "add", "projects/memgit", "In beta", "--category", "status", "--valid-until", "2026-01-07",
-        env=at("2026-01-06T10:00:00"))  # fmt: skip
-    run("decide", "Use Postgres", "--context", "we need a database", "--decision", "Postgres",
-        "--alternative", "SQLite", "--tag", "db", env=at("2026-01-06T11:00:00"))  # fmt: skip
+    run(
+        "fact",
+        "add",
+        "projects/memgit",
+        "In beta",
+        "--category",
+        "status",
+        "--valid-until",
+        "2026-01-07",
+        env=at("2026-01-06T10:00:00"),
+    )
+    run(
+        "decide",
+        "Use Postgres",
+        "--context",
+        "we need a database",
+        "--decision",
+        "Postgres",
+        "--alternative",
+        "SQLite",
+        "--tag",
+        "db",
+        env=at("2026-01-06T11:00:00"),
+    )
     dec = next((vault / "decisions").glob("*use-postgres*.md")).relative_to(vault).as_posix()
     run("supersede", dec, "Use SQLite", "--reason", "simpler to run", env=at("2026-01-07T09:00:00"))
     run("lesson", "git", "Fetch before rebasing", "Always fetch first.", env=at("2026-01-07T10:00:00"))
@@ -56,10 +94,26 @@ def test_verify_accepts_every_history_memgit_writes(vault: Path) -> None:
     git(vault, "add", "decisions")
     assert commit(vault, "decide by hand").returncode == 0
     ops = set(git(vault, "log", "--format=%(trailers:key=Memgit-Op,valueonly)").stdout.split())
-    assert {"init", "log", "fact-add", "supersede", "decide", "lesson", "prefer", "now-set", "context-switch",
-            "context-save", "expire", "index"} <= ops, ops  # fmt: skip
+    assert {
+        "init",
+        "log",
+        "fact-add",
+        "supersede",
+        "decide",
+        "lesson",
+        "prefer",
+        "now-set",
+        "context-switch",
+        "context-save",
+        "expire",
+        "index",
+    } <= ops, ops
     r = memgit("verify", cwd=vault)
-    assert (r.returncode, r.stderr) == (0, "") and r.stdout.startswith("verify: ") and r.stdout.endswith(" commits checked, every rule holds\n")
+    assert (
+        (r.returncode, r.stderr) == (0, "")
+        and r.stdout.startswith("verify: ")
+        and r.stdout.endswith(" commits checked, every rule holds\n")
+    )
     assert {k: v for k, v in memgit_json("verify", cwd=vault).items() if k != "commits"} == {"ok": True, "problems": []}
 
 
@@ -82,7 +136,9 @@ def build_broken(vault: Path) -> None:
 def broken(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]:
     """(vault, bad1, bad2): see build_broken."""
     vault = built_once(tmp_path_factory.getbasetemp(), tmp_path / "vault", build_broken)
-    bad1, bad2 = (git(vault, "log", "-1", "--format=%H", f"--grep=^{s}$").stdout.strip() for s in ("bad one", "bad two"))
+    bad1, bad2 = (
+        git(vault, "log", "-1", "--format=%H", f"--grep=^{s}$").stdout.strip() for s in ("bad one", "bad two")
+    )
     assert bad1 and bad2
     assert subjects(vault, f"{bad2}..HEAD") == ["log(memory/2026-01-07): later"]
     return vault, bad1, bad2
@@ -98,7 +154,10 @@ def test_verify_prints_one_line_per_problem(broken: tuple[Path, str, str]) -> No
     found = [LINE.match(line) for line in lines]
     assert all(found), lines
     got = [(m["commit"], m["path"], m["line"], m["rule"]) for m in found]  # type: ignore[index]
-    assert got == [(bad1[:12], JOURNAL, "3", "journal-append-only"), (bad2[:12], "MEMORY.md", str(memory_line), "no-secrets")]
+    assert got == [
+        (bad1[:12], JOURNAL, "3", "journal-append-only"),
+        (bad2[:12], "MEMORY.md", str(memory_line), "no-secrets"),
+    ]
     assert "AKIAIOSFODNN7EXAMPLE" not in r.stdout
 
 
@@ -109,7 +168,9 @@ def test_verify_json(broken: tuple[Path, str, str]) -> None:
     data = json.loads(r.stdout)
     assert data["ok"] is False
     assert [(p["commit"], p["path"], p["rule"]) for p in data["problems"]] == [
-        (bad1, JOURNAL, "journal-append-only"), (bad2, "MEMORY.md", "no-secrets")]  # fmt: skip
+        (bad1, JOURNAL, "journal-append-only"),
+        (bad2, "MEMORY.md", "no-secrets"),
+    ]
     first = data["problems"][0]
     assert set(first) == {"commit", "path", "line", "rule", "message", "hint"}
     assert first["line"] == 3 and first["message"] and first["hint"]

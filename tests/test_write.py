@@ -1,4 +1,5 @@
 """The write commands end to end: one commit each, the files they leave, what they refuse."""
+
 from __future__ import annotations
 
 import json
@@ -54,8 +55,18 @@ def assert_untouched(vault: Path, before: str, r: Any, code: int = 2) -> None:
 
 def test_fact_add_and_supersede_one_commit_each(vault: Path) -> None:
     start = head(vault)
-    added = memgit_json("fact", "add", "people/sarah", "Works at Acme Corp", "--category", "relationship",
-                        "--source", "memory/2026-01-15.md#L12", cwd=vault, env=T1)  # fmt: skip
+    added = memgit_json(
+        "fact",
+        "add",
+        "people/sarah",
+        "Works at Acme Corp",
+        "--category",
+        "relationship",
+        "--source",
+        "memory/2026-01-15.md#L12",
+        cwd=vault,
+        env=T1,
+    )
     assert commits_since(vault, start) == 1
     assert added["commit"] == head(vault)
     old_id = added["id"]
@@ -117,7 +128,9 @@ def test_supersede_hint_survives_a_hand_made_cycle(vault: Path) -> None:
     path.write_text(json.dumps(data, indent=2) + "\n")
     git(vault, "commit", "-q", "--no-verify", "-am", "hand edit")
     before = head(vault)
-    r = subprocess.run([str(BIN / "memgit"), "supersede", a, "Works at Gamma"], cwd=vault, capture_output=True, text=True, timeout=30)
+    r = subprocess.run(
+        [str(BIN / "memgit"), "supersede", a, "Works at Gamma"], cwd=vault, capture_output=True, text=True, timeout=30
+    )
     assert_untouched(vault, before, r)
     assert "add a new fact instead" in r.stderr
 
@@ -132,8 +145,18 @@ def test_index_lists_entity_after_fact_add(vault: Path) -> None:
 
 
 def test_index_lists_decision_in_the_decide_commit(vault: Path) -> None:
-    r = memgit_json("decide", "Use Postgres", "--context", "we need a database", "--decision", "Postgres 16",
-                    "--tag", "db", cwd=vault, env=T1)  # fmt: skip
+    r = memgit_json(
+        "decide",
+        "Use Postgres",
+        "--context",
+        "we need a database",
+        "--decision",
+        "Postgres 16",
+        "--tag",
+        "db",
+        cwd=vault,
+        env=T1,
+    )
     assert r["commit"] == head(vault)
     path = r["path"]
     assert path == "decisions/2026-01-15-use-postgres.md"
@@ -150,10 +173,20 @@ def test_index_lists_decision_in_the_decide_commit(vault: Path) -> None:
 STEPS: list[tuple[str, list[str], str, str]] = [
     # (name, argv, verb, Memgit-Op)
     ("log", ["log", "Deployed the API", "--source", "chat 2026-01-15"], "log", "log"),
-    ("decide", ["decide", "Use Postgres", "--context", "need a db", "--decision", "Postgres", "--alternative", "MySQL"], "decide", "decide"),
+    (
+        "decide",
+        ["decide", "Use Postgres", "--context", "need a db", "--decision", "Postgres", "--alternative", "MySQL"],
+        "decide",
+        "decide",
+    ),
     ("lesson", ["lesson", "git", "Fetch before rebase", "Always fetch first."], "lesson", "lesson"),
     ("prefer", ["prefer", "editor", "Use vim keybindings"], "prefer", "prefer"),
-    ("fact", ["fact", "add", "people/sarah", "Works at Acme", "--category", "status", "--valid-until", "2026-01-15"], "fact", "fact-add"),
+    (
+        "fact",
+        ["fact", "add", "people/sarah", "Works at Acme", "--category", "status", "--valid-until", "2026-01-15"],
+        "fact",
+        "fact-add",
+    ),
     ("fact2", ["fact", "add", "people/sarah", "Likes tea", "--category", "preference"], "fact", "fact-add"),
     ("supersede", ["supersede", "{fact2}", "Likes green tea", "--reason", "corrected"], "supersede", "supersede"),
     ("supersede-decision", ["supersede", "{decide}", "Use SQLite"], "supersede", "supersede"),
@@ -161,7 +194,7 @@ STEPS: list[tuple[str, list[str], str, str]] = [
     ("now", ["now", "set", "Working on tests"], "now", "now-set"),
     ("switch", ["context", "switch", "alpha"], "context", "context-switch"),
     ("save", ["context", "save"], "context", "context-save"),
-]  # fmt: skip
+]
 
 
 @pytest.mark.parametrize("agent", [None, "bot@host"], ids=["human", "agent"])
@@ -197,14 +230,29 @@ def test_each_command_one_commit_message_trailers_writer(vault: Path, agent: str
 
 
 def test_message_carries_fact_and_source_trailers(vault: Path) -> None:
-    a = memgit_json("fact", "add", "people/sarah", "Works at Acme", "--category", "status", "--source", "memory/2026-01-15.md#L3", cwd=vault, env=T1)["id"]
+    a = memgit_json(
+        "fact",
+        "add",
+        "people/sarah",
+        "Works at Acme",
+        "--category",
+        "status",
+        "--source",
+        "memory/2026-01-15.md#L3",
+        cwd=vault,
+        env=T1,
+    )["id"]
     m, trailers = message(vault)
     assert m.group("scope") == "people/sarah" and a in m.group("summary")
     assert trailers["Memgit-Fact"] == a and trailers["Memgit-Source"] == "memory/2026-01-15.md#L3"
     b = memgit_json("supersede", a, "Left Acme", "--reason", "she said so", cwd=vault, env=T2)["id"]
     m, trailers = message(vault)
     assert m.group(0) == f"supersede(people/sarah): {a} -> {b}"
-    assert trailers["Memgit-Supersedes"] == a and trailers["Memgit-Fact"] == b and trailers["Memgit-Reason"] == "she said so"
+    assert (
+        trailers["Memgit-Supersedes"] == a
+        and trailers["Memgit-Fact"] == b
+        and trailers["Memgit-Reason"] == "she said so"
+    )
 
 
 # ---- bad input never reaches the vault ---------------------------------------------------------
@@ -234,13 +282,28 @@ BAD: list[tuple[str, list[str], str | None]] = [
     ("bad-at-word", ["log", "x", "--at", "yesterday"], None),
     ("bad-valid-from", ["fact", "add", "people/x", "t", "--category", "status", "--valid-from", "2026-1-5"], None),
     ("bad-valid-until", ["fact", "add", "people/x", "t", "--category", "status", "--valid-until", "soon"], None),
-    ("until-before-from", ["fact", "add", "people/x", "t", "--category", "status", "--valid-from", "2026-01-10", "--valid-until", "2026-01-01"], None),
+    (
+        "until-before-from",
+        [
+            "fact",
+            "add",
+            "people/x",
+            "t",
+            "--category",
+            "status",
+            "--valid-from",
+            "2026-01-10",
+            "--valid-until",
+            "2026-01-01",
+        ],
+        None,
+    ),
     ("bad-expire-until", ["expire", "x-abcdef", "--until", "2026-13-01"], None),
     ("future-expire-until", ["expire", "x-abcdef", "--until", "2099-01-01"], None),
     ("bad-topic", ["lesson", "../etc", "t", "b"], None),
     ("bad-fact-id", ["supersede", "Not An Id", "text"], None),
     ("empty-decision", ["decide", "Title", "--context", "c", "--decision", "  "], None),
-]  # fmt: skip
+]
 
 
 _PRISTINE: dict[str, Path] = {}
@@ -261,7 +324,9 @@ def fresh_vault(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Pat
 
 
 @pytest.mark.parametrize("argv,stdin", [pytest.param(a, s, id=n) for n, a, s in BAD])
-def test_bad_input_exits_2_and_writes_nothing(fresh_vault: Path, argv: list[str], stdin: str | None, request: pytest.FixtureRequest) -> None:
+def test_bad_input_exits_2_and_writes_nothing(
+    fresh_vault: Path, argv: list[str], stdin: str | None, request: pytest.FixtureRequest
+) -> None:
     vault = fresh_vault
     before = head(vault)
     if request.node.callspec.id == "utf8-stdin":
@@ -301,17 +366,21 @@ def test_log_at_writes_that_day_and_time(vault: Path) -> None:
     memgit_json("log", "Second entry", "--at", "2026-01-10T18:00", "--kind", "completion", cwd=vault, env=T1)
     text2 = git(vault, "show", "HEAD:memory/2026-01-10.md").stdout
     assert text2.startswith(text)  # append-only
-    assert text2[len(text):] == "- 18:00 [completion] Second entry\n"
+    assert text2[len(text) :] == "- 18:00 [completion] Second entry\n"
 
 
 def test_log_instruction_keeps_verbatim_source(vault: Path) -> None:
-    r = memgit_json("log", "Use tabs", "--kind", "instruction", "--source", "always indent with tabs", cwd=vault, env=T1)
+    r = memgit_json(
+        "log", "Use tabs", "--kind", "instruction", "--source", "always indent with tabs", cwd=vault, env=T1
+    )
     line = (vault / r["path"]).read_text().splitlines()[r["line"] - 1]
     assert line == '- 10:04 [instruction] Use tabs (verbatim: "always indent with tabs")'
     _, trailers = message(vault)
     assert trailers["Memgit-Kind"] == "instruction" and trailers["Memgit-Source"] == "always indent with tabs"
     # a source spanning lines still ends the entry's one line: it cannot cut the entry in two
-    r2 = memgit_json("log", "Use spaces", "--kind", "instruction", "--source", "never tabs,\nonly spaces", cwd=vault, env=T1)
+    r2 = memgit_json(
+        "log", "Use spaces", "--kind", "instruction", "--source", "never tabs,\nonly spaces", cwd=vault, env=T1
+    )
     tail = (vault / r2["path"]).read_text().splitlines()[r2["line"] - 1 :]
     assert tail == ['- 10:04 [instruction] Use spaces (verbatim: "never tabs, only spaces")']
     assert memgit_json("cite", r2["id"], cwd=vault)["source"] == "never tabs, only spaces"
@@ -365,8 +434,9 @@ def test_prefer_twice_reconfirms_instead_of_adding(vault: Path) -> None:
 
 
 def test_decide_then_supersede_decision(vault: Path) -> None:
-    old = memgit_json("decide", "Use Postgres", "--context", "need a db", "--decision", "Postgres", "--tag", "db",
-                      cwd=vault, env=T1)["path"]  # fmt: skip
+    old = memgit_json(
+        "decide", "Use Postgres", "--context", "need a db", "--decision", "Postgres", "--tag", "db", cwd=vault, env=T1
+    )["path"]
     before = head(vault)
     r = memgit_json("supersede", old, "Use SQLite: one file is enough", "--reason", "too heavy", cwd=vault, env=T2)
     new = r["path"]
@@ -398,14 +468,36 @@ def test_decide_then_supersede_decision(vault: Path) -> None:
 
 
 def test_expire_one_fact_until(vault: Path) -> None:
-    fid = memgit_json("fact", "add", "people/bob", "Is on call", "--category", "status", "--valid-from", "2026-01-01", cwd=vault, env=T1)["id"]
+    fid = memgit_json(
+        "fact",
+        "add",
+        "people/bob",
+        "Is on call",
+        "--category",
+        "status",
+        "--valid-from",
+        "2026-01-01",
+        cwd=vault,
+        env=T1,
+    )["id"]
     r = memgit_json("expire", fid, "--until", "2026-01-14", cwd=vault, env=T2)
     assert r["ids"] == [fid]
     item = items(vault, "people/bob")[fid]
     assert item["status"] == "expired" and item["valid_until"] == "2026-01-14"
     assert item["fact"] == "Is on call" and item["supersededBy"] is None
     assert status(vault) == ""
-    other = memgit_json("fact", "add", "people/bob", "Is in Berlin", "--category", "status", "--valid-from", "2026-01-10", cwd=vault, env=T1)["id"]
+    other = memgit_json(
+        "fact",
+        "add",
+        "people/bob",
+        "Is in Berlin",
+        "--category",
+        "status",
+        "--valid-from",
+        "2026-01-10",
+        cwd=vault,
+        env=T1,
+    )["id"]
     before = head(vault)
     early = memgit("expire", other, "--until", "2026-01-05", cwd=vault, env=T2)
     assert_untouched(vault, before, early)
@@ -416,9 +508,42 @@ def test_expire_one_fact_until(vault: Path) -> None:
 
 
 def test_expire_without_id_retires_facts_past_valid_until(vault: Path) -> None:
-    soon = memgit_json("fact", "add", "people/bob", "Is on call", "--category", "status", "--valid-until", "2026-01-20", cwd=vault, env=T1)["id"]
-    later = memgit_json("fact", "add", "people/amy", "Is travelling", "--category", "status", "--valid-until", "2026-02-20", cwd=vault, env=T1)["id"]
-    also = memgit_json("fact", "add", "people/amy", "Is at a conference", "--category", "status", "--valid-until", "2026-01-20", cwd=vault, env=T1)["id"]
+    soon = memgit_json(
+        "fact",
+        "add",
+        "people/bob",
+        "Is on call",
+        "--category",
+        "status",
+        "--valid-until",
+        "2026-01-20",
+        cwd=vault,
+        env=T1,
+    )["id"]
+    later = memgit_json(
+        "fact",
+        "add",
+        "people/amy",
+        "Is travelling",
+        "--category",
+        "status",
+        "--valid-until",
+        "2026-02-20",
+        cwd=vault,
+        env=T1,
+    )["id"]
+    also = memgit_json(
+        "fact",
+        "add",
+        "people/amy",
+        "Is at a conference",
+        "--category",
+        "status",
+        "--valid-until",
+        "2026-01-20",
+        cwd=vault,
+        env=T1,
+    )["id"]
     forever = memgit_json("fact", "add", "people/bob", "Likes tea", "--category", "preference", cwd=vault, env=T1)["id"]
     before = head(vault)
     r = memgit("expire", cwd=vault, env={"MEMGIT_NOW": "2026-01-19T10:00:00"})
@@ -552,7 +677,9 @@ def test_context_switch_saves_and_restores_last_state(vault: Path) -> None:
     memgit_json("context", "switch", "a", cwd=vault, env=T1)
     memgit_json("now", "set", "# Now\n\n## Doing\n\nthe A migration, step 3 of 5", cwd=vault, env=T1)
     a_now = (vault / "NOW.md").read_text().split("---\n", 2)[2]
-    fact = memgit_json("fact", "add", "projects/alpha", "Alpha ships in March", "--category", "milestone", cwd=vault, env=T1)
+    fact = memgit_json(
+        "fact", "add", "projects/alpha", "Alpha ships in March", "--category", "milestone", cwd=vault, env=T1
+    )
     dec = memgit_json("decide", "Use Postgres", "--context", "need a db", "--decision", "Postgres", cwd=vault, env=T1)
     before = head(vault)
     b = memgit_json("context", "switch", "b", cwd=vault, env=T2)
@@ -578,7 +705,9 @@ def test_context_switch_saves_and_restores_last_state(vault: Path) -> None:
 
 def test_the_default_context_tracks_from_init(vault: Path) -> None:
     """The template's default context was made active by init (no switch commit): saving it still fills its sections."""
-    fact = memgit_json("fact", "add", "people/dana", "Dana runs the data team", "--category", "status", cwd=vault, env=T1)
+    fact = memgit_json(
+        "fact", "add", "people/dana", "Dana runs the data team", "--category", "status", cwd=vault, env=T1
+    )
     memgit_json("context", "save", cwd=vault, env=T1)
     text = (vault / "contexts/default.md").read_text()
     assert f"- Dana runs the data team ({fact['id']})" in text.split("## Key facts", 1)[1].split("## ", 1)[0]

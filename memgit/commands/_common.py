@@ -1,11 +1,12 @@
 """What every command shares: opening the vault, --json, rendering errors."""
+
 from __future__ import annotations
 
 import argparse
 import json
 import sys
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Callable
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from memgit.errors import MemgitError, RuleViolation, UsageError
 
@@ -13,7 +14,9 @@ if TYPE_CHECKING:
     from memgit.api import Vault
 
 
-def add(sub: Any, name: str, help: str, run: Callable[[argparse.Namespace], int], json_flag: bool = True, **kw: Any) -> argparse.ArgumentParser:
+def add(
+    sub: Any, name: str, help: str, run: Callable[[argparse.Namespace], int], json_flag: bool = True, **kw: Any
+) -> argparse.ArgumentParser:
     p: argparse.ArgumentParser = sub.add_parser(name, help=help, description=help, **kw)
     if json_flag:
         p.add_argument("--json", action="store_true", help="print machine-readable JSON")
@@ -77,8 +80,16 @@ class Bar:
                 width = 0
             # a terminal that reports no size (0x0: some containers and CI terminals) would hide the bar: assume 80x24
             size: dict[str, Any] = {"dynamic_ncols": True} if width > 0 else {"ncols": 80, "nrows": 24}
-            self._bar = tqdm(total=total, desc=self.label, unit=f" {self.unit}", file=sys.stderr, leave=False, delay=delay,
-                             mininterval=0.1, **size)  # fmt: skip
+            self._bar = tqdm(
+                total=total,
+                desc=self.label,
+                unit=f" {self.unit}",
+                file=sys.stderr,
+                leave=False,
+                delay=delay,
+                mininterval=0.1,
+                **size,
+            )
         self._bar.total = total
         self._bar.update(done - self._bar.n)
 
@@ -130,8 +141,12 @@ def report_internal(args: argparse.Namespace, exc: BaseException) -> int:
 
         traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
     if getattr(args, "json", False):
-        data = {"error": message, "hint": "please report it; rerun with MEMGIT_DEBUG=1 for the traceback",
-                "exit": INTERNAL_EXIT, "internal": kind}
+        data = {
+            "error": message,
+            "hint": "please report it; rerun with MEMGIT_DEBUG=1 for the traceback",
+            "exit": INTERNAL_EXIT,
+            "internal": kind,
+        }
         print(json.dumps(data, ensure_ascii=False, indent=2))
     print(f"memgit: {message}", file=sys.stderr)
     return INTERNAL_EXIT

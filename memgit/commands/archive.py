@@ -7,7 +7,9 @@ from memgit.commands import _common
 
 
 def register(sub: Any) -> None:
-    p = _common.add(sub, "archive", "move journals older than the window to archive/YYYY-MM branches, in one commit", run)
+    p = _common.add(
+        sub, "archive", "move journals older than the window to archive/YYYY-MM branches, in one commit", run
+    )
     p.add_argument("--older-than", metavar="AGE", help="e.g. 14d or 2w (default: archive_after_days in .memgit.yaml)")
 
 
@@ -16,4 +18,6 @@ def run(args: argparse.Namespace) -> int:
         r = _common.vault(args).archive(args.older_than, bar)
     if not r["archived"]:
         return _common.emit(args, r, f"nothing to archive (no journal before {r['cutoff']})")
-    return _common.emit(args, r, f"archived {len(r['archived'])} journals to {', '.join(r['branches'])} @ {str(r['commit'])[:12]}")
+    return _common.emit(
+        args, r, f"archived {len(r['archived'])} journals to {', '.join(r['branches'])} @ {str(r['commit'])[:12]}"
+    )

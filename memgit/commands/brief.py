@@ -8,9 +8,17 @@ from memgit.commands import _common
 
 
 def register(sub: Any) -> None:
-    p = _common.add(sub, "brief", "the session-start handoff: policy, NOW.md, context, decisions, memory, journal, expiring items", run)
+    p = _common.add(
+        sub,
+        "brief",
+        "the session-start handoff: policy, NOW.md, context, decisions, memory, journal, expiring items",
+        run,
+    )
     p.add_argument("--budget", type=int, default=2000, help="token budget (estimated as characters / 4; default 2000)")
-    p.add_argument("--as-of", help="the brief as it would have read then: YYYY-MM-DD (end of day), an ISO date-time, or a git revision")
+    p.add_argument(
+        "--as-of",
+        help="the brief as it would have read then: YYYY-MM-DD (end of day), an ISO date-time, or a git revision",
+    )
 
 
 def run(args: argparse.Namespace) -> int:

@@ -9,7 +9,9 @@ from memgit.commands import _common
 def register(sub: Any) -> None:
     p = _common.add(sub, "cite", "trace a fact id, path:line or path#heading to the commit that wrote it", run)
     p.add_argument("ref")
-    p.add_argument("--as-of", help="as the vault stood then: YYYY-MM-DD (end of day), an ISO date-time, or a git revision")
+    p.add_argument(
+        "--as-of", help="as the vault stood then: YYYY-MM-DD (end of day), an ISO date-time, or a git revision"
+    )
 
 
 def run(args: argparse.Namespace) -> int:

@@ -7,7 +7,9 @@ from memgit.commands import _common
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("context", help="virtual contexts (contexts/NAME.md)", description="switch, save or list contexts")
+    p = sub.add_parser(
+        "context", help="virtual contexts (contexts/NAME.md)", description="switch, save or list contexts"
+    )
     csub = p.add_subparsers(dest="context_command", metavar="SUBCOMMAND", required=True)
     s = _common.add(csub, "switch", "make NAME the active context (creating it if new)", run_switch)
     s.add_argument("name")

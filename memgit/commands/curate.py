@@ -7,10 +7,20 @@ from memgit.commands import _common
 
 
 def register(sub: Any) -> None:
-    p = _common.add(sub, "curate", "distil the week into MEMORY.md: promote lessons and decisions, drop what is retired, "
-                    "stay under the cap (one commit)", run)  # fmt: skip
-    p.add_argument("--cmd", help="a model command proposes the curated lines (validated: sources exist, no retired fact, cap, no secrets)")
-    p.add_argument("--propose", action="store_true", help="commit to proposals/curate-DATE for a person to merge, not to main")
+    p = _common.add(
+        sub,
+        "curate",
+        "distil the week into MEMORY.md: promote lessons and decisions, drop what is retired, "
+        "stay under the cap (one commit)",
+        run,
+    )
+    p.add_argument(
+        "--cmd",
+        help="a model command proposes the curated lines (validated: sources exist, no retired fact, cap, no secrets)",
+    )
+    p.add_argument(
+        "--propose", action="store_true", help="commit to proposals/curate-DATE for a person to merge, not to main"
+    )
     p.add_argument("--dry-run", action="store_true", help="show what would change; write nothing")
 
 

@@ -18,5 +18,12 @@ def register(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     v = _common.vault(args)
-    result = v.decide(args.title, _common.read_text(args.context), _common.read_text(args.decision), args.alternative, args.tag, args.source)
+    result = v.decide(
+        args.title,
+        _common.read_text(args.context),
+        _common.read_text(args.decision),
+        args.alternative,
+        args.tag,
+        args.source,
+    )
     return _common.emit(args, result, _common.wrote(result))

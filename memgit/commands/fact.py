@@ -7,7 +7,9 @@ from memgit.commands import _common
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("fact", help="atomic facts about people, companies, projects", description="atomic facts: add, list, show")
+    p = sub.add_parser(
+        "fact", help="atomic facts about people, companies, projects", description="atomic facts: add, list, show"
+    )
     fsub = p.add_subparsers(dest="fact_command", metavar="SUBCOMMAND", required=True)
     a = _common.add(fsub, "add", "add a fact to an entity (KIND/SLUG, e.g. people/sarah)", run_add)
     a.add_argument("entity")
@@ -20,20 +22,38 @@ def register(sub: Any) -> None:
     ls = _common.add(fsub, "list", "list an entity's facts", run_list)
     ls.add_argument("entity")
     ls.add_argument("--all", action="store_true", help="include superseded and expired facts")
-    ls.add_argument("--as-of", help="as the vault stood then: YYYY-MM-DD (end of day), an ISO date-time, or a git revision")
-    ls.add_argument("--valid-at", metavar="DATE", help="only the facts true on DATE (valid_from <= DATE < valid_until), whatever their status")
+    ls.add_argument(
+        "--as-of", help="as the vault stood then: YYYY-MM-DD (end of day), an ISO date-time, or a git revision"
+    )
+    ls.add_argument(
+        "--valid-at",
+        metavar="DATE",
+        help="only the facts true on DATE (valid_from <= DATE < valid_until), whatever their status",
+    )
     sh = _common.add(fsub, "show", "show one fact", run_show)
     sh.add_argument("id")
 
 
 def _line(item: dict[str, Any]) -> str:
-    extra = "" if item["status"] == "active" else f" [{item['status']}" + (f" by {item['supersededBy']}" if item.get("supersededBy") else "") + "]"
+    extra = (
+        ""
+        if item["status"] == "active"
+        else f" [{item['status']}" + (f" by {item['supersededBy']}" if item.get("supersededBy") else "") + "]"
+    )
     return f"{item['id']}  {item['category']:<12} {item['fact']}{extra}"
 
 
 def run_add(args: argparse.Namespace) -> int:
     v = _common.vault(args)
-    r = v.fact_add(args.entity, _common.read_text(args.text), args.category, args.source, args.valid_from, args.valid_until, args.authority)
+    r = v.fact_add(
+        args.entity,
+        _common.read_text(args.text),
+        args.category,
+        args.source,
+        args.valid_from,
+        args.valid_until,
+        args.authority,
+    )
     return _common.emit(args, r, _common.wrote(r))
 
 

@@ -11,10 +11,20 @@ if TYPE_CHECKING:
 
 
 def register(sub: Any) -> None:
-    p = _common.add(sub, "heartbeat", "run the maintenance cycle (extract, expire, archive, weekly synthesize and curate, sync): "
-                    "idempotent, for cron or an agent's heartbeat", run)  # fmt: skip
+    p = _common.add(
+        sub,
+        "heartbeat",
+        "run the maintenance cycle (extract, expire, archive, weekly synthesize and curate, sync): "
+        "idempotent, for cron or an agent's heartbeat",
+        run,
+    )
     p.add_argument("--dry-run", action="store_true", help="show what each step would do; write nothing")
-    p.add_argument("--step", action="append", metavar="STEP", help="run only this step (repeatable): extract, expire, archive, synthesize, curate, sync")
+    p.add_argument(
+        "--step",
+        action="append",
+        metavar="STEP",
+        help="run only this step (repeatable): extract, expire, archive, synthesize, curate, sync",
+    )
 
 
 def _line(step: Step) -> str:

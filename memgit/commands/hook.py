@@ -9,16 +9,24 @@ from memgit.commands import _common
 
 
 def register(sub: Any) -> None:
-    p = _common.add(sub, "hook", "run a rule on the staged change (pre-commit entry point), or `index` after a commit", run, json_flag=False)
-    p.add_argument("name", help="check (all rules), index (post-commit refresh), commit-msg (the message file), or a rule id")
-    p.add_argument("files", nargs="*", help="commit-msg: the message file; otherwise ignored (the whole staged change is checked)")
+    p = _common.add(
+        sub,
+        "hook",
+        "run a rule on the staged change (pre-commit entry point), or `index` after a commit",
+        run,
+        json_flag=False,
+    )
+    p.add_argument(
+        "name", help="check (all rules), index (post-commit refresh), commit-msg (the message file), or a rule id"
+    )
+    p.add_argument(
+        "files", nargs="*", help="commit-msg: the message file; otherwise ignored (the whole staged change is checked)"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
-    from memgit import hook, rules
+    from memgit import hook, humans, rules
     from memgit.errors import UsageError
-
-    from memgit import humans
 
     gitdir = humans.gitdir_of(Path(args.vault_dir))
     if args.name == "index":
@@ -32,7 +40,9 @@ def run(args: argparse.Namespace) -> int:
     if name == "commit-msg":
         return _commit_msg(Path(args.vault_dir), args.files)
     if name != "check" and name not in rules.RULES:
-        raise UsageError(f"unknown hook {args.name!r}", f"use check, index, commit-msg or one of {', '.join(rules.RULES)}")
+        raise UsageError(
+            f"unknown hook {args.name!r}", f"use check, index, commit-msg or one of {', '.join(rules.RULES)}"
+        )
     if gitdir is not None:
         humans.mark(gitdir)  # a person's commit is running its hooks: writers wait until git is done
     problems = hook.check(Path(args.vault_dir), None if name == "check" else [name])
@@ -50,9 +60,13 @@ def _commit_msg(cwd: Path, files: list[str]) -> int:
     from memgit.rules import message
 
     if len(files) != 1:
-        raise UsageError("commit-msg needs the message file", "git passes it: memgit hook commit-msg .git/COMMIT_EDITMSG")
+        raise UsageError(
+            "commit-msg needs the message file", "git passes it: memgit hook commit-msg .git/COMMIT_EDITMSG"
+        )
     text = Path(files[0]).read_bytes().decode("utf-8", "replace")
-    got = subprocess.run(["git", "config", "--get", "core.commentChar"], cwd=cwd, capture_output=True, text=True, env=gitcli.no_git_env())
+    got = subprocess.run(
+        ["git", "config", "--get", "core.commentChar"], cwd=cwd, capture_output=True, text=True, env=gitcli.no_git_env()
+    )
     comment = got.stdout.strip() if got.returncode == 0 and got.stdout.strip() not in ("", "auto") else "#"
     names = [f"HEAD:{secretlists.ALLOW_PATH}", f"HEAD:{secretlists.RECEIPTS_PATH}"]
     blobs = gitcli.read_blobs(cwd, names, missing_ok=True)
@@ -61,5 +75,8 @@ def _commit_msg(cwd: Path, files: list[str]) -> int:
     for p in problems:
         print(_common.visible(p.render()), file=sys.stderr)
     if problems:
-        print("memgit: the message was kept in .git/COMMIT_EDITMSG; edit it and commit again (git commit -e -F .git/COMMIT_EDITMSG)", file=sys.stderr)
+        print(
+            "memgit: the message was kept in .git/COMMIT_EDITMSG; edit it and commit again (git commit -e -F .git/COMMIT_EDITMSG)",
+            file=sys.stderr,
+        )
     return 1 if problems else 0

@@ -15,4 +15,6 @@ def run(args: argparse.Namespace) -> int:
     from memgit import api
 
     result = api.install(Path(args.vault_dir))
-    return _common.emit(args, result, f"memgit: hooks ({', '.join(result['hooks'])}) and merge drivers installed in {result['path']}")
+    return _common.emit(
+        args, result, f"memgit: hooks ({', '.join(result['hooks'])}) and merge drivers installed in {result['path']}"
+    )

@@ -8,7 +8,13 @@ from memgit.commands import _common
 
 
 def register(sub: Any) -> None:
-    p = _common.add(sub, "merge-driver", "git merge driver for journals, items.json, NOW.md and INDEX.md (set by init/install)", run, json_flag=False)
+    p = _common.add(
+        sub,
+        "merge-driver",
+        "git merge driver for journals, items.json, NOW.md and INDEX.md (set by init/install)",
+        run,
+        json_flag=False,
+    )
     p.add_argument("kind", choices=["journal", "items", "index", "now"])
     p.add_argument("base", help="%%O")
     p.add_argument("ours", help="%%A (the result is written here)")

@@ -8,13 +8,24 @@ from memgit.commands import _common
 
 
 def register(sub: Any) -> None:
-    p = _common.add(sub, "recall", "search memory: INDEX.md, rg over the vault, ranked by relevance × authority × recency", run)
+    p = _common.add(
+        sub, "recall", "search memory: INDEX.md, rg over the vault, ranked by relevance × authority × recency", run
+    )
     p.add_argument("query")
     p.add_argument("--k", type=int, default=10, help="how many hits (default 10)")
     p.add_argument("--as-of", metavar="WHEN", help="answer from the vault as it was at a date, ISO date-time or commit")
-    p.add_argument("--layer", help="only one layer: fact, journal, decision, lesson, preference, now, memory, summary, context, policy, session")
-    p.add_argument("--valid-at", metavar="DATE", help="what was true on DATE (valid time), as the vault believes now (or --as-of then)")
-    p.add_argument("--history", action="store_true", help="also superseded and expired memory, ranked below its successors")
+    p.add_argument(
+        "--layer",
+        help="only one layer: fact, journal, decision, lesson, preference, now, memory, summary, context, policy, session",
+    )
+    p.add_argument(
+        "--valid-at",
+        metavar="DATE",
+        help="what was true on DATE (valid time), as the vault believes now (or --as-of then)",
+    )
+    p.add_argument(
+        "--history", action="store_true", help="also superseded and expired memory, ranked below its successors"
+    )
     p.add_argument("--archive", action="store_true", help="also search journals on archive/* branches")
 
 
@@ -31,8 +42,14 @@ def _line(h: Mapping[str, Any]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    result = _common.vault(args).recall(_common.read_text(args.query), args.k, args.as_of, args.layer, args.history, args.archive, args.valid_at)
+    result = _common.vault(args).recall(
+        _common.read_text(args.query), args.k, args.as_of, args.layer, args.history, args.archive, args.valid_at
+    )
     weak = result.get("weak", [])
-    none = "nothing relevant: no hit matches half of the question" + "".join(f"\n  weak: {_line(h)}" for h in weak[:3]) if weak else "no memory matches"
+    none = (
+        "nothing relevant: no hit matches half of the question" + "".join(f"\n  weak: {_line(h)}" for h in weak[:3])
+        if weak
+        else "no memory matches"
+    )
     _common.emit(args, result, "\n".join(_line(h) for h in result["hits"]) or none)
     return 0 if result["hits"] else 1

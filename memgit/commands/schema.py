@@ -10,8 +10,15 @@ ALIASES = {"entity-items": "item", "items": "item", "fact": "item", "facts": "it
 
 
 def register(sub: Any) -> None:
-    p = _common.add(sub, "schema", "print the JSON Schema a kind of memory file must follow (without KIND: list them)", run)
-    p.add_argument("kind", nargs="?", metavar="KIND", help="decision, lesson, preference, context, entity-summary, now, item (a fact) or config")
+    p = _common.add(
+        sub, "schema", "print the JSON Schema a kind of memory file must follow (without KIND: list them)", run
+    )
+    p.add_argument(
+        "kind",
+        nargs="?",
+        metavar="KIND",
+        help="decision, lesson, preference, context, entity-summary, now, item (a fact) or config",
+    )
 
 
 def run(args: argparse.Namespace) -> int:

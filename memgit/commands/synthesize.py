@@ -7,7 +7,9 @@ from memgit.commands import _common
 
 
 def register(sub: Any) -> None:
-    p = _common.add(sub, "synthesize", "rewrite changed entities' summary.md from their active facts, in one commit", run)
+    p = _common.add(
+        sub, "synthesize", "rewrite changed entities' summary.md from their active facts, in one commit", run
+    )
     p.add_argument("--since", default="7d", help="entities whose facts changed in this window (default 7d)")
     p.add_argument("--cmd", help="a model command: gets a prompt on stdin, answers the summary on stdout (validated)")
     p.add_argument("--entity", action="append", help="only this entity (KIND/SLUG; repeatable)")

@@ -1,4 +1,5 @@
 """Atomic facts: add, list, show, supersede, expire."""
+
 from __future__ import annotations
 
 import re
@@ -9,8 +10,8 @@ from memgit.errors import NotFound, UsageError
 from memgit.names import locate
 
 if TYPE_CHECKING:
-    from memgit.txn import Transaction
     from memgit.context import VaultContext as Vault
+    from memgit.txn import Transaction
 
 _SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
 
@@ -20,23 +21,39 @@ def entity_folder(vault: Vault, entity: str) -> str:
     raw = entity.strip().strip("/")
     kinds = vault.config.entity_kinds
     if not raw or raw.startswith(("/", "~")) or "\\" in raw or "\x00" in raw or ".." in raw.split("/"):
-        raise UsageError(f"bad entity {entity!r}: paths may not leave the vault", f"use <kind>/<slug>, kinds: {', '.join(kinds)}")
+        raise UsageError(
+            f"bad entity {entity!r}: paths may not leave the vault", f"use <kind>/<slug>, kinds: {', '.join(kinds)}"
+        )
     parts = raw.split("/")
     if len(parts) == 1:
-        found = [k for k in kinds if vault.read(f"{k}/{parts[0]}/items.json") is not None or vault.read(f"{k}/{parts[0]}/summary.md") is not None]
+        found = [
+            k
+            for k in kinds
+            if vault.read(f"{k}/{parts[0]}/items.json") is not None
+            or vault.read(f"{k}/{parts[0]}/summary.md") is not None
+        ]
         if len(found) != 1:
-            raise UsageError(f"entity {entity!r} needs its kind", f"write it as <kind>/{parts[0]}, kinds: {', '.join(kinds)}")
+            raise UsageError(
+                f"entity {entity!r} needs its kind", f"write it as <kind>/{parts[0]}, kinds: {', '.join(kinds)}"
+            )
         parts = [found[0], parts[0]]
     if len(parts) != 2 or parts[0] not in kinds:
-        raise UsageError(f"bad entity {entity!r}: not of a configured kind", f"use <kind>/<slug>, kinds: {', '.join(kinds)}")
+        raise UsageError(
+            f"bad entity {entity!r}: not of a configured kind", f"use <kind>/<slug>, kinds: {', '.join(kinds)}"
+        )
     if not _SLUG_RE.match(parts[1]):
-        raise UsageError(f"bad entity slug {parts[1]!r}", "slugs are lowercase letters, digits and '-', e.g. people/sarah-chen")
+        raise UsageError(
+            f"bad entity slug {parts[1]!r}", "slugs are lowercase letters, digits and '-', e.g. people/sarah-chen"
+        )
     return f"{parts[0]}/{parts[1]}"
 
 
 def _check_category(vault: Vault, category: str) -> None:
     if category not in vault.config.categories:
-        raise UsageError(f"unknown category {category!r}", f"use one of {', '.join(vault.config.categories)} (or add it to .memgit.yaml)")
+        raise UsageError(
+            f"unknown category {category!r}",
+            f"use one of {', '.join(vault.config.categories)} (or add it to .memgit.yaml)",
+        )
 
 
 def _check_authority(vault: Vault, authority: str) -> None:
@@ -44,22 +61,46 @@ def _check_authority(vault: Vault, authority: str) -> None:
         raise UsageError(f"unknown authority {authority!r}", f"use one of {', '.join(vault.config.authority)}")
 
 
-def _new_fact(vault: Vault, slug: str, text: str, category: str, source: str | None, valid_from: str | None,
-              valid_until: str | None, authority: str, supersedes: str | None = None) -> dict[str, Any]:  # fmt: skip
+def _new_fact(
+    vault: Vault,
+    slug: str,
+    text: str,
+    category: str,
+    source: str | None,
+    valid_from: str | None,
+    valid_until: str | None,
+    authority: str,
+    supersedes: str | None = None,
+) -> dict[str, Any]:
     from memgit.clock import iso
 
     stamp = iso(vault.now())
     item = {
         "id": itemsfile.mint_id(slug, text, stamp, vault.writer().label),
-        "fact": text, "category": category, "timestamp": stamp,
-        "valid_from": valid_from or stamp[:10], "valid_until": valid_until, "source": source,
-        "authority": authority, "status": "active", "supersedes": supersedes, "supersededBy": None,
-    }  # fmt: skip
+        "fact": text,
+        "category": category,
+        "timestamp": stamp,
+        "valid_from": valid_from or stamp[:10],
+        "valid_until": valid_until,
+        "source": source,
+        "authority": authority,
+        "status": "active",
+        "supersedes": supersedes,
+        "supersededBy": None,
+    }
     return item
 
 
-def add(vault: Vault, entity: str, text: str, category: str, source: str | None, valid_from: str | None,
-        valid_until: str | None, authority: str) -> dict[str, Any]:  # fmt: skip
+def add(
+    vault: Vault,
+    entity: str,
+    text: str,
+    category: str,
+    source: str | None,
+    valid_from: str | None,
+    valid_until: str | None,
+    authority: str,
+) -> dict[str, Any]:
     from memgit.clock import parse_date
     from memgit.context import require_text
 
@@ -87,7 +128,10 @@ def add(vault: Vault, entity: str, text: str, category: str, source: str | None,
         if tx.read(summary) is None:
             from memgit import frontmatter
 
-            tx.write(summary, frontmatter.render({"name": slug, "kind": folder.split("/")[0]}, f"# {slug}\n\n## Notes\n\n").encode())
+            tx.write(
+                summary,
+                frontmatter.render({"name": slug, "kind": folder.split("/")[0]}, f"# {slug}\n\n## Notes\n\n").encode(),
+            )
         trailers = [("Memgit-Op", "fact-add"), ("Memgit-Fact", item["id"])]
         if source:
             trailers.append(("Memgit-Source", source))
@@ -98,7 +142,9 @@ def add(vault: Vault, entity: str, text: str, category: str, source: str | None,
     return {**result, "commit": commit}
 
 
-def list_facts(vault: Vault, entity: str, all: bool, as_of: str | None = None, valid_at: str | None = None) -> list[dict[str, Any]]:
+def list_facts(
+    vault: Vault, entity: str, all: bool, as_of: str | None = None, valid_at: str | None = None
+) -> list[dict[str, Any]]:
     """as_of: the facts as recorded then (a date, a date-time or a revision); valid_at: only those true
     on that day (valid time), whatever their status."""
     folder = entity_folder(vault, entity)
@@ -125,11 +171,12 @@ def show(vault: Vault, fact_id: str) -> dict[str, Any]:
     return {**item, "path": path}
 
 
-def supersede(vault: Vault, fact_id: str, text: str, reason: str | None, source: str | None,
-              valid_from: str | None = None) -> dict[str, Any]:  # fmt: skip
+def supersede(
+    vault: Vault, fact_id: str, text: str, reason: str | None, source: str | None, valid_from: str | None = None
+) -> dict[str, Any]:
     from memgit.clock import parse_date
-    from memgit.validity import closed_until
     from memgit.context import require_text
+    from memgit.validity import closed_until
 
     valid_from = parse_date(valid_from) if valid_from else None
 
@@ -153,8 +200,17 @@ def supersede(vault: Vault, fact_id: str, text: str, reason: str | None, source:
             hint = f"supersede the active successor {succ} instead" if active else "add a new fact instead"
             raise UsageError(f"fact {fact_id} is already {old['status']}", hint)
         slug = path.split("/")[1]
-        new = _new_fact(vault, slug, text, old["category"], source or old.get("source"), valid_from, None,
-                        old.get("authority", "memory"), supersedes=fact_id)
+        new = _new_fact(
+            vault,
+            slug,
+            text,
+            old["category"],
+            source or old.get("source"),
+            valid_from,
+            None,
+            old.get("authority", "memory"),
+            supersedes=fact_id,
+        )
         old["status"] = "superseded"
         old["supersededBy"] = new["id"]
         old["valid_until"] = closed_until(old.get("valid_from"), old.get("valid_until"), str(new["valid_from"]))
@@ -179,7 +235,10 @@ def expire(vault: Vault, fact_id: str | None, until: str | None) -> dict[str, An
     today = vault.today()
     until = parse_date(until) if until else None
     if until and until > today:
-        raise UsageError(f"--until {until} is in the future", "a fact expires on or after its valid_until date; set it with fact add --valid-until")
+        raise UsageError(
+            f"--until {until} is in the future",
+            "a fact expires on or after its valid_until date; set it with fact add --valid-until",
+        )
 
     def build(tx: Transaction) -> dict[str, Any]:
         expired: list[str] = []
@@ -188,9 +247,14 @@ def expire(vault: Vault, fact_id: str | None, until: str | None) -> dict[str, An
             if item["status"] != "active":
                 raise UsageError(f"fact {fact_id} is already {item['status']}", "nothing to expire")
             if until and item.get("valid_from") and until < str(item["valid_from"]):
-                raise UsageError(f"--until {until} is before the fact's valid_from {item['valid_from']}", "a fact cannot stop being true before it became true")
+                raise UsageError(
+                    f"--until {until} is before the fact's valid_from {item['valid_from']}",
+                    "a fact cannot stop being true before it became true",
+                )
             item["status"] = "expired"
-            item["valid_until"] = until or (item["valid_until"] if item["valid_until"] and item["valid_until"] <= today else today)
+            item["valid_until"] = until or (
+                item["valid_until"] if item["valid_until"] and item["valid_until"] <= today else today
+            )
             tx.write(path, itemsfile.canonical(items))
             expired.append(item["id"])
             scope = path.rsplit("/", 1)[0]
@@ -200,7 +264,11 @@ def expire(vault: Vault, fact_id: str | None, until: str | None) -> dict[str, An
                     if not path.endswith("/items.json"):
                         continue
                     items = itemsfile.parse_file(path, vault.repo.blob(blob) or b"[]")
-                    hit = [i for i in items if i.get("status") == "active" and i.get("valid_until") and str(i["valid_until"]) <= today]
+                    hit = [
+                        i
+                        for i in items
+                        if i.get("status") == "active" and i.get("valid_until") and str(i["valid_until"]) <= today
+                    ]
                     for i in hit:
                         i["status"] = "expired"
                         expired.append(i["id"])
@@ -209,8 +277,13 @@ def expire(vault: Vault, fact_id: str | None, until: str | None) -> dict[str, An
             if not expired:
                 raise NotFound("no active fact is past its valid_until", "nothing to expire")
             scope = "facts"
-        tx.describe("expire", scope, ", ".join(expired[:5]) + (f" and {len(expired) - 5} more" if len(expired) > 5 else ""),
-                    ("Memgit-Op", "expire"), ("Memgit-Expired", ", ".join(expired)))  # one key: trailers are a dict
+        tx.describe(
+            "expire",
+            scope,
+            ", ".join(expired[:5]) + (f" and {len(expired) - 5} more" if len(expired) > 5 else ""),
+            ("Memgit-Op", "expire"),
+            ("Memgit-Expired", ", ".join(expired)),
+        )  # one key: trailers are a dict
         return {"ids": expired, "id": expired[0] if len(expired) == 1 else None}
 
     result, commit = vault.transact(build)

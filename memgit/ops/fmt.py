@@ -1,4 +1,5 @@
 """memgit fmt: rewrite items.json files in the work tree into canonical form."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -22,12 +23,17 @@ def fmt(vault: Vault, check: bool) -> list[str]:
             rel = path.relative_to(root).as_posix()
             link = next((p for p in (folder, path.parent, path) if p.is_symlink()), None)
             if link is not None:
-                raise UsageError(f"{rel}: {link.relative_to(root).as_posix()} is a symlink", "memory files are regular files inside the vault")
+                raise UsageError(
+                    f"{rel}: {link.relative_to(root).as_posix()} is a symlink",
+                    "memory files are regular files inside the vault",
+                )
             data = path.read_bytes()
             try:
                 canon = itemsfile.canonical(itemsfile.parse(data))
             except itemsfile.ItemsError as exc:
-                raise UsageError(f"{rel}:{exc.line}: {exc.message}", "fix the JSON, then run memgit fmt again") from None
+                raise UsageError(
+                    f"{rel}:{exc.line}: {exc.message}", "fix the JSON, then run memgit fmt again"
+                ) from None
             if canon != data:
                 changed.append(rel)
                 if not check:

@@ -1,4 +1,5 @@
 """memgit log: one atomic append to the day's journal."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
@@ -7,8 +8,8 @@ from memgit.entries import format_entry
 from memgit.errors import UsageError
 
 if TYPE_CHECKING:
-    from memgit.txn import Transaction
     from memgit.context import VaultContext as Vault
+    from memgit.txn import Transaction
 
 LOG_KINDS = ("note", "decision", "completion", "lesson", "preference", "instruction")
 
@@ -25,7 +26,10 @@ def _guarded(vault: Vault, text: str, kind: str | None, journal: bytes) -> str:
     if why is None:
         return text
     if guard.mode == "refuse":
-        raise UsageError(f"not logged: {why} (the noise guard is on)", "log what changed, in a few words; or set noise.mode in .memgit.yaml")
+        raise UsageError(
+            f"not logged: {why} (the noise guard is on)",
+            "log what changed, in a few words; or set noise.mode in .memgit.yaml",
+        )
     lines = text.splitlines()
     return "\n".join([f"{lines[0]} (noise: {why})", *lines[1:]])
 
@@ -41,8 +45,10 @@ def log(vault: Vault, text: str, kind: str | None, source: str | None, at: str |
         # the source ends the entry's first line: a line break would cut the entry in two
         source = " ".join(require_text(vault.config, source, "source").split())
     if kind != "instruction" and text.startswith("[instruction]"):
-        raise UsageError("the text starts with the [instruction] marker, which only --kind instruction writes",
-                         'a person records an instruction with --kind instruction --source "the words as given"; otherwise reword it')
+        raise UsageError(
+            "the text starts with the [instruction] marker, which only --kind instruction writes",
+            'a person records an instruction with --kind instruction --source "the words as given"; otherwise reword it',
+        )
     if kind == "instruction" and not source:
         raise UsageError("an instruction needs its verbatim source", 'add --source "the words as given"')
     moment = parse_time(at, vault.tz) if at else vault.now()
@@ -55,8 +61,10 @@ def log(vault: Vault, text: str, kind: str | None, source: str | None, at: str |
             # a day already archived keeps its lines there: re-creating it on main would reuse its cite handles
             for tip in vault.repo.refs(f"refs/heads/archive/{day[:7]}").values():
                 if vault.repo.read(vault.repo.commit_tree(tip), path) is not None:
-                    raise UsageError(f"{path} was archived to archive/{day[:7]}; its lines stay there",
-                                     "log it today (without --at) and say which day it is about")
+                    raise UsageError(
+                        f"{path} was archived to archive/{day[:7]}; its lines stay there",
+                        "log it today (without --at) and say which day it is about",
+                    )
         base = old if old is not None else f"# {day}\n\n".encode()
         if base and not base.endswith(b"\n"):
             base += b"\n"

@@ -1,4 +1,5 @@
 """Decisions, lessons and preferences."""
+
 from __future__ import annotations
 
 import re
@@ -9,8 +10,8 @@ from memgit.kinds import LESSON, PREFERENCE
 from memgit.names import slugify, topic_slug
 
 if TYPE_CHECKING:
-    from memgit.txn import Transaction
     from memgit.context import VaultContext as Vault
+    from memgit.txn import Transaction
 
 _LESSON_HEADING = re.compile(r"^## (.+?)(?: \(\d{4}-\d{2}-\d{2}\))?\s*$", re.M)
 
@@ -30,8 +31,16 @@ def _new_decision_path(tx: Transaction, date: str, title: str) -> str:
     return path
 
 
-def decide(vault: Vault, title: str, context: str, decision: str, alternatives: list[str], tags: list[str],
-           source: str | None, supersedes: str | None = None) -> dict[str, Any]:  # fmt: skip
+def decide(
+    vault: Vault,
+    title: str,
+    context: str,
+    decision: str,
+    alternatives: list[str],
+    tags: list[str],
+    source: str | None,
+    supersedes: str | None = None,
+) -> dict[str, Any]:
     from memgit import frontmatter
     from memgit.context import require_text
 
@@ -54,7 +63,9 @@ def decide(vault: Vault, title: str, context: str, decision: str, alternatives: 
             meta["supersedes"] = supersedes
             old = tx.read(supersedes)
             assert old is not None
-            tx.write(supersedes, frontmatter.update(old.decode(), {"status": "superseded", "superseded_by": path}).encode())
+            tx.write(
+                supersedes, frontmatter.update(old.decode(), {"status": "superseded", "superseded_by": path}).encode()
+            )
             trailers.append(("Memgit-Supersedes", supersedes))
             tx.describe("supersede", "decisions", f"{supersedes} -> {path}", *trailers)
         else:
@@ -66,7 +77,9 @@ def decide(vault: Vault, title: str, context: str, decision: str, alternatives: 
     return {**result, "commit": commit}
 
 
-def supersede_decision(vault: Vault, ref: str, text: str, reason: str | None, new_title: str | None = None) -> dict[str, Any]:
+def supersede_decision(
+    vault: Vault, ref: str, text: str, reason: str | None, new_title: str | None = None
+) -> dict[str, Any]:
     from memgit import frontmatter
 
     path = ref if ref.endswith(".md") else f"{ref}.md"
@@ -78,7 +91,10 @@ def supersede_decision(vault: Vault, ref: str, text: str, reason: str | None, ne
     fm = frontmatter.split(data.decode("utf-8", errors="replace"))
     meta = fm.meta or {}
     if meta.get("status") == "superseded":
-        raise UsageError(f"{path}: already superseded by {meta.get('superseded_by')}", f"supersede {meta.get('superseded_by')} instead")
+        raise UsageError(
+            f"{path}: already superseded by {meta.get('superseded_by')}",
+            f"supersede {meta.get('superseded_by')} instead",
+        )
     title = str(meta.get("title") or path)
     context = reason or f"Supersedes [{title}]({path})."
     # the successor is a decision of its own: its title (and so its file name) is its own, not its predecessor's
@@ -100,7 +116,11 @@ def lesson(vault: Vault, topic: str, title: str, body: str) -> dict[str, Any]:
 
     def build(tx: Transaction) -> dict[str, Any]:
         old = tx.read(path)
-        text = old.decode() if old is not None else frontmatter.render({"topic": topic.strip()}, f"# Lessons: {topic.strip()}\n")
+        text = (
+            old.decode()
+            if old is not None
+            else frontmatter.render({"topic": topic.strip()}, f"# Lessons: {topic.strip()}\n")
+        )
         if not text.endswith("\n"):
             text += "\n"
         heading_line = text.count("\n") + 2
@@ -128,7 +148,11 @@ def prefer(vault: Vault, topic: str, text: str) -> dict[str, Any]:
 
     def build(tx: Transaction) -> dict[str, Any]:
         old = tx.read(path)
-        current = old.decode() if old is not None else frontmatter.render({"topic": topic.strip(), "confirmed": date}, f"# Preferences: {topic.strip()}\n\n")
+        current = (
+            old.decode()
+            if old is not None
+            else frontmatter.render({"topic": topic.strip(), "confirmed": date}, f"# Preferences: {topic.strip()}\n\n")
+        )
         lines = current.splitlines()
         entry = PREFERENCE.render(text, date)
         confirmed = False

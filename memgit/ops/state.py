@@ -1,4 +1,5 @@
 """NOW.md and virtual contexts."""
+
 from __future__ import annotations
 
 import re
@@ -7,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 from memgit.errors import NotFound
 
 if TYPE_CHECKING:
-    from memgit.txn import Transaction
     from memgit.context import VaultContext as Vault
+    from memgit.txn import Transaction
 
 SECTIONS = ("Summary", "Key facts", "Decisions", "Related files", "Last state")
 SECTION_CAP = 50  # lines kept in Key facts, Decisions and Related files
@@ -100,17 +101,32 @@ def _track(vault: Vault, tx: Transaction, name: str, text: str) -> str:
             continue
         files.append(d.path)
         if kind == "entity-items":
-            before = {i.get("id") for i in itemsfile.parse_file(d.path, vault.repo.blob(d.old) or b"[]")} if d.old else set()
-            new_facts += [f"- {i['fact']} ({i['id']})" for i in itemsfile.parse_file(d.path, vault.repo.blob(d.new) or b"[]")
-                          if i.get("id") not in before and i.get("status") == "active"]  # fmt: skip
+            before = (
+                {i.get("id") for i in itemsfile.parse_file(d.path, vault.repo.blob(d.old) or b"[]")} if d.old else set()
+            )
+            new_facts += [
+                f"- {i['fact']} ({i['id']})"
+                for i in itemsfile.parse_file(d.path, vault.repo.blob(d.new) or b"[]")
+                if i.get("id") not in before and i.get("status") == "active"
+            ]
         elif kind == "decision" and d.old is None:
             title = _meta_of((vault.repo.blob(d.new) or b"").decode("utf-8", "replace")).get("title") or d.path
             decisions.append(f"- {title} ({d.path})")
     retired = set()
     for path, blob in vault.repo.files(tx.tree, ""):
-        if vault.config.kind_of(path) == "entity-items" and any(f"({path.split('/')[1]}-" in ln for ln in _section(text, "Key facts").splitlines()):
-            retired |= {str(i.get("id")) for i in itemsfile.parse_file(path, vault.repo.blob(blob) or b"[]") if i.get("status") != "active"}
-    for title, added in (("Key facts", new_facts), ("Decisions", decisions), ("Related files", [f"- {p}" for p in files])):
+        if vault.config.kind_of(path) == "entity-items" and any(
+            f"({path.split('/')[1]}-" in ln for ln in _section(text, "Key facts").splitlines()
+        ):
+            retired |= {
+                str(i.get("id"))
+                for i in itemsfile.parse_file(path, vault.repo.blob(blob) or b"[]")
+                if i.get("status") != "active"
+            }
+    for title, added in (
+        ("Key facts", new_facts),
+        ("Decisions", decisions),
+        ("Related files", [f"- {p}" for p in files]),
+    ):
         lines = [ln for ln in _section(text, title).splitlines() if ln.strip()]
         lines = [ln for ln in lines if not any(f"({r})" in ln for r in retired)]
         merged = "\n".join(list(dict.fromkeys(lines + added))[-SECTION_CAP:])  # the newest lines when over the cap
@@ -166,7 +182,10 @@ def context_switch(vault: Vault, name: str) -> dict[str, Any]:
             text = frontmatter.update(old.decode(), {"active": True, "updated": vault.today()})
         tx.write(target, text.encode())
         state = _restored(text) or f"# Now\n\nContext {name}: no saved state yet."
-        tx.write("NOW.md", frontmatter.render({"updated": vault.today(), "context": name}, state.rstrip("\n") + "\n").encode())
+        tx.write(
+            "NOW.md",
+            frontmatter.render({"updated": vault.today(), "context": name}, state.rstrip("\n") + "\n").encode(),
+        )
         tx.describe("context", target, f"switch to {name}", ("Memgit-Op", "context-switch"), ("Memgit-Context", name))
         return {"id": target, "path": target, "created": old is None, "saved": saved}
 
@@ -223,5 +242,12 @@ def context_list(vault: Vault) -> list[dict[str, Any]]:
             meta = frontmatter.split((vault.repo.blob(blob) or b"").decode("utf-8", errors="replace")).meta or {}
         except frontmatter.YamlError:
             meta = {}
-        out.append({"name": str(meta.get("name") or path), "path": path, "active": bool(meta.get("active")), "updated": meta.get("updated")})
+        out.append(
+            {
+                "name": str(meta.get("name") or path),
+                "path": path,
+                "active": bool(meta.get("active")),
+                "updated": meta.get("updated"),
+            }
+        )
     return out

@@ -1,9 +1,9 @@
 """The rules: each is a pure function rule(change, ctx) -> list[Problem]."""
+
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from importlib import import_module
-from typing import Callable
 
 from memgit.changes import Change, Context, Problem
 
@@ -27,7 +27,15 @@ RULES: dict[str, str] = {
 }
 
 # what a merge commit is checked by: its parents' commits are judged on their own (who wrote them, policy)
-MERGE_RULES = ("frontmatter", "items", "journal-append-only", "no-secrets", "hidden-text", "index-generated", "decision-record")
+MERGE_RULES = (
+    "frontmatter",
+    "items",
+    "journal-append-only",
+    "no-secrets",
+    "hidden-text",
+    "index-generated",
+    "decision-record",
+)
 
 
 def get(rule_id: str) -> Rule:
@@ -52,6 +60,7 @@ def run(changes: Iterable[Change], ctx: Context, only: Iterable[str] | None = No
 
 def decode(change: Change, rule: str) -> tuple[str | None, str | None, list[Problem]]:
     """Old and new content as text; a problem when the new content is not valid UTF-8 or holds NUL."""
+
     def dec(data: bytes | None) -> str | None:
         return None if data is None else data.decode("utf-8", errors="replace")
 

@@ -1,4 +1,5 @@
 """authority: a writer may not assert, supersede or expire anything above its own writer_authority."""
+
 from __future__ import annotations
 
 from memgit import entries, itemsfile
@@ -25,12 +26,22 @@ def check(change: Change, ctx: Context) -> list[Problem]:
     if change.kind in ("journal", "session"):
         if ctx.config.authority_rank("instruction") >= mine:
             return []
-        return [Problem(change.path, n, RULE, f"{_who(ctx)} may not record an [instruction] entry", _cap_hint(ctx))
-                for n in entries.instruction_lines(change.old, change.new)]  # fmt: skip
+        return [
+            Problem(change.path, n, RULE, f"{_who(ctx)} may not record an [instruction] entry", _cap_hint(ctx))
+            for n in entries.instruction_lines(change.old, change.new)
+        ]
     level = _ASSERTS.get(change.kind)
     if level is not None:
         if change.old is None and ctx.config.authority_rank(level) < mine:
-            return [Problem(change.path, 0, RULE, f"{_who(ctx)} may not record a {change.kind} (authority {level!r})", _cap_hint(ctx))]
+            return [
+                Problem(
+                    change.path,
+                    0,
+                    RULE,
+                    f"{_who(ctx)} may not record a {change.kind} (authority {level!r})",
+                    _cap_hint(ctx),
+                )
+            ]
         return []
     if change.kind != "entity-items":
         return []
@@ -49,16 +60,27 @@ def check(change: Change, ctx: Context) -> list[Problem]:
         if before is None:
             level = str(item.get("authority"))
             if ctx.config.authority_rank(level) < mine:
-                found.append(Problem(change.path, itemsfile.line_of(change.new, fid, "authority"), RULE,
-                                     f"{_who(ctx)} may not assert fact {fid} with authority {level!r}", _cap_hint(ctx)))  # fmt: skip
+                found.append(
+                    Problem(
+                        change.path,
+                        itemsfile.line_of(change.new, fid, "authority"),
+                        RULE,
+                        f"{_who(ctx)} may not assert fact {fid} with authority {level!r}",
+                        _cap_hint(ctx),
+                    )
+                )
             continue
         if before.get("status") != "active" or item.get("status") == "active":
             continue
         level = str(before.get("authority"))
         if ctx.config.authority_rank(level) < mine:
-            found.append(Problem(
-                change.path, itemsfile.line_of(change.new, fid, "status"), RULE,
-                f"{_who(ctx)} may not retire fact {fid} of authority {level!r}",
-                "a human must make this change (commit without MEMGIT_AGENT)",
-            ))  # fmt: skip
+            found.append(
+                Problem(
+                    change.path,
+                    itemsfile.line_of(change.new, fid, "status"),
+                    RULE,
+                    f"{_who(ctx)} may not retire fact {fid} of authority {level!r}",
+                    "a human must make this change (commit without MEMGIT_AGENT)",
+                )
+            )
     return found

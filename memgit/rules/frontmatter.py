@@ -1,4 +1,5 @@
 """frontmatter: memory files are UTF-8 text; YAML frontmatter present where the kind needs it, valid against its schema."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
@@ -44,7 +45,15 @@ def check(change: Change, ctx: Context) -> list[Problem]:
         return [Problem(change.path, exc.line, RULE, exc.message, exc.hint)]
     if fm.meta is None:
         if spec.frontmatter_required:
-            return [Problem(change.path, 1, RULE, f"a {change.kind} file needs YAML frontmatter", f"start the file with {spec.example}")]
+            return [
+                Problem(
+                    change.path,
+                    1,
+                    RULE,
+                    f"a {change.kind} file needs YAML frontmatter",
+                    f"start the file with {spec.example}",
+                )
+            ]
         return []
     for sp in schema.problems(name, fm.meta):
         key = sp.where.split(".")[0].split("[")[0]

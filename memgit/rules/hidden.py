@@ -1,4 +1,5 @@
 """hidden-text: no invisible or control characters in memory text (zero-width, bidi overrides, ANSI escapes...)."""
+
 from __future__ import annotations
 
 from memgit.changes import Change, Context, Problem
@@ -19,7 +20,9 @@ def scan(path: str, text: str, start: int = 1, known: frozenset[str] = frozenset
         hits = hidden_in(line)
         if hits:
             more = f" and {len(hits) - 1} more" if len(hits) > 1 else ""
-            found.append(Problem(path, n, RULE, f"column {hits[0].column}: hidden character {hits[0].label}{more}", HINT))
+            found.append(
+                Problem(path, n, RULE, f"column {hits[0].column}: hidden character {hits[0].label}{more}", HINT)
+            )
     return found
 
 
@@ -28,8 +31,15 @@ def check(change: Change, ctx: Context) -> list[Problem]:
     if change.old is None and change.new is not None:
         hits = hidden_in(change.path)
         if hits:
-            found.append(Problem(change.path.encode("unicode_escape").decode("ascii"), 0, RULE,
-                                 f"the file or folder name holds hidden character {hits[0].label}", HINT))
+            found.append(
+                Problem(
+                    change.path.encode("unicode_escape").decode("ascii"),
+                    0,
+                    RULE,
+                    f"the file or folder name holds hidden character {hits[0].label}",
+                    HINT,
+                )
+            )
     if change.new is None or b"\x00" in change.new:
         return found  # binary: the frontmatter rule names it
     new = change.new.decode("utf-8", errors="replace")

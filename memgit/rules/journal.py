@@ -1,4 +1,5 @@
 """journal-append-only: new content starts with old content, byte for byte (journals and sessions)."""
+
 from __future__ import annotations
 
 from memgit.changes import Change, Context, Problem
@@ -27,7 +28,15 @@ def check(change: Change, ctx: Context) -> list[Problem]:
     if change.new is None:
         if ctx.archived(change):
             return []
-        return [Problem(change.path, 0, RULE, f"deleted; {noun} are append-only", f"restore it (git checkout HEAD -- {change.path}); old journals leave main only through `memgit archive`")]
+        return [
+            Problem(
+                change.path,
+                0,
+                RULE,
+                f"deleted; {noun} are append-only",
+                f"restore it (git checkout HEAD -- {change.path}); old journals leave main only through `memgit archive`",
+            )
+        ]
     if change.new.startswith(change.old):
         return []
     if ctx.merge:
@@ -36,4 +45,12 @@ def check(change: Change, ctx: Context) -> list[Problem]:
         if holds_entries(change.old, change.new):
             return []
     line, what = first_changed_line(change.old, change.new)
-    return [Problem(change.path, line, RULE, f"line {line} {what}; {noun} are append-only", f"restore the committed file (git checkout HEAD -- {change.path}) and append a correction entry instead")]
+    return [
+        Problem(
+            change.path,
+            line,
+            RULE,
+            f"line {line} {what}; {noun} are append-only",
+            f"restore the committed file (git checkout HEAD -- {change.path}) and append a correction entry instead",
+        )
+    ]

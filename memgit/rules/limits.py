@@ -1,6 +1,7 @@
 """limits: bounded cost. A file, an entity's facts, a session record and a commit stay under the
 vault's caps, so no later write or hook pays for one runaway change (a 51 MB items.json made every
 later `fact add` take 45 s, longer than other writers wait for the lock)."""
+
 from __future__ import annotations
 
 import re
@@ -43,22 +44,53 @@ def check(change: Change, ctx: Context) -> list[Problem]:
     key = "session_file_bytes" if session else "file_bytes"
     size, limit = len(change.new), cap(ctx, key)
     if size > limit:
-        return [Problem(change.path, 0, RULE, f"{size} bytes, over the limits.{key} cap of {limit}", "split it; " + _HINT.format(key=key))]
+        return [
+            Problem(
+                change.path,
+                0,
+                RULE,
+                f"{size} bytes, over the limits.{key} cap of {limit}",
+                "split it; " + _HINT.format(key=key),
+            )
+        ]
     if change.kind == "entity-items":
         count, limit = change.new.count(b'\n    "id": '), cap(ctx, "facts_per_entity")
         if count > limit:
-            return [Problem(change.path, 0, RULE, f"{count} facts, over the limits.facts_per_entity cap of {limit}",
-                            "split the entity or expire what is no longer needed; " + _HINT.format(key="facts_per_entity"))]
+            return [
+                Problem(
+                    change.path,
+                    0,
+                    RULE,
+                    f"{count} facts, over the limits.facts_per_entity cap of {limit}",
+                    "split the entity or expire what is no longer needed; " + _HINT.format(key="facts_per_entity"),
+                )
+            ]
     if session:
         old = change.old or b""
-        added = change.new[len(old):] if change.new.startswith(old) else change.new
+        added = change.new[len(old) :] if change.new.startswith(old) else change.new
         first = change.new[: len(change.new) - len(added)].count(b"\n") + 1
         line_cap, depth_cap = cap(ctx, "session_line_bytes"), cap(ctx, "session_depth")
         for n, line in enumerate(added.split(b"\n"), first):
             if len(line) > line_cap:
-                return [Problem(change.path, n, RULE, f"a {len(line)}-byte record, over the limits.session_line_bytes cap of {line_cap}", _HINT.format(key="session_line_bytes"))]
+                return [
+                    Problem(
+                        change.path,
+                        n,
+                        RULE,
+                        f"a {len(line)}-byte record, over the limits.session_line_bytes cap of {line_cap}",
+                        _HINT.format(key="session_line_bytes"),
+                    )
+                ]
             if line.count(b"[") + line.count(b"{") > depth_cap and _depth(line) > depth_cap:
-                return [Problem(change.path, n, RULE, f"a record nested deeper than the limits.session_depth cap of {depth_cap}", _HINT.format(key="session_depth"))]
+                return [
+                    Problem(
+                        change.path,
+                        n,
+                        RULE,
+                        f"a record nested deeper than the limits.session_depth cap of {depth_cap}",
+                        _HINT.format(key="session_depth"),
+                    )
+                ]
     return []
 
 
@@ -66,7 +98,23 @@ def check_commit(changes: Sequence[Change], ctx: Context) -> list[Problem]:
     files, total = len(changes), sum(len(c.new or b"") for c in changes)
     out = []
     if files > (limit := cap(ctx, "commit_files")):
-        out.append(Problem("(commit)", 0, RULE, f"changes {files} files, over the limits.commit_files cap of {limit}", "commit in parts; " + _HINT.format(key="commit_files")))
+        out.append(
+            Problem(
+                "(commit)",
+                0,
+                RULE,
+                f"changes {files} files, over the limits.commit_files cap of {limit}",
+                "commit in parts; " + _HINT.format(key="commit_files"),
+            )
+        )
     if total > (limit := cap(ctx, "commit_bytes")):
-        out.append(Problem("(commit)", 0, RULE, f"writes {total} bytes, over the limits.commit_bytes cap of {limit}", "commit in parts; " + _HINT.format(key="commit_bytes")))
+        out.append(
+            Problem(
+                "(commit)",
+                0,
+                RULE,
+                f"writes {total} bytes, over the limits.commit_bytes cap of {limit}",
+                "commit in parts; " + _HINT.format(key="commit_bytes"),
+            )
+        )
     return out

@@ -1,4 +1,5 @@
 """memory-size: MEMORY.md stays under its cap."""
+
 from __future__ import annotations
 
 from memgit.changes import Change, Context, Problem
@@ -14,4 +15,12 @@ def check(change: Change, ctx: Context) -> list[Problem]:
     if size <= cap:
         return []
     line = change.new[:cap].count(b"\n") + 1
-    return [Problem(change.path, line, RULE, f"{size} bytes, over the {cap}-byte cap (from line {line})", "move detail into lessons/, preferences/ or entity facts, keep MEMORY.md curated")]
+    return [
+        Problem(
+            change.path,
+            line,
+            RULE,
+            f"{size} bytes, over the {cap}-byte cap (from line {line})",
+            "move detail into lessons/, preferences/ or entity facts, keep MEMORY.md curated",
+        )
+    ]

@@ -1,6 +1,8 @@
 """Commit messages and the caller's words: no credential and no hidden text (commit-msg hook, verify, transaction)."""
+
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 
@@ -12,7 +14,9 @@ from memgit.secretlists import EMPTY, Lists
 WHERE = "(commit message)"
 SCISSORS = re.compile(r"^# -+ >8 -+$", re.M)
 # the dangling start of a credential ("password is", "API_KEY:", "token=") at the end of one piece of text
-DANGLING = re.compile(r"(?i)(?:pass(?:word|wd|phrase)?|pwd|secret|token|key|credentials?)[\"'\]]{0,2}(?:\s*(?::=|=>|==?|:)|\s+(?:is|was|are))\s*[\"'`]?$")
+DANGLING = re.compile(
+    r"(?i)(?:pass(?:word|wd|phrase)?|pwd|secret|token|key|credentials?)[\"'\]]{0,2}(?:\s*(?::=|=>|==?|:)|\s+(?:is|was|are))\s*[\"'`]?$"
+)
 
 
 def clean(text: str, comment: str = "#") -> str:
@@ -41,10 +45,8 @@ def _pieces(change: Change) -> list[str]:
         if m and m.group(1) not in ("fact", "source"):
             continue  # ids, dates, statuses: not the caller's words
         if m:
-            try:
+            with contextlib.suppress(ValueError):
                 line = str(json.loads(m.group(2)))
-            except ValueError:
-                pass
         out.append(line)
     return out
 
@@ -55,7 +57,9 @@ def split_secrets(changes: list[Change], message: str, lists: Lists = EMPTY) -> 
     pieces = [p for c in changes for p in _pieces(c)]
     body = message.split("\n\n", 1)
     said = ("Memgit-Reason: ", "Memgit-Source: ")  # the trailers that carry the caller's words
-    pieces += [body[0]] + [ln.split(": ", 1)[1] for ln in (body[1] if len(body) > 1 else "").split("\n") if ln.startswith(said)]
+    pieces += [body[0]] + [
+        ln.split(": ", 1)[1] for ln in (body[1] if len(body) > 1 else "").split("\n") if ln.startswith(said)
+    ]
     found = []
     for i, head in enumerate(pieces):
         if not DANGLING.search(head[-80:]):

@@ -1,4 +1,5 @@
 """now-state: NOW.md holds current state only, not lessons or a journal."""
+
 from __future__ import annotations
 
 import re
@@ -18,11 +19,35 @@ def check(change: Change, ctx: Context) -> list[Problem]:
     entries = 0
     for n, line in enumerate(change.new.decode("utf-8", errors="replace").split("\n"), 1):
         if _LESSON_HEADING.match(line):
-            found.append(Problem(change.path, n, RULE, "NOW.md holds current state, not lessons", "move them with `memgit lesson TOPIC TITLE BODY`"))
+            found.append(
+                Problem(
+                    change.path,
+                    n,
+                    RULE,
+                    "NOW.md holds current state, not lessons",
+                    "move them with `memgit lesson TOPIC TITLE BODY`",
+                )
+            )
         elif _JOURNAL_HEADING.match(line):
-            found.append(Problem(change.path, n, RULE, "NOW.md holds current state, not a journal", "log events with `memgit log TEXT`"))
+            found.append(
+                Problem(
+                    change.path,
+                    n,
+                    RULE,
+                    "NOW.md holds current state, not a journal",
+                    "log events with `memgit log TEXT`",
+                )
+            )
         elif _JOURNAL_ENTRY.match(line):
             entries += 1
             if entries == 3:
-                found.append(Problem(change.path, n, RULE, "timestamped journal entries in NOW.md", "log events with `memgit log TEXT`; NOW.md says what is true now"))
+                found.append(
+                    Problem(
+                        change.path,
+                        n,
+                        RULE,
+                        "timestamped journal entries in NOW.md",
+                        "log events with `memgit log TEXT`; NOW.md says what is true now",
+                    )
+                )
     return found

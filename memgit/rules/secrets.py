@@ -1,4 +1,5 @@
 """no-secrets: credentials never enter memory (added lines, new file and folder names, commit messages)."""
+
 from __future__ import annotations
 
 import bisect
@@ -31,12 +32,23 @@ def findings(text: str, lists: Lists = EMPTY, allow: tuple[re.Pattern[str], ...]
 
 def problem(path: str, line: int, f: Finding, where: str = "") -> Problem:
     what = "text redacted from this vault before" if f.name == "redacted text" else f"a {f.name}"
-    return Problem(path, line, RULE, f"{where}looks like {what} ({redact(f.text)}, sha256:{f.digest[:12]})",
-                   f"{HINT}; if it is harmless, a human adds sha256:{f.digest} to {ALLOW_PATH}")
+    return Problem(
+        path,
+        line,
+        RULE,
+        f"{where}looks like {what} ({redact(f.text)}, sha256:{f.digest[:12]})",
+        f"{HINT}; if it is harmless, a human adds sha256:{f.digest} to {ALLOW_PATH}",
+    )
 
 
-def scan(path: str, text: str, lists: Lists = EMPTY, allow: tuple[re.Pattern[str], ...] = (), start: int = 1,
-         known: frozenset[str] = frozenset()) -> list[Problem]:
+def scan(
+    path: str,
+    text: str,
+    lists: Lists = EMPTY,
+    allow: tuple[re.Pattern[str], ...] = (),
+    start: int = 1,
+    known: frozenset[str] = frozenset(),
+) -> list[Problem]:
     """One problem per offending line (the first finding on it); lines in `known` were there before."""
     hits = sorted(findings(text, lists, allow), key=lambda f: f.start)
     if not hits:

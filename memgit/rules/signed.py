@@ -1,5 +1,6 @@
 """signed: with policy.require_signed, changes to canonical policy and instruction-level memory carry a
 signature by a key in the parent's .memgit/allowed_signers (a git author name alone proves nothing)."""
+
 from __future__ import annotations
 
 from memgit import entries, itemsfile
@@ -7,8 +8,10 @@ from memgit.changes import Change, Context, Problem
 from memgit.config import is_canonical_policy
 
 RULE = "signed"
-HINT = ("sign it with a key listed in .memgit/allowed_signers: git config gpg.format ssh; git config user.signingkey <key.pub>; "
-        "git config commit.gpgsign true; then commit with git (memgit's own commits are not signed)")  # fmt: skip
+HINT = (
+    "sign it with a key listed in .memgit/allowed_signers: git config gpg.format ssh; git config user.signingkey <key.pub>; "
+    "git config commit.gpgsign true; then commit with git (memgit's own commits are not signed)"
+)
 
 
 def _demands(change: Change, ctx: Context) -> str | None:

@@ -1,4 +1,5 @@
 """authority: a writer may not supersede or expire a fact of higher authority than its own."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -35,7 +36,13 @@ RETIRE = [pytest.param(_superseded, id="supersede"), pytest.param(_expired, id="
 @pytest.mark.parametrize("level", ["instruction", "policy"])
 def test_an_agent_may_not_retire_an_instruction_or_policy_fact(retire: Any, level: str) -> None:
     old, new = retire(level)
-    p = only(authority.check(change(ITEMS, old, new), ctx(is_agent=True)), RULE, ITEMS, field_line(new, "sarah-aaaaaa", "status"), "an agent may not retire")
+    p = only(
+        authority.check(change(ITEMS, old, new), ctx(is_agent=True)),
+        RULE,
+        ITEMS,
+        field_line(new, "sarah-aaaaaa", "status"),
+        "an agent may not retire",
+    )
     assert "sarah-aaaaaa" in p.message and repr(level) in p.message
     assert "human" in p.hint
 
@@ -58,15 +65,28 @@ def test_only_the_retired_high_authority_fact_is_named() -> None:
     hi = fact("sarah-aaaaaa", authority="instruction")
     lo = fact("sarah-bbbbbb", authority="memory", ts="2026-01-20T00:00:00Z")
     old = canon(hi, lo)
-    new = canon({**hi, "status": "expired", "valid_until": "2026-06-01"}, {**lo, "status": "expired", "valid_until": "2026-06-01"})
-    p = only(authority.check(change(ITEMS, old, new), ctx(is_agent=True)), RULE, ITEMS, field_line(new, "sarah-aaaaaa", "status"))
+    new = canon(
+        {**hi, "status": "expired", "valid_until": "2026-06-01"},
+        {**lo, "status": "expired", "valid_until": "2026-06-01"},
+    )
+    p = only(
+        authority.check(change(ITEMS, old, new), ctx(is_agent=True)),
+        RULE,
+        ITEMS,
+        field_line(new, "sarah-aaaaaa", "status"),
+    )
     assert "sarah-aaaaaa" in p.message and "sarah-bbbbbb" not in p.message
 
 
 def test_the_old_authority_counts_even_if_the_new_version_lowers_it() -> None:
     a = fact("sarah-aaaaaa", authority="instruction")
     new = canon({**a, "authority": "memory", "status": "expired", "valid_until": "2026-06-01"})
-    p = only(authority.check(change(ITEMS, canon(a), new), ctx(is_agent=True)), RULE, ITEMS, field_line(new, "sarah-aaaaaa", "status"))
+    p = only(
+        authority.check(change(ITEMS, canon(a), new), ctx(is_agent=True)),
+        RULE,
+        ITEMS,
+        field_line(new, "sarah-aaaaaa", "status"),
+    )
     assert "'instruction'" in p.message
 
 
@@ -92,10 +112,20 @@ def test_an_unknown_old_authority_ranks_lowest() -> None:
 def test_writer_authority_comes_from_the_config() -> None:
     strict = config_with(writer_authority={"agent": "memory", "human": "policy"})
     old, new = _expired("decision")
-    p = only(authority.check(change(ITEMS, old, new), ctx(config=strict, is_agent=True)), RULE, ITEMS, field_line(new, "sarah-aaaaaa", "status"))
+    p = only(
+        authority.check(change(ITEMS, old, new), ctx(config=strict, is_agent=True)),
+        RULE,
+        ITEMS,
+        field_line(new, "sarah-aaaaaa", "status"),
+    )
     assert "'decision'" in p.message
     old, new = _expired("instruction")
-    p = only(authority.check(change(ITEMS, old, new), ctx(config=strict, is_agent=False)), RULE, ITEMS, field_line(new, "sarah-aaaaaa", "status"))
+    p = only(
+        authority.check(change(ITEMS, old, new), ctx(config=strict, is_agent=False)),
+        RULE,
+        ITEMS,
+        field_line(new, "sarah-aaaaaa", "status"),
+    )
     assert p.message.startswith("this writer may not retire")
     assert authority.check(change(ITEMS, *_expired("policy")), ctx(config=strict, is_agent=False)) == []
 
@@ -116,7 +146,12 @@ def test_unparseable_or_one_sided_changes_are_left_to_the_items_rule(old: bytes 
 @pytest.mark.parametrize("old", [None, b"garbage"], ids=["new-file", "broken-old"])
 def test_a_fact_above_the_writer_authority_may_not_be_asserted(old: bytes | None) -> None:
     new = canon(fact(authority="instruction", status="expired", valid_until="2026-01-01"))
-    p = only(authority.check(change(ITEMS, old, new), ctx(is_agent=True)), RULE, ITEMS, field_line(new, "sarah-aaaaaa", "authority"))
+    p = only(
+        authority.check(change(ITEMS, old, new), ctx(is_agent=True)),
+        RULE,
+        ITEMS,
+        field_line(new, "sarah-aaaaaa", "authority"),
+    )
     assert "may not assert fact sarah-aaaaaa with authority 'instruction'" in p.message and "'decision'" in p.hint
     assert authority.check(change(ITEMS, old, canon(fact(authority="decision"))), ctx(is_agent=True)) == []
     assert authority.check(change(ITEMS, old, new), ctx(is_agent=False)) == []

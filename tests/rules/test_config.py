@@ -1,4 +1,5 @@
 """memgit/config.py: the one place that decides a path's kind (kind_of, glob_regex) and the config model."""
+
 from __future__ import annotations
 
 import re
@@ -124,7 +125,11 @@ def test_categories_default_when_absent() -> None:
 
 @pytest.mark.parametrize(
     "name,email,agent",
-    [("bot", "x@memgit.agent", True), ("dependabot[bot]", "x@example.com", True), ("Sarah", "sarah@example.com", False)],
+    [
+        ("bot", "x@memgit.agent", True),
+        ("dependabot[bot]", "x@example.com", True),
+        ("Sarah", "sarah@example.com", False),
+    ],
 )
 def test_agent_identities(name: str, email: str, agent: bool) -> None:
     assert CFG.is_agent_identity(name, email) is agent
@@ -150,6 +155,8 @@ def test_invalid_configs_are_usage_errors(text: str, fragment: str) -> None:
 
 
 def test_minimal_config_parses() -> None:
-    cfg = Config.parse("version: 1\nkinds: {now: [NOW.md]}\nentity_kinds: [people]\ntimezone: UTC\nauthority: [human, agent]\n")
+    cfg = Config.parse(
+        "version: 1\nkinds: {now: [NOW.md]}\nentity_kinds: [people]\ntimezone: UTC\nauthority: [human, agent]\n"
+    )
     assert cfg.kind_of("NOW.md") == "now" and cfg.kind_of("MEMORY.md") == "other"
     assert cfg.timezone == "UTC" and cfg.entity_kinds == ["people"]

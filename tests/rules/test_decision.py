@@ -1,4 +1,5 @@
 """decision-record: decisions are records (unit level; the doors are in tests/test_trust.py)."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -29,7 +30,9 @@ def test_deletion_body_and_frontmatter_edits_are_refused() -> None:
     [p] = decision.check(change(OLD, doc(), doc(body="MySQL it is.")), ctx())
     assert p.message.startswith("body changed") and p.line == 12
     found = decision.check(change(OLD, doc(), doc().replace("tags: [db]", "tags: [cache]")), ctx())
-    assert [p.message for p in found] == ["frontmatter tags changed; it is immutable once committed"] and found[0].line == 6
+    assert [p.message for p in found] == ["frontmatter tags changed; it is immutable once committed"] and found[
+        0
+    ].line == 6
 
 
 def test_status_moves_only_forward() -> None:
@@ -46,7 +49,9 @@ def test_a_supersede_is_linked_both_ways() -> None:
     assert decision.check(change(OLD, doc(), retired), both) == []
     assert decision.check(change(NEW, None, successor), both) == []
     # the successor does not point back, or the old decision does not name the successor
-    [p] = decision.check(change(OLD, doc(), retired), reader({OLD: retired, NEW: successor.replace(OLD, "decisions/x.md")}))
+    [p] = decision.check(
+        change(OLD, doc(), retired), reader({OLD: retired, NEW: successor.replace(OLD, "decisions/x.md")})
+    )
     assert "does not say it supersedes" in p.message
     [p] = decision.check(change(NEW, None, successor), reader({OLD: doc(), NEW: successor}))
     assert "does not name" in p.message

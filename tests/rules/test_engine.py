@@ -1,4 +1,5 @@
 """The rules engine: the registry, run() and decode()."""
+
 from __future__ import annotations
 
 from importlib import import_module
@@ -12,9 +13,20 @@ from memgit.rules import RULES, decode, get, run
 from tests.rules.util import ITEMS, JOURNAL, canon, change, ctx, fact
 
 DESIGN_IDS = {
-    "frontmatter", "items", "journal-append-only", "policy-guard", "memory-size",
-    "now-state", "no-secrets", "hidden-text", "index-generated", "authority", "limits", "decision-record", "signed",
-}  # fmt: skip
+    "frontmatter",
+    "items",
+    "journal-append-only",
+    "policy-guard",
+    "memory-size",
+    "now-state",
+    "no-secrets",
+    "hidden-text",
+    "index-generated",
+    "authority",
+    "limits",
+    "decision-record",
+    "signed",
+}
 GHP = "ghp_" + "A1b2C3d4E5" * 4
 
 
@@ -25,7 +37,7 @@ def test_the_registry_holds_the_rules_of_the_design() -> None:
 @pytest.mark.parametrize("rule_id", sorted(RULES))
 def test_each_rule_module_declares_its_id_and_a_check(rule_id: str) -> None:
     module = import_module(f"memgit.rules.{RULES[rule_id]}")
-    assert module.RULE == rule_id
+    assert rule_id == module.RULE
     assert get(rule_id) is module.check
 
 
@@ -46,7 +58,9 @@ def _benign() -> list[Change]:
         change("sessions/2026-11-29/a.jsonl", None, b'{"role": "user"}\n'),
         change("NOW.md", b"# Now\n", b"---\nupdated: 2026-11-29\n---\n# Now\n- shipping\n"),
         change("MEMORY.md", None, b"# Memory\n- prefers short answers\n"),
-        change("decisions/2026-11-29-db.md", None, b"---\ndate: 2026-11-29\ntype: db\nstatus: active\n---\n# Postgres\n"),
+        change(
+            "decisions/2026-11-29-db.md", None, b"---\ndate: 2026-11-29\ntype: db\nstatus: active\n---\n# Postgres\n"
+        ),
         change("lessons/git.md", None, b"---\ntopic: git\n---\n- rebase with care\n"),
         change("preferences/editor.md", None, b"---\ntopic: editor\nconfirmed: 2026-11-29\n---\n- vim\n"),
         change("contexts/work.md", None, b"---\nname: work\n---\n"),
@@ -79,7 +93,10 @@ def test_problems_come_in_change_order_then_rule_order() -> None:
 def test_only_restricts_and_orders_the_rules() -> None:
     changes = [change("AGENTS.md", b"# a\n", f"# b {GHP}\n".encode())]
     assert [p.rule for p in run(changes, ctx(is_agent=True), only=["no-secrets"])] == ["no-secrets"]
-    assert [p.rule for p in run(changes, ctx(is_agent=True), only=("no-secrets", "policy-guard"))] == ["no-secrets", "policy-guard"]
+    assert [p.rule for p in run(changes, ctx(is_agent=True), only=("no-secrets", "policy-guard"))] == [
+        "no-secrets",
+        "policy-guard",
+    ]
     assert run(changes, ctx(is_agent=True), only=[]) == []
 
 
@@ -132,20 +149,55 @@ def test_problem_render_and_dict() -> None:
 # --- hostile input through every rule --------------------------------------------------------
 
 PATHS = [
-    JOURNAL, "sessions/2026-11-29/a.jsonl", "NOW.md", "MEMORY.md", "INDEX.md", "people/INDEX.md", "AGENTS.md",
-    "policy/x.md", "decisions/x.md", "lessons/x.md", "preferences/x.md", "people/sarah/summary.md", ITEMS,
-    "companies/acme/items.json", "contexts/x.md", "notes/x.bin",
-]  # fmt: skip
-_structured = st.sampled_from([
-    b"---\n", b"---\na: &a [1]\nb: *a\n---\n", b"[" * 50, b"{", b"]", b"\x00", b"\xff", b"\n", b"\r\n", b"\xe2\x80\xa8",
-    b'"id": ', b"ghp_", GHP.encode(), b"## Lessons\n", b"- 10:00 x\n", canon(fact()), b"---\ntopic: x\n---\n", b"null",
-])  # fmt: skip
-_content = st.none() | st.binary(max_size=200) | st.lists(_structured | st.binary(max_size=20), max_size=8).map(b"".join)
+    JOURNAL,
+    "sessions/2026-11-29/a.jsonl",
+    "NOW.md",
+    "MEMORY.md",
+    "INDEX.md",
+    "people/INDEX.md",
+    "AGENTS.md",
+    "policy/x.md",
+    "decisions/x.md",
+    "lessons/x.md",
+    "preferences/x.md",
+    "people/sarah/summary.md",
+    ITEMS,
+    "companies/acme/items.json",
+    "contexts/x.md",
+    "notes/x.bin",
+]
+_structured = st.sampled_from(
+    [
+        b"---\n",
+        b"---\na: &a [1]\nb: *a\n---\n",
+        b"[" * 50,
+        b"{",
+        b"]",
+        b"\x00",
+        b"\xff",
+        b"\n",
+        b"\r\n",
+        b"\xe2\x80\xa8",
+        b'"id": ',
+        b"ghp_",
+        GHP.encode(),
+        b"## Lessons\n",
+        b"- 10:00 x\n",
+        canon(fact()),
+        b"---\ntopic: x\n---\n",
+        b"null",
+    ]
+)
+_content = (
+    st.none() | st.binary(max_size=200) | st.lists(_structured | st.binary(max_size=20), max_size=8).map(b"".join)
+)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(path=st.sampled_from(PATHS), old=_content, new=_content, is_agent=st.booleans(), index=_content)
-def test_no_rule_ever_raises_and_every_problem_is_well_formed(path: str, old: bytes | None, new: bytes | None, is_agent: bool, index: bytes | None) -> None:
+def test_no_rule_ever_raises_and_every_problem_is_well_formed(
+    path: str, old: bytes | None, new: bytes | None, is_agent: bool, index: bytes | None
+) -> None:
     c = change(path, old, new)
     for p in run([c], ctx(is_agent=is_agent, expected_index=lambda _: index, archived=lambda _: False)):
         assert p.path == path and p.rule in RULES
@@ -160,5 +212,7 @@ def test_no_rule_ever_raises_and_every_problem_is_well_formed(path: str, old: by
     ids=["brackets", "nuls", "ff", "yaml-nesting", "newlines"],
 )
 def test_large_hostile_files_never_raise(path: str, data: bytes) -> None:
-    for p in run([change(path, None, data), change(path, data, data + b"x")], ctx(is_agent=True, expected_index=lambda _: b"")):
+    for p in run(
+        [change(path, None, data), change(path, data, data + b"x")], ctx(is_agent=True, expected_index=lambda _: b"")
+    ):
         assert p.rule in RULES and p.hint

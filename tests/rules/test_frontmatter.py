@@ -1,4 +1,5 @@
 """frontmatter: memory files are UTF-8 text; YAML frontmatter present where the kind needs it, valid against its schema."""
+
 from __future__ import annotations
 
 import time
@@ -12,7 +13,10 @@ from tests.rules.util import CFG, change, ctx, line_with, only
 RULE = "frontmatter"
 
 VALID = {
-    "decision": ("decisions/2026-01-15-db.md", "---\ntitle: Use Postgres\ndate: 2026-01-15\ntype: architecture\nstatus: active\ntags: [db]\n---\n# Use Postgres\n"),
+    "decision": (
+        "decisions/2026-01-15-db.md",
+        "---\ntitle: Use Postgres\ndate: 2026-01-15\ntype: architecture\nstatus: active\ntags: [db]\n---\n# Use Postgres\n",
+    ),
     "lesson": ("lessons/git.md", "---\ntopic: git\ntags: []\n---\n# Lessons: git\n"),
     "preference": ("preferences/editor.md", "---\ntopic: editor\nconfirmed: 2026-01-15\n---\n- vim\n"),
     "context": ("contexts/work.md", "---\nname: work\nactive: true\nupdated: 2026-11-29\n---\nbody\n"),
@@ -51,7 +55,13 @@ def test_valid_frontmatter_is_accepted(kind: str) -> None:
 @pytest.mark.parametrize("kind", REQUIRED)
 def test_the_example_in_the_hint_is_itself_valid(kind: str) -> None:
     path, _ = VALID[kind]
-    example = REGISTRY[kind].example.replace("\\n", "\n").replace("<topic>", "git").replace("<name>", "work").replace("<Name>", "Sarah")
+    example = (
+        REGISTRY[kind]
+        .example.replace("\\n", "\n")
+        .replace("<topic>", "git")
+        .replace("<name>", "work")
+        .replace("<Name>", "Sarah")
+    )
     assert check(path, example + "\nbody\n") == []
 
 
@@ -122,7 +132,11 @@ def test_schema_violations_name_the_key_line(kind: str, text: str, key: str) -> 
 
 @pytest.mark.parametrize(
     "kind,text,missing",
-    [("decision", "---\ndate: 2026-01-15\nstatus: active\n---\n", "type"), ("preference", "---\ntopic: x\n---\n", "confirmed"), ("lesson", "---\n---\n", "topic")],
+    [
+        ("decision", "---\ndate: 2026-01-15\nstatus: active\n---\n", "type"),
+        ("preference", "---\ntopic: x\n---\n", "confirmed"),
+        ("lesson", "---\n---\n", "topic"),
+    ],
 )
 def test_missing_required_keys_are_rejected_at_line_1(kind: str, text: str, missing: str) -> None:
     path, _ = VALID[kind]
@@ -130,18 +144,33 @@ def test_missing_required_keys_are_rejected_at_line_1(kind: str, text: str, miss
 
 
 def test_a_superseded_decision_without_successor_is_rejected() -> None:
-    only(check("decisions/x.md", "---\ndate: 2026-01-15\ntype: db\nstatus: superseded\n---\n"), RULE, "decisions/x.md", 1, "superseded_by")
+    only(
+        check("decisions/x.md", "---\ndate: 2026-01-15\ntype: db\nstatus: superseded\n---\n"),
+        RULE,
+        "decisions/x.md",
+        1,
+        "superseded_by",
+    )
 
 
 def test_a_decision_without_status_gets_one_problem() -> None:
-    only(check("decisions/x.md", "---\ndate: 2026-01-15\ntype: db\n---\n"), RULE, "decisions/x.md", 1, "status is missing")
+    only(
+        check("decisions/x.md", "---\ndate: 2026-01-15\ntype: db\n---\n"),
+        RULE,
+        "decisions/x.md",
+        1,
+        "status is missing",
+    )
 
 
 # --- rejects: hostile YAML -------------------------------------------------------------------
 
-BOMB = "---\n" + "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + "".join(
-    f"{c}: &{c} [{', '.join([f'*{p}'] * 9)}]\n" for p, c in zip("abcdefgh", "bcdefghi")
-) + "topic: x\n---\n"
+BOMB = (
+    "---\n"
+    + "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n"
+    + "".join(f"{c}: &{c} [{', '.join([f'*{p}'] * 9)}]\n" for p, c in zip("abcdefgh", "bcdefghi", strict=False))
+    + "topic: x\n---\n"
+)
 
 
 @pytest.mark.parametrize(
@@ -165,7 +194,9 @@ BOMB = "---\n" + "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + "".jo
 def test_hostile_yaml_is_a_problem_never_an_exception(text: str, line: int, fragment: str) -> None:
     t = time.perf_counter()
     p = only(check("lessons/x.md", text), RULE, "lessons/x.md", line, fragment)
-    assert time.perf_counter() - t < 10  # a guard against blow-ups (billion laughs), generous for a loaded 2-core machine
+    assert (
+        time.perf_counter() - t < 10
+    )  # a guard against blow-ups (billion laughs), generous for a loaded 2-core machine
     assert p.hint
 
 

@@ -1,4 +1,5 @@
 """hidden-text: invisible and control characters never enter memory text (added lines and new names)."""
+
 from __future__ import annotations
 
 import pytest
@@ -9,12 +10,31 @@ from tests.rules.util import JOURNAL, change, ctx, only
 
 RULE = "hidden-text"
 REFUSED = {
-    "\u200b": "U+200B ZERO WIDTH SPACE", "\u200c": "U+200C", "\u2060": "U+2060 WORD JOINER", "\ufeff": "U+FEFF",
-    "\u202a": "U+202A", "\u202b": "U+202B", "\u202c": "U+202C", "\u202d": "U+202D", "\u202e": "U+202E RIGHT-TO-LEFT OVERRIDE",
-    "\u2066": "U+2066", "\u2067": "U+2067", "\u2068": "U+2068", "\u2069": "U+2069", "\u200e": "U+200E", "\u061c": "U+061C",
-    "\x1b": "U+001B ESCAPE", "\x07": "U+0007", "\x08": "U+0008 BACKSPACE", "\x7f": "U+007F", "\x9b": "U+009B",
-    "\r": "U+000D CARRIAGE RETURN", "\u00ad": "U+00AD", "\U000e0041": "U+E0041 TAG CHARACTER", "\u3164": "U+3164",
-}  # fmt: skip
+    "\u200b": "U+200B ZERO WIDTH SPACE",
+    "\u200c": "U+200C",
+    "\u2060": "U+2060 WORD JOINER",
+    "\ufeff": "U+FEFF",
+    "\u202a": "U+202A",
+    "\u202b": "U+202B",
+    "\u202c": "U+202C",
+    "\u202d": "U+202D",
+    "\u202e": "U+202E RIGHT-TO-LEFT OVERRIDE",
+    "\u2066": "U+2066",
+    "\u2067": "U+2067",
+    "\u2068": "U+2068",
+    "\u2069": "U+2069",
+    "\u200e": "U+200E",
+    "\u061c": "U+061C",
+    "\x1b": "U+001B ESCAPE",
+    "\x07": "U+0007",
+    "\x08": "U+0008 BACKSPACE",
+    "\x7f": "U+007F",
+    "\x9b": "U+009B",
+    "\r": "U+000D CARRIAGE RETURN",
+    "\u00ad": "U+00AD",
+    "\U000e0041": "U+E0041 TAG CHARACTER",
+    "\u3164": "U+3164",
+}
 
 
 def check(old: str | None, new: str | None, path: str = JOURNAL) -> list:  # type: ignore[type-arg]
@@ -27,8 +47,19 @@ def test_each_hidden_character_is_refused_with_its_code_point_and_column(char: s
     assert "column 11" in p.message
 
 
-@pytest.mark.parametrize("text", ["tab\there", "crlf line\r", "emoji 👨\u200d👩\u200d👧 family", "heart ❤\ufe0f\u200d🔥",
-                                  "日本語のテキスト", "accents é è ü", "line\u2028separator", "next\x85line"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "tab\there",
+        "crlf line\r",
+        "emoji 👨\u200d👩\u200d👧 family",
+        "heart ❤\ufe0f\u200d🔥",
+        "日本語のテキスト",
+        "accents é è ü",
+        "line\u2028separator",
+        "next\x85line",
+    ],
+)
 def test_visible_text_is_accepted(text: str) -> None:
     assert check(None, f"# day\n{text}\n") == []
 
@@ -53,5 +84,5 @@ def test_visible_and_scrub_show_what_a_terminal_would_hide() -> None:
     assert visible("red \x1b[31mtext\u202e\n\tok") == "red \\x1b[31mtext<U+202E>\n\tok"
     assert visible("plain text\n") == "plain text\n"
     token = "ghp_" + "A1b2C3d4E5" * 4
-    assert scrub(f"- [{token}](lessons/x.md)") .startswith("- [[REDACTED sha256:")
+    assert scrub(f"- [{token}](lessons/x.md)").startswith("- [[REDACTED sha256:")
     assert hidden_in("ok") == []

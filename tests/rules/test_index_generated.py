@@ -1,4 +1,5 @@
 """index-generated: INDEX.md (and per-folder indexes) are generated, never hand-edited."""
+
 from __future__ import annotations
 
 import pytest

@@ -1,4 +1,5 @@
 """items: schema, canonical form, immutability, status transitions, supersede links both ways."""
+
 from __future__ import annotations
 
 import datetime
@@ -12,7 +13,20 @@ from hypothesis import strategies as st
 
 from memgit import itemsfile
 from memgit.rules import items
-from tests.rules.util import ITEMS, TODAY, canon, change, config_with, ctx, expect, fact, field_line, line_with, only, supersede
+from tests.rules.util import (
+    ITEMS,
+    TODAY,
+    canon,
+    change,
+    config_with,
+    ctx,
+    expect,
+    fact,
+    field_line,
+    line_with,
+    only,
+    supersede,
+)
 
 RULE = "items"
 A = fact("sarah-aaaaaa")
@@ -72,7 +86,9 @@ def test_other_kinds_are_ignored(kind: str) -> None:
     assert items.check(change("people/sarah/x", canon(A, B), None, kind=kind), ctx()) == []
 
 
-@pytest.mark.parametrize("path,slug", [("companies/acme/items.json", "acme"), ("projects/memgit-v2/items.json", "memgit-v2")])
+@pytest.mark.parametrize(
+    "path,slug", [("companies/acme/items.json", "acme"), ("projects/memgit-v2/items.json", "memgit-v2")]
+)
 def test_every_entity_kind_uses_its_folder_slug(path: str, slug: str) -> None:
     assert check(None, canon(fact(f"{slug}-k3f9q2")), path=path) == []
     p = only(check(None, canon(fact("sarah-k3f9q2")), path=path), RULE, path, 3, "does not start with the entity slug")
@@ -105,7 +121,9 @@ def _non_canonical_cases() -> list[Any]:
         pytest.param(unsorted, line_with(unsorted, '"id": "sarah-bbbbbb"'), id="not-sorted-by-timestamp"),
         pytest.param(good + b"\n", good.count(b"\n") + 1, id="extra-blank-line"),
         pytest.param(
-            (json.dumps([itemsfile.ordered(cafe)], indent=2) + "\n").encode(), line_with(canon(cafe), '"fact":'), id="ascii-escaped"
+            (json.dumps([itemsfile.ordered(cafe)], indent=2) + "\n").encode(),
+            line_with(canon(cafe), '"fact":'),
+            id="ascii-escaped",
         ),
     ]
 
@@ -152,7 +170,13 @@ def test_changing_an_immutable_field_is_rejected(key: str, value: str) -> None:
 @pytest.mark.parametrize("before,after", [(None, "2026-01-10"), ("2026-01-10", None)])
 def test_valid_from_null_to_value_and_back_is_rejected(before: str | None, after: str | None) -> None:
     new = canon({**A, "valid_from": after})
-    only(check(canon({**A, "valid_from": before}), new), RULE, ITEMS, field_line(new, A["id"], "valid_from"), "valid_from changed")
+    only(
+        check(canon({**A, "valid_from": before}), new),
+        RULE,
+        ITEMS,
+        field_line(new, A["id"], "valid_from"),
+        "valid_from changed",
+    )
 
 
 def test_changing_supersedes_is_rejected() -> None:
@@ -192,7 +216,11 @@ EXPIRED_A = {**A, "status": "expired", "valid_until": "2026-06-01"}
 @pytest.mark.parametrize(
     "old,new",
     [
-        pytest.param(canon(A), canon({**A, "status": "superseded", "supersededBy": C["id"]}, {**C, "supersedes": A["id"]}), id="active-superseded"),
+        pytest.param(
+            canon(A),
+            canon({**A, "status": "superseded", "supersededBy": C["id"]}, {**C, "supersedes": A["id"]}),
+            id="active-superseded",
+        ),
         pytest.param(canon(A), canon(EXPIRED_A), id="active-expired"),
     ],
 )
@@ -205,8 +233,15 @@ def test_retiring_an_active_fact_is_accepted(old: bytes, new: bytes) -> None:
     [
         pytest.param((SUPERSEDED_A, C), A, [C], id="superseded-active"),
         pytest.param((EXPIRED_A,), A, [], id="expired-active"),
-        pytest.param((EXPIRED_A,), {**EXPIRED_A, "status": "superseded", "supersededBy": C["id"]}, [C], id="expired-superseded"),
-        pytest.param((SUPERSEDED_A, C), {**SUPERSEDED_A, "status": "expired", "valid_until": "2026-06-01"}, [C], id="superseded-expired"),
+        pytest.param(
+            (EXPIRED_A,), {**EXPIRED_A, "status": "superseded", "supersededBy": C["id"]}, [C], id="expired-superseded"
+        ),
+        pytest.param(
+            (SUPERSEDED_A, C),
+            {**SUPERSEDED_A, "status": "expired", "valid_until": "2026-06-01"},
+            [C],
+            id="superseded-expired",
+        ),
         pytest.param((EXPIRED_A,), {**EXPIRED_A, "valid_until": "2026-05-01"}, [], id="expired-new-valid_until"),
         pytest.param(
             (SUPERSEDED_A, C, fact("sarah-dddddd", ts="2026-03-01T00:00:00Z", supersedes=A["id"])),
@@ -216,7 +251,9 @@ def test_retiring_an_active_fact_is_accepted(old: bytes, new: bytes) -> None:
         ),
     ],
 )
-def test_a_retired_fact_cannot_change_again(old: tuple[dict[str, Any], ...], new_a: dict[str, Any], extra: list[dict[str, Any]]) -> None:
+def test_a_retired_fact_cannot_change_again(
+    old: tuple[dict[str, Any], ...], new_a: dict[str, Any], extra: list[dict[str, Any]]
+) -> None:
     new = canon(new_a, *extra)
     p = expect(check(canon(*old), new), RULE, ITEMS, field_line(new, A["id"], "status"), "cannot change again")
     assert A["id"] in p.message
@@ -279,7 +316,9 @@ def test_supersede_cycles_are_rejected(new: bytes) -> None:
 
 def test_expired_with_valid_until_after_today_is_rejected() -> None:
     new = canon({**A, "status": "expired", "valid_until": "2026-11-30"})
-    p = only(check(canon(A), new), RULE, ITEMS, field_line(new, A["id"], "valid_until"), "valid_until 2026-11-30 is after")
+    p = only(
+        check(canon(A), new), RULE, ITEMS, field_line(new, A["id"], "valid_until"), "valid_until 2026-11-30 is after"
+    )
     assert TODAY in p.message
 
 
@@ -412,7 +451,7 @@ def test_missing_id_is_rejected() -> None:
         pytest.param(b"[\n\n\xc3\x28]", 3, "not valid UTF-8", id="invalid-utf8-line-3"),
         pytest.param(b"[\n\x00]", 2, "invalid JSON", id="nul"),
         pytest.param(b"", 1, "invalid JSON", id="empty"),
-        pytest.param(b"[\n  {\n    \"id\": ", 3, "invalid JSON", id="truncated"),
+        pytest.param(b'[\n  {\n    "id": ', 3, "invalid JSON", id="truncated"),
         pytest.param(b'[{"id": "a",\n "id": "b"}]', 0, "duplicate key 'id'", id="duplicate-key"),
         pytest.param(b"[" + b"9" * 5000 + b"]", 0, "", id="huge-integer"),
         pytest.param(b"\xef\xbb\xbf[]", 1, "invalid JSON", id="bom"),
@@ -435,7 +474,12 @@ def test_line_numbers_survive_unicode_line_separators_in_facts() -> None:
 
 
 def _many(n: int) -> bytes:
-    return canon(*[fact(f"sarah-{i:06d}", ts=f"2026-01-15T{i // 3600:02d}:{i // 60 % 60:02d}:{i % 60:02d}Z", fact=f"fact {i}") for i in range(n)])
+    return canon(
+        *[
+            fact(f"sarah-{i:06d}", ts=f"2026-01-15T{i // 3600:02d}:{i // 60 % 60:02d}:{i % 60:02d}Z", fact=f"fact {i}")
+            for i in range(n)
+        ]
+    )
 
 
 def test_a_large_valid_file_is_accepted() -> None:
@@ -469,15 +513,19 @@ def _items(draw: st.DrawFn) -> list[dict[str, Any]]:
         d = draw(_date)
         ts = f"{d.isoformat()}T{draw(st.integers(0, 23)):02d}:{draw(st.integers(0, 59)):02d}:00{draw(_offset)}"
         text = draw(_text)
-        out.append(fact(
-            itemsfile.mint_id("sarah", text, ts, f"w{i}"),
-            fact=text,
-            ts=ts,
-            category=draw(st.sampled_from(["relationship", "milestone", "status", "preference"])),
-            authority=draw(st.sampled_from(["instruction", "policy", "decision", "memory", "summary", "compressed"])),
-            valid_from=draw(st.none() | _date.map(lambda x: x.isoformat())),
-            source=draw(st.none() | _text),
-        ))  # fmt: skip
+        out.append(
+            fact(
+                itemsfile.mint_id("sarah", text, ts, f"w{i}"),
+                fact=text,
+                ts=ts,
+                category=draw(st.sampled_from(["relationship", "milestone", "status", "preference"])),
+                authority=draw(
+                    st.sampled_from(["instruction", "policy", "decision", "memory", "summary", "compressed"])
+                ),
+                valid_from=draw(st.none() | _date.map(lambda x: x.isoformat())),
+                source=draw(st.none() | _text),
+            )
+        )
     ids = [o["id"] for o in out]
     if len(set(ids)) != len(ids):
         out = out[:1]
@@ -500,6 +548,7 @@ def test_generated_valid_facts_in_canonical_form_are_accepted(generated: list[di
 
 def _other(key: str, current: Any) -> Any:
     """A valid value for key that differs from current."""
+
     def first_not(*options: Any) -> Any:
         return next(o for o in options if o != current)
 
@@ -518,7 +567,9 @@ def _other(key: str, current: Any) -> Any:
 
 @settings(max_examples=75, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_items().filter(bool), st.data())
-def test_any_immutable_edit_of_a_committed_fact_is_rejected(generated: list[dict[str, Any]], data: st.DataObject) -> None:
+def test_any_immutable_edit_of_a_committed_fact_is_rejected(
+    generated: list[dict[str, Any]], data: st.DataObject
+) -> None:
     target = data.draw(st.sampled_from(generated))
     key = data.draw(st.sampled_from(sorted(IMMUTABLE_EDITS)))
     edited = [({**i, key: _other(key, i[key])} if i is target else i) for i in generated]

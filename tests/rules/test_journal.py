@@ -1,4 +1,5 @@
 """journal-append-only: new content starts with old content, byte for byte (journals and sessions)."""
+
 from __future__ import annotations
 
 import time

@@ -1,4 +1,5 @@
 """memory-size: MEMORY.md stays under its cap."""
+
 from __future__ import annotations
 
 import time

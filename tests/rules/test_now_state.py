@@ -1,4 +1,5 @@
 """now-state: NOW.md holds current state only, not lessons or a journal."""
+
 from __future__ import annotations
 
 import pytest
@@ -38,7 +39,9 @@ def test_deletion_is_accepted() -> None:
     assert check(None) == []
 
 
-@pytest.mark.parametrize("heading", ["## Lessons", "# Lesson", "### lessons learned", "## Learnings", "##Takeaways", "###### LEARNING"])
+@pytest.mark.parametrize(
+    "heading", ["## Lessons", "# Lesson", "### lessons learned", "## Learnings", "##Takeaways", "###### LEARNING"]
+)
 def test_lesson_headings_are_rejected(heading: str) -> None:
     new = STATE + heading.encode() + b"\n- never deploy on Friday\n"
     p = only(check(new), RULE, "NOW.md", STATE.count(b"\n") + 1, "not lessons")
@@ -52,7 +55,16 @@ def test_journal_headings_are_rejected(heading: str) -> None:
     assert "memgit log" in p.hint
 
 
-@pytest.mark.parametrize("text", ["## Logistics", "## Historical context", "## Journalism project", "Lessons are elsewhere", "- lessons: see lessons/"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "## Logistics",
+        "## Historical context",
+        "## Journalism project",
+        "Lessons are elsewhere",
+        "- lessons: see lessons/",
+    ],
+)
 def test_look_alikes_are_accepted(text: str) -> None:
     assert check(STATE + text.encode() + b"\n") == []
 
@@ -95,6 +107,10 @@ def test_line_numbers_count_only_newlines(sep: str) -> None:
     only(check(new), RULE, "NOW.md", 3)
 
 
-@pytest.mark.parametrize("path,kind", [("lessons/x.md", "lesson"), ("memory/2026-11-29.md", "journal"), ("MEMORY.md", "memory")])
+@pytest.mark.parametrize(
+    "path,kind", [("lessons/x.md", "lesson"), ("memory/2026-11-29.md", "journal"), ("MEMORY.md", "memory")]
+)
 def test_other_kinds_may_hold_lessons_and_journals(path: str, kind: str) -> None:
-    assert now_state.check(change(path, None, b"## Lessons\n## Journal\n- 09:00 a\n- 10:00 b\n- 11:00 c\n"), ctx()) == []
+    assert (
+        now_state.check(change(path, None, b"## Lessons\n## Journal\n- 09:00 a\n- 10:00 b\n- 11:00 c\n"), ctx()) == []
+    )

@@ -1,4 +1,5 @@
 """policy-guard: an agent identity may not change canonical policy."""
+
 from __future__ import annotations
 
 import pytest
@@ -21,12 +22,23 @@ def test_policy_paths_have_the_policy_kind(path: str) -> None:
     [(b"# old\n", b"# new\n", "change"), (None, b"# new\n", "create"), (b"# old\n", None, "delete")],
 )
 def test_an_agent_may_not_touch_policy(path: str, old: bytes | None, new: bytes | None, verb: str) -> None:
-    p = only(policy.check(change(path, old, new), ctx(is_agent=True)), RULE, path, 0, f"an agent may not {verb} canonical policy")
+    p = only(
+        policy.check(change(path, old, new), ctx(is_agent=True)),
+        RULE,
+        path,
+        0,
+        f"an agent may not {verb} canonical policy",
+    )
     assert "person" in p.hint
 
 
 def test_the_message_names_the_writer() -> None:
-    p = only(policy.check(change("AGENTS.md", b"a", b"b"), ctx(is_agent=True, writer="bot@memgit.agent")), RULE, "AGENTS.md", 0)
+    p = only(
+        policy.check(change("AGENTS.md", b"a", b"b"), ctx(is_agent=True, writer="bot@memgit.agent")),
+        RULE,
+        "AGENTS.md",
+        0,
+    )
     assert p.message.startswith("bot@memgit.agent may not change")
 
 
@@ -36,7 +48,9 @@ def test_a_human_may_change_policy(path: str, old: bytes | None, new: bytes | No
     assert policy.check(change(path, old, new), ctx(is_agent=False, writer="Test Human")) == []
 
 
-@pytest.mark.parametrize("path", ["NOW.md", "MEMORY.md", "decisions/2026-01-15-x.md", "notes/AGENTS.md", "policyx/a.md", "lessons/policy.md"])
+@pytest.mark.parametrize(
+    "path", ["NOW.md", "MEMORY.md", "decisions/2026-01-15-x.md", "notes/AGENTS.md", "policyx/a.md", "lessons/policy.md"]
+)
 def test_an_agent_may_change_everything_else(path: str) -> None:
     assert CFG.kind_of(path) != "policy"
     assert policy.check(change(path, b"a", b"b"), ctx(is_agent=True)) == []

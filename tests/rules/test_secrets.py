@@ -1,4 +1,5 @@
 """no-secrets: credentials never enter memory (checked on added lines)."""
+
 from __future__ import annotations
 
 import time
@@ -34,11 +35,19 @@ TOKENS = {
 # (path, template with {s} on the given line)
 FILES = {
     "journal": (JOURNAL, "# 2026-11-29\n\n- 09:00 the deploy key is {s}\n- 09:05 ok\n", 3),
-    "session": ("sessions/2026-11-29/abc.jsonl", '{"role": "user", "text": "hi"}\n{"role": "tool", "text": "{s}"}\n', 2),
+    "session": (
+        "sessions/2026-11-29/abc.jsonl",
+        '{"role": "user", "text": "hi"}\n{"role": "tool", "text": "{s}"}\n',
+        2,
+    ),
     "now": ("NOW.md", "# Now\n- token {s}\n", 2),
     "memory": ("MEMORY.md", "# Memory\n\n- creds: {s}\n", 3),
     "policy": ("AGENTS.md", "# Agents\nUse {s} to deploy\n", 2),
-    "decision": ("decisions/2026-01-15-ops.md", "---\ndate: 2026-01-15\ntype: ops\nstatus: active\nsource: '{s}'\n---\nbody\n", 5),
+    "decision": (
+        "decisions/2026-01-15-ops.md",
+        "---\ndate: 2026-01-15\ntype: ops\nstatus: active\nsource: '{s}'\n---\nbody\n",
+        5,
+    ),
     "lesson": ("lessons/ops.md", "---\ntopic: ops\n---\nThe key was {s}\n", 4),
     "preference": ("preferences/tools.md", "---\ntopic: tools\nconfirmed: 2026-01-15\n---\n\n{s}\n", 6),
     "entity-summary": ("people/sarah/summary.md", "---\nname: Sarah\n---\nHer token: {s}\n", 4),
@@ -218,25 +227,61 @@ def test_hostile_jwt_lookalike_is_checked_quickly() -> None:
 # --- keyword assignments, URLs, entropy, names, allow and deny lists ------------------------------
 
 CAUGHT = [
-    "Wifi password is hunter2horse!", "password=Tr0ub4dor&3", "db_password_prod = s3cret", "dbPassword=foo1",
-    '"password": "swordfish"', "pwd: 'correct horse'", "my pwd is P@ssw0rd", "export GITHUB_TOKEN=abc123def456",
-    "apiKey: 'abcd1234efgh'", "client_secret=abcdef12", "secret: Bob2024",
-    "postgres://admin:s3cretpass@db.internal:5432/app", "redis://:pass1234@cache:6379", "https://u:p4ss@host/x",
-    "API_KEY: 3f786850e387550fdab836ed7e6dc881de23001b", "the token: 9f8e7d6c5b4a39281706f5e4d3c2b1a0",
-    "AccountKey=Zf3D0LXCM3EIMbgJpUNnkRtOfOueHznB", "deploy key: 9f8e7d6c5b4a39281706f5e4d3c2b1a0",
-    "glpat-" + "a1B2c3D4e5F6g7H8i9J0", "npm_" + "a1B2c3D4e5" * 3 + "F6g7H8",
+    "Wifi password is hunter2horse!",
+    "password=Tr0ub4dor&3",
+    "db_password_prod = s3cret",
+    "dbPassword=foo1",
+    '"password": "swordfish"',
+    "pwd: 'correct horse'",
+    "my pwd is P@ssw0rd",
+    "export GITHUB_TOKEN=abc123def456",
+    "apiKey: 'abcd1234efgh'",
+    "client_secret=abcdef12",
+    "secret: Bob2024",
+    "postgres://admin:s3cretpass@db.internal:5432/app",
+    "redis://:pass1234@cache:6379",
+    "https://u:p4ss@host/x",
+    "API_KEY: 3f786850e387550fdab836ed7e6dc881de23001b",
+    "the token: 9f8e7d6c5b4a39281706f5e4d3c2b1a0",
+    "AccountKey=Zf3D0LXCM3EIMbgJpUNnkRtOfOueHznB",
+    "deploy key: 9f8e7d6c5b4a39281706f5e4d3c2b1a0",
+    "glpat-" + "a1B2c3D4e5F6g7H8i9J0",
+    "npm_" + "a1B2c3D4e5" * 3 + "F6g7H8",
     "hooks.slack.com/services/T00000000/B00000000/" + "X" * 24,
 ]
 PASSED = [
-    "the password policy changed", "fixed in 3f78685", "on 2026-11-29 at 10:00", "id 123e4567-e89b-12d3-a456-426614174000",
-    "sarah-k3f9q2", "Memgit-Refresh: 3f786850e387550fdab836ed7e6dc881de23001b", "Token: expired", "Password: see 1Password",
-    "the password is rotated monthly", "tokenizer: cl100k_base", "password=[REDACTED sha256:abcdef012345]", "pwd is /home/me",
-    "Key facts: none", "the api token is valid until 2026-12-01", "token_ttl=3600", "PasswordAuthentication=no",
-    "tokens: 12000", "see https://user@example.com/x", "password: ${DB_PASSWORD}", "the secret is out",
-    '"source": "memory/2026-01-15.md#L12",', "the password is 8+ chars", "auth: oauth2", "client: Acme Corp",
-    "monkey: abcdef1234567890abcdef", "1Password: vault2", "password: <your password>",
-    '{"token_type": "Bearer", "expires_in": 3600}', "DB_PASSWORD_FILE=/run/secrets/db", "password_policy: strict8",
-    "SECRET_NAME=prod-db-creds", "token_count=512",
+    "the password policy changed",
+    "fixed in 3f78685",
+    "on 2026-11-29 at 10:00",
+    "id 123e4567-e89b-12d3-a456-426614174000",
+    "sarah-k3f9q2",
+    "Memgit-Refresh: 3f786850e387550fdab836ed7e6dc881de23001b",
+    "Token: expired",
+    "Password: see 1Password",
+    "the password is rotated monthly",
+    "tokenizer: cl100k_base",
+    "password=[REDACTED sha256:abcdef012345]",
+    "pwd is /home/me",
+    "Key facts: none",
+    "the api token is valid until 2026-12-01",
+    "token_ttl=3600",
+    "PasswordAuthentication=no",
+    "tokens: 12000",
+    "see https://user@example.com/x",
+    "password: ${DB_PASSWORD}",
+    "the secret is out",
+    '"source": "memory/2026-01-15.md#L12",',
+    "the password is 8+ chars",
+    "auth: oauth2",
+    "client: Acme Corp",
+    "monkey: abcdef1234567890abcdef",
+    "1Password: vault2",
+    "password: <your password>",
+    '{"token_type": "Bearer", "expires_in": 3600}',
+    "DB_PASSWORD_FILE=/run/secrets/db",
+    "password_policy: strict8",
+    "SECRET_NAME=prod-db-creds",
+    "token_count=512",
 ]
 
 
@@ -269,8 +314,16 @@ def test_the_hash_allow_list_and_the_redaction_denylist() -> None:
     assert secrets.check(change(JOURNAL, None, "password=Tr0ub4dor&3\n"), allowed) == []
     assert digest in only(check(None, "password=Tr0ub4dor&3\n"), RULE, JOURNAL, 1, "looks like").hint
     word = "lemonade-Sky-4471"
-    denied = Context(base.config, base.today, secrets=Lists(denied=(Denied(hashlib.sha256(word.encode()).hexdigest(), len(word)),)))
-    p = only(secrets.check(change(JOURNAL, None, f"# x\nthe codeword {word}, again\n"), denied), RULE, JOURNAL, 2, "redacted from this vault")
+    denied = Context(
+        base.config, base.today, secrets=Lists(denied=(Denied(hashlib.sha256(word.encode()).hexdigest(), len(word)),))
+    )
+    p = only(
+        secrets.check(change(JOURNAL, None, f"# x\nthe codeword {word}, again\n"), denied),
+        RULE,
+        JOURNAL,
+        2,
+        "redacted from this vault",
+    )
     assert word not in p.message
     assert secrets.check(change(JOURNAL, None, f"the codeword x{word}\n"), denied) == []  # not a whole token
     assert parse(f"sha256:{digest} # a test fixture\nsha256:short\n".encode(), None).allowed == frozenset([digest])

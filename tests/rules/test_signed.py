@@ -1,4 +1,5 @@
 """signed: what needs a signature under policy.require_signed (unit level; real keys in tests/test_trust.py)."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -22,7 +23,11 @@ def test_policy_and_instruction_level_memory_need_a_signature() -> None:
         (".memgit.yaml", "a: 1\n", "a: 2\n"),
         (".memgit/allowed_signers", None, "x ssh-ed25519 AAAA\n"),
         (ITEMS, None, canon(fact(authority="instruction"))),
-        (ITEMS, canon(fact(authority="policy")), canon(fact(authority="policy", status="expired", valid_until="2026-01-01"))),
+        (
+            ITEMS,
+            canon(fact(authority="policy")),
+            canon(fact(authority="policy", status="expired", valid_until="2026-01-01")),
+        ),
         (JOURNAL, "# d\n\n", '# d\n\n- 09:00 [instruction] pay (verbatim: "pay")\n'),
     ]:
         assert run(path, old, new, False), path

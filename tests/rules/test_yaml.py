@@ -1,4 +1,5 @@
 """memgit/frontmatter.py: split, load_yaml, dump/render and update (the only module that imports ruamel)."""
+
 from __future__ import annotations
 
 import time
@@ -11,7 +12,6 @@ from hypothesis import strategies as st
 from memgit import frontmatter
 from memgit.errors import UsageError
 from memgit.frontmatter import YamlError
-
 
 # --- split -----------------------------------------------------------------------------------
 
@@ -39,7 +39,10 @@ def test_empty_frontmatter_is_an_empty_mapping() -> None:
     assert fm.meta == {} and fm.body == "body\n" and fm.end_line == 2
 
 
-@pytest.mark.parametrize("text", ["--- \ntopic: x\n---\n", "----\ntopic: x\n----\n", "\n---\ntopic: x\n---\n", "\ufeff---\ntopic: x\n---\n", "---"])
+@pytest.mark.parametrize(
+    "text",
+    ["--- \ntopic: x\n---\n", "----\ntopic: x\n----\n", "\n---\ntopic: x\n---\n", "\ufeff---\ntopic: x\n---\n", "---"],
+)
 def test_only_a_leading_dashes_line_opens_frontmatter(text: str) -> None:
     assert frontmatter.split(text).meta is None
 
@@ -134,7 +137,9 @@ def test_documents_over_one_mebibyte_are_refused() -> None:
         frontmatter.load_yaml("a: " + "x" * (1024 * 1024) + "\n")
 
 
-@pytest.mark.parametrize("text", ["!!python/object/apply:os.system ['true']", "!!binary 'AAAA'x", "a: !!set {x}\nb: !!omap [c: 1]\n"])
+@pytest.mark.parametrize(
+    "text", ["!!python/object/apply:os.system ['true']", "!!binary 'AAAA'x", "a: !!set {x}\nb: !!omap [c: 1]\n"]
+)
 def test_unsafe_or_odd_tags_never_execute(text: str) -> None:
     try:
         data = frontmatter.load_yaml(text)
@@ -159,7 +164,13 @@ def test_render_and_split_round_trip() -> None:
 
 _keys = st.from_regex(r"[a-z][a-z_]{0,10}", fullmatch=True)
 _chars = st.characters(blacklist_categories=("Cs",), blacklist_characters="\x85\u2028\u2029")
-_values = st.text(_chars, max_size=30) | st.integers() | st.booleans() | st.none() | st.lists(st.text(_chars, max_size=10), max_size=3)
+_values = (
+    st.text(_chars, max_size=30)
+    | st.integers()
+    | st.booleans()
+    | st.none()
+    | st.lists(st.text(_chars, max_size=10), max_size=3)
+)
 
 
 @settings(max_examples=300, deadline=None, derandomize=True)
@@ -169,7 +180,31 @@ def test_any_metadata_survives_render_and_split(meta: dict[str, Any], body: str)
     assert fm.meta == meta and fm.body == body
 
 
-@pytest.mark.parametrize("value", [":0", ": x", ":memgit", "a, b", "}", "#", "- x", "[x", "'", '"', "*a", "&a", "!x", "%x", "@x", "`x", "2026-01-15", "null", "yes", "0x10"])
+@pytest.mark.parametrize(
+    "value",
+    [
+        ":0",
+        ": x",
+        ":memgit",
+        "a, b",
+        "}",
+        "#",
+        "- x",
+        "[x",
+        "'",
+        '"',
+        "*a",
+        "&a",
+        "!x",
+        "%x",
+        "@x",
+        "`x",
+        "2026-01-15",
+        "null",
+        "yes",
+        "0x10",
+    ],
+)
 def test_yaml_indicator_values_render_to_valid_yaml(value: str) -> None:
     assert frontmatter.split(frontmatter.render({"topic": value}, "")).meta == {"topic": value}
 
@@ -182,7 +217,10 @@ def test_next_line_characters_survive_render(value: str) -> None:
 def test_update_keeps_comments_order_and_body() -> None:
     text = "---\n# why\ntopic: git  # the topic\ntags: [a]\nconfirmed: 2026-01-01\n---\n# Body\n\nkept as is\n"
     out = frontmatter.update(text, {"confirmed": "2026-11-29", "new": 1})
-    assert out == "---\n# why\ntopic: git  # the topic\ntags: [a]\nconfirmed: 2026-11-29\nnew: 1\n---\n# Body\n\nkept as is\n"
+    assert (
+        out
+        == "---\n# why\ntopic: git  # the topic\ntags: [a]\nconfirmed: 2026-11-29\nnew: 1\n---\n# Body\n\nkept as is\n"
+    )
     assert frontmatter.split(out).meta == {"topic": "git", "tags": ["a"], "confirmed": "2026-11-29", "new": 1}
 
 

@@ -1,4 +1,5 @@
 """Shared builders for the rule tests: a default config, contexts, facts and line lookups."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -68,7 +69,9 @@ def canon(*items: dict[str, Any]) -> bytes:
     return itemsfile.canonical(list(items))
 
 
-def supersede(old: dict[str, Any], new_id: str, *, ts: str = "2026-02-01T09:00:00Z", **fields: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+def supersede(
+    old: dict[str, Any], new_id: str, *, ts: str = "2026-02-01T09:00:00Z", **fields: Any
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """(old retired in favour of the new fact, the new fact)."""
     retired = {**old, "status": "superseded", "supersededBy": new_id}
     successor = fact(new_id, fact="Left Acme Corp", ts=ts, supersedes=old["id"], **fields)

@@ -23,25 +23,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from sync_race import hermetic_env  # the same hermetic HOME and git config (bench/ is on sys.path)
+
 BIN = Path(sys.executable).parent
 EXE = shutil.which("memgit", path=str(BIN)) or "memgit"
-
-
-def hermetic_env(home: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "MEMGIT_", "PRE_COMMIT"))}
-    home.mkdir(parents=True, exist_ok=True)
-    (home / ".gitconfig").write_text(
-        "[user]\n\tname = Bench Human\n\temail = human@example.com\n[init]\n\tdefaultBranch = main\n"
-    )
-    env.update(
-        HOME=str(home),
-        GIT_CONFIG_GLOBAL=str(home / ".gitconfig"),
-        GIT_CONFIG_NOSYSTEM="1",
-        TZ="UTC",
-        PRE_COMMIT_HOME=str(home / "pre-commit"),
-        PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
-    )
-    return env
 
 
 def agent(vault: Path, k: int, writes: int, go: Path) -> None:

@@ -28,8 +28,14 @@ def archived_check(repo: Repo, trailers: dict[str, str]) -> Callable[[Change], b
     """Did a change only move a journal to one of the archive branches the commit names (its trailer)?"""
     branches = [b.strip() for b in trailers.get(ARCHIVE_TRAILER, "").split(",") if b.strip()]
 
+    listed: list[dict[str, str]] = []  # the branch tips, listed once per commit (an archive deletes many journals)
+
     def archived(change: Change) -> bool:
-        tips = repo.archive_tips()
+        if not branches:
+            return False
+        if not listed:
+            listed.append(repo.archive_tips())
+        tips = listed[0]
         for branch in branches:
             tip = tips.get(branch.removeprefix("refs/heads/"))
             if tip is None:  # a missing branch just means "not archived there"

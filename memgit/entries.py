@@ -64,6 +64,12 @@ def holds_entries(old: bytes, new: bytes) -> bool:
     return not (keys(split(old)) - keys(split(new)))
 
 
+def journal_base(old: bytes | None, day: str) -> bytes:
+    """What a new entry is appended to: the day's journal ending in a newline, or a new one's header."""
+    base = old if old is not None else f"# {day}\n\n".encode()
+    return base if not base or base.endswith(b"\n") else base + b"\n"
+
+
 def format_entry(time: str, text: str, kind: str | None, source: str | None) -> str:
     tag = f"[{kind}] " if kind and kind != "note" else ""
     lines = text.splitlines()

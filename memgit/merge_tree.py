@@ -82,20 +82,19 @@ def merge_trees(
     if conflicts:
         raise MergeConflict("; ".join(conflicts))
     if lost is not None:
-        _keep_lost_state(repo, config, ours_tree, writes, lost, now)
+        _keep_lost_state(repo, ours_tree, writes, lost, now)
     return writes
 
 
 def _keep_lost_state(
     repo: Repo,
-    config: Config,
     ours_tree: str,
     writes: dict[str, bytes | None],
     lost: tuple[str, bytes, bytes, str],
     now: dt.datetime | None,
 ) -> None:
     """Append the losing NOW.md's own lines to the day's journal: a state replaced by a merge is not lost."""
-    from memgit.entries import format_entry
+    from memgit.entries import format_entry, journal_base
 
     path, loser, winner, source = lost
     lines = lost_lines(loser, winner)
@@ -104,9 +103,8 @@ def _keep_lost_state(
     info = repo.commit_info(source)
     moment = now or dt.datetime.fromtimestamp(info.time, dt.timezone.utc)
     journal = f"memory/{moment.date().isoformat()}.md"
-    old = writes[journal] if journal in writes else repo.read(ours_tree, journal)
-    head = old if old is not None else f"# {moment.date().isoformat()}\n\n".encode()
-    if head and not head.endswith(b"\n"):
-        head += b"\n"
+    head = journal_base(
+        writes[journal] if journal in writes else repo.read(ours_tree, journal), moment.date().isoformat()
+    )
     text = f"{path} replaced by a newer state in a merge; the older state said:\n" + "\n".join(lines)
     writes[journal] = head + format_entry(moment.strftime("%H:%M"), text, None, f"{path}@{source[:12]}").encode()

@@ -91,15 +91,12 @@ def _merge_into(
     paths = [d.path for d in repo.diff_trees(tip_tree, tree)]
     expected: dict[str, str | None] = {}
     if check_worktree:
-        staged = repo.index_blobs(paths)
-        for path in paths:
-            at_head = repo.blob_id(tip_tree, path)
-            if staged[path] != at_head or not repo.worktree_matches(path, at_head):
-                raise Conflict(
-                    f"{path}: has uncommitted changes that the merge of {label} would touch",
-                    "commit or stash them, then sync again",
-                )
-            expected[path] = at_head
+        expected, dirty = _untouched(vault, tip_tree, paths)
+        if dirty:
+            raise Conflict(
+                f"{dirty}: has uncommitted changes that the merge of {label} would touch",
+                "commit or stash them, then sync again",
+            )
     if not target:
         writer = vault.writer()
         message = f"sync: merge {label}\n\nMemgit-Op: sync\n" + (
@@ -141,12 +138,36 @@ def _agent_slug(vault: Vault) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", w.agent or w.email or w.name).strip("-") or "agent"
 
 
+def _untouched(vault: Vault, tree: str, paths: list[str]) -> tuple[dict[str, str | None], str | None]:
+    """(each path's blob at tree, the first path whose index or work tree differs from it, if any)."""
+    repo = vault.repo
+    staged = repo.index_blobs(paths)
+    expected: dict[str, str | None] = {}
+    for path in paths:
+        at_tree = repo.blob_id(tree, path)
+        if staged[path] != at_tree or not repo.worktree_matches(path, at_tree):
+            return expected, path
+        expected[path] = at_tree
+    return expected, None
+
+
 def _divert(vault: Vault, remote: str, ref: str, theirs: str, why: _Unmergeable) -> dict[str, Any]:
     """A true conflict never leaves a clone stuck: local work goes to proposals/<agent> (here and on the remote)
     for a person to merge, the local branch moves to the remote's tip, and the next sync starts from there."""
+    from memgit.repo import GitError
+
     repo = vault.repo
     ours = repo.refs(ref)[ref]
     target = f"refs/heads/proposals/{_agent_slug(vault)}"
+    ours_tree, tree = repo.commit_tree(ours), repo.commit_tree(theirs)
+    paths = [d.path for d in repo.diff_trees(ours_tree, tree)]
+    # checked before anything is pushed: uncommitted work the move would touch stops it with nothing changed
+    expected, dirty = _untouched(vault, ours_tree, paths)
+    if dirty:
+        raise Conflict(
+            f"{dirty}: has uncommitted changes; {why.message}",
+            "commit or stash them, then sync again (it will move your commits to a proposal branch)",
+        )
     # the proposal is this agent's own branch: replacing an older proposal of it loses nothing that is not in ours
     archives = [f"{r}:{r}" for r in repo.refs("refs/heads/archive/")]  # what the proposal's archive commits point at
     ok, out = _push(vault, remote, [f"+{ours}:{target}", *archives])
@@ -157,23 +178,12 @@ def _divert(vault: Vault, remote: str, ref: str, theirs: str, why: _Unmergeable)
             + ("\n".join(ln for ln in said if ln) or out.strip()[-400:]),
             "nothing was changed locally; fix what the remote names, then sync again",
         )
-    ours_tree, tree = repo.commit_tree(ours), repo.commit_tree(theirs)
-    paths = [d.path for d in repo.diff_trees(ours_tree, tree)]
-    staged = repo.index_blobs(paths)
-    expected: dict[str, str | None] = {}
-    for path in paths:
-        at_head = repo.blob_id(ours_tree, path)
-        if staged[path] != at_head or not repo.worktree_matches(path, at_head):
-            raise Conflict(
-                f"{path}: has uncommitted changes; {why.message}",
-                "commit or stash them, then sync again (your commits are on "
-                + target.removeprefix("refs/heads/")
-                + f" at {remote})",
-            )
-        expected[path] = at_head
     repo.set_ref(target, ours, repo.refs(target).get(target))
     repo.set_ref(ref, theirs, ours)
-    repo.sync_paths(tree, paths, expected)
+    try:
+        repo.sync_paths(tree, paths, expected)
+    except (GitError, OSError) as exc:  # the branch moved: a failed file sync is a warning, as in commit_to
+        vault.warnings.append(f"index and work tree not updated ({exc}); `git checkout -- .` brings them in step")
     return {
         "remote": remote,
         "pushed": target,

@@ -547,3 +547,17 @@ def test_archive_on_one_clone_while_another_appends_to_that_day_loses_no_line(a:
     assert "late line from b" in both and "shared old line" in both
     fresh = memgit("verify", cwd=a.path)
     assert fresh.returncode == 0, fresh.stdout + fresh.stderr
+
+
+def test_a_diverting_sync_with_uncommitted_work_in_the_way_pushes_nothing(a: Clone, b: Clone, remote: Path) -> None:
+    for clone, text in ((a, "- Prefers short answers.\n"), (b, "- Prefers long answers.\n")):
+        (clone.path / "MEMORY.md").write_text((clone.path / "MEMORY.md").read_text() + text)
+        assert git(clone.path, "commit", "-q", "-am", "memory: a human edit").returncode == 0
+    a.json("sync")
+    (b.path / "MEMORY.md").write_text((b.path / "MEMORY.md").read_text() + "- typed, not committed\n")
+    before, files = head(b.path), snapshot(b.path)
+    r = b.run("sync")
+    assert r.returncode == 3, r.stdout + r.stderr
+    assert "MEMORY.md" in r.stderr and "uncommitted" in r.stderr
+    assert not ls_remote(remote, "refs/heads/proposals/*")  # checked before anything was pushed
+    assert head(b.path) == before and snapshot(b.path) == files

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from memgit.entries import format_entry
+from memgit.entries import format_entry, journal_base
 from memgit.errors import UsageError
 
 if TYPE_CHECKING:
@@ -65,9 +65,7 @@ def log(vault: Vault, text: str, kind: str | None, source: str | None, at: str |
                         f"{path} was archived to archive/{day[:7]}; its lines stay there",
                         "log it today (without --at) and say which day it is about",
                     )
-        base = old if old is not None else f"# {day}\n\n".encode()
-        if base and not base.endswith(b"\n"):
-            base += b"\n"
+        base = journal_base(old, day)
         entry = format_entry(moment.strftime("%H:%M"), _guarded(vault, text, kind, base), kind, source)
         tx.write(path, base + entry.encode())
         line = base.count(b"\n") + 1

@@ -42,8 +42,13 @@ def parse_time(text: str, tz: dt.tzinfo) -> dt.datetime:
 
 
 def parse_date(text: str) -> str:
+    """An ISO date; a date-time where a date was expected (2026-01-15T10:04) means its calendar date as written."""
     try:
         return dt.date.fromisoformat(text.strip()).isoformat()
+    except ValueError:
+        pass
+    try:
+        return dt.datetime.fromisoformat(text.strip().replace("Z", "+00:00")).date().isoformat()
     except ValueError:
         raise UsageError(f"not a date: {text!r}", "use YYYY-MM-DD") from None
 

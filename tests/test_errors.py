@@ -175,3 +175,35 @@ def test_a_config_verify_would_refuse_is_refused_by_the_hook(vault: Path) -> Non
     r = git(vault, "commit", "-qam", "config: klingon", check=False)
     assert r.returncode != 0 and "klingon" in r.stdout + r.stderr
     assert head(vault) == before
+
+
+def test_a_date_time_where_a_date_is_expected_means_its_calendar_date(vault: Path) -> None:
+    r = memgit(
+        "fact",
+        "add",
+        "people/ann",
+        "Works at Acme",
+        "--category",
+        "status",
+        "--valid-from",
+        "2026-01-15T10:04+05:00",
+        "--json",
+        cwd=vault,
+    )
+    assert r.returncode == 0, r.stderr
+    items = json.loads((vault / "people/ann/items.json").read_text())
+    assert items[0]["valid_from"] == "2026-01-15"
+    hits = memgit("recall", "Acme", "--valid-at", "2026-01-16T00:00Z", "--json", cwd=vault)
+    assert hits.returncode == 0 and json.loads(hits.stdout)["hits"], hits.stderr
+    bad = memgit(
+        "fact",
+        "add",
+        "people/ann",
+        "Lives in Oslo",
+        "--category",
+        "status",
+        "--valid-from",
+        "2026-13-45T10:00",
+        cwd=vault,
+    )
+    assert bad.returncode == 2 and "not a date" in bad.stderr

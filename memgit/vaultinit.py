@@ -52,9 +52,10 @@ def install(path: Path) -> dict[str, Any]:
     repo = Repo(path)
     if repo.workdir is None:
         raise UsageError(f"{path}: is a bare repository", "install hooks/pre-receive there instead (see README)")
+    reach = _reach_prefix()
     for name, (label, driver) in MERGE_DRIVERS.items():
         repo.config_set(f"merge.{name}.name", label)
-        repo.config_set(f"merge.{name}.driver", driver)
+        repo.config_set(f"merge.{name}.driver", reach + driver)
     if not (repo.workdir / ".pre-commit-config.yaml").is_file():
         raise UsageError(
             f"{repo.workdir}: has no .pre-commit-config.yaml", "is this a memgit vault? run `memgit init` to make one"
@@ -98,6 +99,25 @@ def install(path: Path) -> dict[str, Any]:
 _REACH = "# memgit install: this memgit, where `memgit` is not on PATH (a GUI client, a shell without its venv)"
 
 
+def _console_folder() -> Path | None:
+    """The folder of this memgit's console script, or None when run from a source tree (`python -m memgit`)."""
+    import sysconfig
+
+    return next(
+        (d for d in (Path(sys.executable).parent, Path(sysconfig.get_path("scripts"))) if (d / "memgit").is_file()),
+        None,
+    )
+
+
+def _reach_prefix() -> str:
+    """A shell prefix for the merge drivers' command line: git runs it with `sh -c`, so a merge from a GUI
+    client or a shell without the venv finds this memgit the way the hook scripts do (PATH appended)."""
+    import shlex
+
+    folder = _console_folder()
+    return "" if folder is None else f'PATH="$PATH":{shlex.quote(str(folder))} '
+
+
 def _reach_this_memgit(scripts: list[Path]) -> None:
     """Append the folder of this memgit's console script to PATH in the hook scripts pre-commit wrote.
 
@@ -106,12 +126,8 @@ def _reach_this_memgit(scripts: list[Path]) -> None:
     still wins, and no other tool of this venv (python, pip) shadows the user's.
     """
     import shlex
-    import sysconfig
 
-    folder = next(
-        (d for d in (Path(sys.executable).parent, Path(sysconfig.get_path("scripts"))) if (d / "memgit").is_file()),
-        None,
-    )
+    folder = _console_folder()
     if folder is None:
         return  # run from a source tree (python -m memgit) with no console script: PATH it is
     line = f'{_REACH}\nPATH="$PATH":{shlex.quote(str(folder))}\nexport PATH\n'

@@ -64,7 +64,8 @@ def assert_merge_drivers(repo: Path) -> None:
     for name in DRIVERS:
         driver = git(repo, "config", f"merge.{name}.driver").stdout.strip()
         kind = name.removeprefix("memgit-")
-        assert driver == f"memgit merge-driver {kind} %O %A %B %P"
+        # this memgit's folder appended to PATH, as in the hook scripts (a merge from a GUI client)
+        assert driver.startswith('PATH="$PATH":') and driver.endswith(f" memgit merge-driver {kind} %O %A %B %P")
         assert git(repo, "config", f"merge.{name}.name").stdout.strip()
 
 

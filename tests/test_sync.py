@@ -200,10 +200,8 @@ def test_fresh_clone_install_sets_drivers_and_hooks_and_git_merge_uses_them(remo
     r = memgit("install", "--json", cwd=path)
     assert r.returncode == 0, r.stderr
     for kind in ("journal", "items", "index"):
-        assert (
-            git(path, "config", f"merge.memgit-{kind}.driver").stdout.strip()
-            == f"memgit merge-driver {kind} %O %A %B %P"
-        )
+        driver = git(path, "config", f"merge.memgit-{kind}.driver").stdout.strip()
+        assert driver.startswith('PATH="$PATH":') and driver.endswith(f" memgit merge-driver {kind} %O %A %B %P")
     for hook in ("pre-commit", "post-commit"):
         assert (path / ".git/hooks" / hook).is_file()
 
@@ -242,6 +240,27 @@ def test_fresh_clone_install_sets_drivers_and_hooks_and_git_merge_uses_them(remo
     assert plain.returncode != 0
     assert "CONFLICT" in plain.stdout and JOURNAL in plain.stdout and "people/sarah/items.json" in plain.stdout
     git(path, "merge", "--abort")
+
+
+def test_git_merge_without_memgit_on_path_still_runs_the_drivers(remote: Path, tmp_path: Path) -> None:
+    """A GUI client or a shell without the venv: the driver command reaches this memgit as the hooks do."""
+    bare = "/usr/bin:/bin"
+    assert shutil.which("memgit", path=bare) is None  # else this test would prove nothing
+    path = tmp_path / "gui"
+    git(tmp_path, "clone", "-q", str(remote), str(path))
+    assert memgit("install", cwd=path).returncode == 0
+    clone = Clone(path, None)
+    clone.json("log", "base line", now=f"{DAY}T08:00:00")
+    git(path, "checkout", "-q", "-b", "side")
+    clone.json("log", "side line", now=f"{DAY}T11:01:00")
+    git(path, "checkout", "-q", "main")
+    clone.json("log", "main line", now=f"{DAY}T11:03:00")
+
+    merged = git(path, "merge", "--no-edit", "side", check=False, env={"PATH": bare})
+    assert merged.returncode == 0, merged.stdout + merged.stderr
+    lines = (path / JOURNAL).read_text().splitlines()
+    assert lines[-3:] == ["- 08:00 base line", "- 11:03 main line", "- 11:01 side line"]
+    assert status(path) == ""
 
 
 def test_git_merge_refuses_a_branch_that_rewrote_the_journal(remote: Path, tmp_path: Path) -> None:

@@ -10,7 +10,8 @@ so items.json and the day's journal are merged on almost every sync), then `memg
 All agents of a round start together (a start file) and race for the remote's main. When they are
 done every clone syncs once more, then the remote's main tree is counted: every journal line and
 every fact an agent wrote must be there. Retries are summed from `sync --json` "retries"; a sync that
-gave up (exit 3 after its attempts) is counted and left to the next sync. Time per write is each
+gave up (exit 3: its MEMGIT_SYNC_TIMEOUT budget spent) is counted and left to the next sync; the reason
+of every give-up and of every divert (exit 5, a true conflict) is printed. Time per write is each
 agent's loop time / its writes (write + sync, as the agent sees it), averaged over agents, compared
 with a single agent's time per write measured in the same run.
 
@@ -24,6 +25,7 @@ import datetime
 import json
 import os
 import platform
+import resource
 import shutil
 import subprocess
 import sys
@@ -78,6 +80,8 @@ def worker(clone: Path, agent: str, writes: int, go: Path, mode: str = "") -> No
     errors: list[str] = []
     start = time.monotonic()
     diverted = archived = 0
+    reasons: list[str] = []  # every divert (exit 5) and give-up (exit 3), with what sync said
+    sync_s: list[float] = []
     for i in range(writes):
         marker = f"race:{agent}:w{i}"
         if mode == "now":
@@ -100,16 +104,18 @@ def worker(clone: Path, agent: str, writes: int, go: Path, mode: str = "") -> No
         else:
             failed_writes += 1
             errors.append((w.stderr + w.stdout).strip()[-300:])  # a write that failed (counted against "all present")
+        t = time.monotonic()
         s = subprocess.run([exe, "sync", "--json"], cwd=clone, env=env, capture_output=True, text=True)
+        sync_s.append(time.monotonic() - t)
+        said = json.loads(s.stdout) if s.stdout.strip().startswith("{") else {}
         if s.returncode == 0:
-            retries += json.loads(s.stdout)["retries"]
+            retries += said["retries"]
         elif s.returncode == 3:
             gave_up += 1
-            errors.append(
-                json.loads(s.stdout).get("error", "") if s.stdout.strip().startswith("{") else s.stderr.strip()[-300:]
-            )
+            reasons.append(f"gave up (exit 3) after {marker}: {said.get('error') or s.stderr.strip()[-300:]}")
         elif s.returncode == 5:  # a true conflict: the agent's commits went to proposals/<agent>, reported
             diverted += 1
+            reasons.append(f"diverted (exit 5) after {marker}: {said['diverted']['reason']}")
         else:
             raise SystemExit(f"{agent}: sync failed ({s.returncode}): {s.stderr.strip()} {s.stdout.strip()[-600:]}")
     seconds = time.monotonic() - start
@@ -125,6 +131,8 @@ def worker(clone: Path, agent: str, writes: int, go: Path, mode: str = "") -> No
                 "errors": errors,
                 "diverted": diverted,
                 "archived": archived,
+                "reasons": reasons,
+                "sync_max_s": max(sync_s, default=0.0),
             }
         )
     )
@@ -210,6 +218,7 @@ def round_(
     ]
     time.sleep(0.5)  # let every worker import and wait at the start line
     t0 = time.monotonic()
+    cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     go.touch()
     results = []
     for p in procs:
@@ -223,7 +232,12 @@ def round_(
             seen[e] = seen.get(e, 0) + 1
     for e, count in seen.items():
         print(f"  {count}× {e}", file=sys.stderr)
+    for r in results:  # every divert and give-up, with its reason (a divert must be a true conflict)
+        for why in r["reasons"]:
+            print(f"  {r['agent']}: {why}", file=sys.stderr)
     wall = time.monotonic() - t0
+    cpu1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = cpu1.ru_utime + cpu1.ru_stime - cpu0.ru_utime - cpu0.ru_stime
     final_retries = final_gave_up = 0
     for clone in clones:  # everyone syncs once more
         s = run([exe, "sync", "--json"], clone, {**env, "MEMGIT_AGENT": "final@bench"}, check=False)
@@ -231,6 +245,10 @@ def round_(
             final_retries += json.loads(s.stdout)["retries"]
         else:
             final_gave_up += 1
+            print(
+                f"  final sync in {clone.name}: exit {s.returncode}: {(s.stderr or s.stdout).strip()[-300:]}",
+                file=sys.stderr,
+            )
     journal, found, canonical = remote_tree_counts(remote, env)
     anywhere, now_seen = remote_markers(remote, env)
     made_j = {m for r in results for m in r["made"]["journal"]}
@@ -266,7 +284,9 @@ def round_(
         "retries": sum(r["retries"] for r in results) + final_retries,
         "gave_up": sum(r["gave_up"] for r in results) + final_gave_up,
         "per_write_s": sum(r["seconds"] / writes for r in results) / n,
+        "sync_max_s": max(r["sync_max_s"] for r in results),
         "wall_s": wall,
+        "cpu_s": cpu,
         "canonical": canonical,
         "verify": verify,
         "commits": commits,
@@ -276,8 +296,8 @@ def round_(
 
 def table(rows: list[dict[str, object]], base_per_write: float) -> str:
     out = [
-        "| agents | writes attempted | journal lines on remote | facts on remote | NOW states on remote | all present | sync retries | syncs given up (exit 3) | diverted to a proposal (exit 5) | archive runs | clones stuck | commits on main (merges) | time/write (s) | vs 1 agent | wall (s) | items canonical, verify |",
-        "| ---: | ---: | ---: | ---: | ---: | :---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | :---: |",
+        "| agents | writes attempted | journal lines on remote | facts on remote | NOW states on remote | all present | sync retries | syncs given up (exit 3) | diverted to a proposal (exit 5) | archive runs | clones stuck | commits on main (merges) | time/write (s) | vs 1 agent | longest sync (s) | wall / CPU (s) | items canonical, verify |",
+        "| ---: | ---: | ---: | ---: | ---: | :---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | :---: |",
     ]
     for r in rows:
         ratio = float(r["per_write_s"]) / base_per_write  # type: ignore[arg-type]
@@ -285,7 +305,7 @@ def table(rows: list[dict[str, object]], base_per_write: float) -> str:
             f"| {r['agents']} | {r['attempted']} | {r['journal_present']}/{r['journal_made']} | {r['facts_present']}/{r['facts_made']} "
             f"| {r['now_present']}/{r['now_made']} | {'yes' if r['all_present'] else '**NO**'} | {r['retries']} | {r['gave_up']} | {r['diverted']} | {r['archived']} | {r['stuck']} "
             f"| {r['commits']} ({r['merges']}) | {float(r['per_write_s']):.2f} "  # type: ignore[arg-type]
-            f"| {ratio:.2f}× | {float(r['wall_s']):.0f} | {'yes' if r['canonical'] and r['verify'] else '**NO**'} |"  # type: ignore[arg-type]
+            f"| {ratio:.2f}× | {float(r['sync_max_s']):.1f} | {float(r['wall_s']):.0f} / {float(r['cpu_s']):.0f} | {'yes' if r['canonical'] and r['verify'] else '**NO**'} |"  # type: ignore[arg-type]
         )
     return "\n".join(out)
 
@@ -354,8 +374,8 @@ all are done every clone syncs once more and the remote's main tree is counted.
 - **journal lines / facts on remote**: writes found in the remote's main tree / writes the agents made;
   *all present* also requires that every attempted write was made.
 - **sync retries**: the sum of `sync --json` `"retries"` (a push lost the race: fetch, merge, push again).
-  *Syncs given up* is how often a sync ran out of its attempts (exit 3, retryable); its commits
-  simply went out with that agent's next sync.
+  *Syncs given up* is how often a sync spent its retry budget (`MEMGIT_SYNC_TIMEOUT`, exit 3); its commits
+  would go out with that agent's next sync. *Longest sync* is the slowest single `memgit sync`.
 - **time/write**: each agent's loop time divided by its writes (one write plus one sync, as the agent
   sees it), averaged over the agents; **vs 1 agent** compares it with a single agent's time/write
   measured in the same run. On a machine with fewer cores than agents this is mostly CPU contention

@@ -13,19 +13,24 @@ from memgit.errors import Conflict, UsageError
 DEFAULT_TIMEOUT = 30.0
 
 
-def env_timeout() -> float:
-    text = os.environ.get("MEMGIT_LOCK_TIMEOUT", "")
+def env_seconds(name: str, default: float) -> float:
+    """A number of seconds from the environment variable `name` (0 to 3600), else `default`; exit 2 naming it."""
+    text = os.environ.get(name, "")
     if not text:
-        return DEFAULT_TIMEOUT
+        return default
     try:
         value = float(text)
     except ValueError:
         value = -1.0
     if not 0 <= value <= 3600:  # also refuses nan and inf
         raise UsageError(
-            f"MEMGIT_LOCK_TIMEOUT={text!r} is not a number of seconds", "set it to a number from 0 to 3600, e.g. 30"
+            f"{name}={text!r} is not a number of seconds", f"set it to a number from 0 to 3600, e.g. {default:g}"
         )
     return value
+
+
+def env_timeout() -> float:
+    return env_seconds("MEMGIT_LOCK_TIMEOUT", DEFAULT_TIMEOUT)
 
 
 def flock(fd: int, wait: bool = True) -> None:

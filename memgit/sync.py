@@ -15,7 +15,12 @@ from memgit.progress import Progress, tick
 if TYPE_CHECKING:
     from memgit.context import VaultContext as Vault
 
-ATTEMPTS = 16  # 8 racing agents on 2 cores gave up now and then at 8
+# A lost push race is retried until this budget (MEMGIT_SYNC_TIMEOUT, seconds) is spent, not a count of
+# attempts: with N agents racing, a sync loses each attempt with chance ~(N-1)/N, so 16 attempts gave up
+# ~12% of syncs at N = 8 although every one would have landed a few seconds later.
+SYNC_TIMEOUT = 300.0
+BACKOFF_BASE = 0.1  # seconds; after a lost race sleep a random time in [0, min(cap, base * 2**lost)] ("full jitter")
+BACKOFF_CAP = 4.0
 # the draft's INDEX.md is generated just before the check, so index-generated has nothing to judge
 _MERGE_RULES = tuple(r for r in rules.MERGE_RULES if r != "index-generated")
 
@@ -201,8 +206,9 @@ def _divert(vault: Vault, remote: str, ref: str, theirs: str, why: _Unmergeable)
 
 
 def sync(vault: Vault, remote: str = "origin", propose: bool = False, progress: Progress = None) -> dict[str, Any]:
-    from memgit.lock import vault_lock
+    from memgit.lock import env_seconds, vault_lock
 
+    budget = env_seconds("MEMGIT_SYNC_TIMEOUT", SYNC_TIMEOUT)
     repo = vault.repo
     if repo.config_get(f"remote.{remote}.url") is None:
         raise UsageError(f"no remote named {remote!r}", f"add one: git remote add {remote} URL")
@@ -210,7 +216,9 @@ def sync(vault: Vault, remote: str = "origin", propose: bool = False, progress: 
     branch = ref.removeprefix("refs/heads/")
     merges: list[str] = []
     unpushed: str | None = None  # our merge from the attempt whose push lost the race
-    for attempt in range(ATTEMPTS):
+    started = time.monotonic()
+    attempt = 0
+    while True:
         tick(progress, 0, 3)  # steps: fetch, merge, push (a lost race starts again)
         _fetch(vault, remote)
         tick(progress, 1, 3)
@@ -268,5 +276,13 @@ def sync(vault: Vault, remote: str = "origin", propose: bool = False, progress: 
             raise MemgitError(
                 f"git push to {remote} failed: {out.strip()[-400:]}", "check the remote and your credentials"
             )
-        time.sleep(min(2.0, 0.05 * 2**attempt) * (0.5 + random.random()))
-    raise Conflict(f"{remote}: kept moving during {ATTEMPTS} sync attempts", "sync again")
+        attempt += 1
+        delay = random.uniform(0, min(BACKOFF_CAP, BACKOFF_BASE * 2 ** min(attempt, 16)))
+        spent = time.monotonic() - started
+        if spent + delay >= budget:
+            raise Conflict(
+                f"{remote}: others kept pushing first for {spent:.0f}s ({attempt} attempts); nothing was lost: "
+                "your commits are on your local branch",
+                "sync again, or raise MEMGIT_SYNC_TIMEOUT (seconds, default 300)",
+            )
+        time.sleep(delay)

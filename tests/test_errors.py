@@ -26,6 +26,8 @@ def _no_traceback(r: object) -> None:
         (["synthesize", "--since", "99999999999d"], {}, "bad age"),
         (["log", "hi"], {"MEMGIT_LOCK_TIMEOUT": "abc"}, "MEMGIT_LOCK_TIMEOUT"),
         (["log", "hi"], {"MEMGIT_LOCK_TIMEOUT": "nan"}, "MEMGIT_LOCK_TIMEOUT"),
+        (["sync"], {"MEMGIT_SYNC_TIMEOUT": "soon"}, "MEMGIT_SYNC_TIMEOUT"),
+        (["sync"], {"MEMGIT_SYNC_TIMEOUT": "-1"}, "MEMGIT_SYNC_TIMEOUT"),
         (["log", "hi"], {"MEMGIT_AGENT": "bot<evil>"}, "MEMGIT_AGENT"),
         (["log", "hi"], {"MEMGIT_AGENT": "bot\nx"}, "MEMGIT_AGENT"),
         (["log", "hi"], {"GIT_AUTHOR_NAME": "Eve <eve@x>"}, "author name"),

@@ -270,17 +270,25 @@ def _clone(remote: Path, path: Path) -> Path:
     return path
 
 
-def test_three_clones_log_and_sync_concurrently(vault: Path, tmp_path: Path) -> None:
+def test_four_clones_log_and_sync_concurrently_no_sync_gives_up(vault: Path, tmp_path: Path) -> None:
     remote = tmp_path / "remote.git"
     git(tmp_path, "clone", "-q", "--bare", str(vault), str(remote))
-    clones = [_clone(remote, tmp_path / f"clone{c}") for c in range(3)]
+    clones = [_clone(remote, tmp_path / f"clone{c}") for c in range(4)]
     started = time.monotonic()
     jobs = []
     for c, path in enumerate(clones):
         cmds: list[list[str]] = []
         for n in range(5):
             cmds += [[MEMGIT, "log", f"clone {c} entry {n}", "--json"], [MEMGIT, "sync", "--json"]]
-        jobs.append({"cwd": str(path), "env": {"MEMGIT_NOW": NOW, "MEMGIT_AGENT": f"agent{c}@host{c}"}, "cmds": cmds})
+        # retries 0: a sync that gives up (exit 3) is a failure, not something the agent retries
+        jobs.append(
+            {
+                "cwd": str(path),
+                "env": {"MEMGIT_NOW": NOW, "MEMGIT_AGENT": f"agent{c}@host{c}"},
+                "cmds": cmds,
+                "retries": 0,
+            }
+        )
     results = run_workers(jobs, tmp_path / "go")
     failures = [
         f"clone{c} {r['argv'][1:3]}: exit {r['rc']} {r['err']}"
@@ -305,12 +313,12 @@ def test_three_clones_log_and_sync_concurrently(vault: Path, tmp_path: Path) -> 
     for path in clones + clones[:2]:
         r = memgit("sync", cwd=path, env={"MEMGIT_NOW": NOW})
         assert r.returncode == 0, r.stdout + r.stderr
-    wanted = [f"- 10:04 clone {c} entry {n}" for c in range(3) for n in range(5)]
+    wanted = [f"- 10:04 clone {c} entry {n}" for c in range(4) for n in range(5)]
     on_remote = entries(remote, "main")
     acked = [f"- 10:04 {r['argv'][2]}" for res in results for r in res if r["argv"][1] == "log" and r["rc"] == 0]
     lost = [e for e in acked if e not in on_remote]
     report(
-        "3 clones x 5 (log+sync)",
+        "4 clones x 5 (log+sync)",
         writes_attempted=len(wanted),
         kept=len([e for e in wanted if e in on_remote]),
         lost=len(lost),
@@ -320,8 +328,8 @@ def test_three_clones_log_and_sync_concurrently(vault: Path, tmp_path: Path) -> 
         seconds=round(time.monotonic() - started, 1),
     )
     assert failures == [] and lost == []
-    assert sorted(on_remote) == sorted(wanted)  # all 15, each once
-    for c in range(3):  # each clone's entries keep their order through every merge
+    assert sorted(on_remote) == sorted(wanted)  # all 20, each once
+    for c in range(4):  # each clone's entries keep their order through every merge
         assert [e for e in on_remote if f"clone {c} " in e] == [f"- 10:04 clone {c} entry {n}" for n in range(5)]
     tip = git(remote, "rev-parse", "main").stdout.strip()
     assert {head(p) for p in clones} == {tip}

@@ -580,3 +580,57 @@ def test_a_diverting_sync_with_uncommitted_work_in_the_way_pushes_nothing(a: Clo
     assert "MEMORY.md" in r.stderr and "uncommitted" in r.stderr
     assert not ls_remote(remote, "refs/heads/proposals/*")  # checked before anything was pushed
     assert head(b.path) == before and snapshot(b.path) == files
+
+
+# --------------------------------------------------------------------------- a busy remote: retry until the budget
+
+
+BUSY_HOOK = """#!/bin/sh
+# a busy remote: during each of the first {k} pushes another writer lands a commit on main, so the push loses its race
+cat >/dev/null
+n=$(cat busy-count 2>/dev/null || echo 0)
+[ "$n" -ge {k} ] && exit 0
+echo $((n + 1)) > busy-count
+unset GIT_QUARANTINE_PATH GIT_OBJECT_DIRECTORY GIT_ALTERNATE_OBJECT_DIRECTORIES
+tip=$(git rev-parse refs/heads/main)
+blob=$(echo "busy $n" | git hash-object -w --stdin)
+export GIT_INDEX_FILE="$PWD/busy-index"
+git read-tree "$tip" && git update-index --add --cacheinfo "100644,$blob,notes/busy-$n.md"
+commit=$(git commit-tree "$(git write-tree)" -p "$tip" -m "notes: busy $n")
+git update-ref refs/heads/main "$commit" "$tip"
+"""
+
+
+def _busy(remote: Path, k: int) -> None:
+    hook = remote / "hooks" / "pre-receive"
+    hook.write_text(BUSY_HOOK.replace("{k}", str(k)))
+    hook.chmod(0o755)
+
+
+def test_sync_retries_a_busy_remote_past_the_old_attempt_count(
+    a: Clone, remote: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memgit import sync
+
+    monkeypatch.setattr(sync, "BACKOFF_CAP", 0.02)  # the budget, not the sleeps, is under test
+    _busy(remote, 20)  # 20 lost races in a row: more than the 16 attempts sync used to give up after
+    a.json("log", "landed after twenty lost races", now=f"{DAY}T10:00:00")
+    r = a.run("sync", "--json")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert json.loads(r.stdout)["retries"] == 20
+    assert "landed after twenty lost races" in remote_show(remote, JOURNAL)
+    assert all(f"notes/busy-{n}.md" in git(remote, "ls-tree", "-r", "--name-only", "main").stdout for n in range(20))
+    assert remote_sha(remote) == head(a.path)
+    assert memgit("verify", cwd=a.path).returncode == 0
+
+
+def test_sync_gives_up_only_when_its_time_budget_is_spent(a: Clone, remote: Path) -> None:
+    _busy(remote, 1000)
+    a.json("log", "kept locally", now=f"{DAY}T10:00:00")
+    started = time.monotonic()
+    r = memgit("sync", "--json", cwd=a.path, env={**a.env(), "MEMGIT_SYNC_TIMEOUT": "1.5"})
+    assert r.returncode == 3, r.stdout + r.stderr  # retryable: the remote is busy, nothing is wrong with the work
+    assert "MEMGIT_SYNC_TIMEOUT" in json.loads(r.stdout)["hint"]
+    assert time.monotonic() - started < 30
+    assert "kept locally" in git(a.path, "show", f"main:{JOURNAL}").stdout
+    assert status(a.path) == ""

@@ -49,8 +49,11 @@ TUNING = {
     "scaffold": True,
     "scaffold_factor": 0.2,
     "min_coverage": 0.5,
+    "focus": 0.5,  # a hit neither of nor naming the entity the question names
+    "name_text": 0.0,  # BM25F weight of the name field vs the text (2: a name the text repeats counts more; off: a coin flip)
 }
 ENTITY_WORDS = {"people": "person", "companies": "company", "projects": "project"}
+ENTITY_KINDS = ("entity-items", "entity-summary")
 
 
 class Recall:
@@ -69,8 +72,15 @@ class Recall:
         self.query = query
         self.languages = tuple(vault.config.get("languages", ["english"]))
         self.pairs = analyze(query, self.languages)
-        # "in May 2023", "last week": a window on the journal's date; its words are not matched as text
-        self.when = window(query, vault.now().date()) if TUNING["dates"] else None
+        self.tree: str | None = None
+        self.commit: str | None = None
+        self.moment = vault.now()
+        if as_of:
+            self.commit, self.moment = self._resolve_as_of(as_of)
+            self.tree = vault.repo.commit_tree(self.commit)
+        # "in May 2023", "last week": a window on the journal's date, relative to the moment asked about (--as-of,
+        # else now); its words are not matched as text
+        self.when = window(query, self.moment.date()) if TUNING["dates"] else None
         if self.when:
             rest = analyze(fold(query).replace(self.when.words, " "), self.languages)
             self.pairs = rest or self.pairs
@@ -108,15 +118,9 @@ class Recall:
             if kind not in names():
                 raise UsageError(f"unknown layer {layer!r}", f"use one of {', '.join(sorted(LAYERS))}")
             self.kind_filter = kind
-        self.tree: str | None = None
-        self.commit: str | None = None
         self.corpus_bytes = 0  # bytes the candidate search read (sizes the corpus for idf)
         self.entity_words: set[str] = set()  # query words that name an entity (filled while gathering)
         self._slug_cache: dict[str, list[str]] = {}
-        self.moment = vault.now()
-        if as_of:
-            self.commit, self.moment = self._resolve_as_of(as_of)
-            self.tree = vault.repo.commit_tree(self.commit)
 
     def _resolve_as_of(self, when: str) -> tuple[str, dt.datetime]:
         from memgit.asof import resolve
@@ -273,13 +277,14 @@ class Recall:
                 if t not in self.terms and origin:
                     idf[t] = min(idf[t], max(origin))
         named = set(self.terms)
+        focus = self._focus(docs)
         mass = sum(idf[t] for t in self.terms) or 1.0
         dated = mass / max(1, len(self.terms)) if self.when else 0.0  # the question's date counts as one average word
         mass += dated
         scaffold = _scaffold() if TUNING["scaffold"] else frozenset()
         for d, bag, dl in zip(docs, bags, lens, strict=False):
             # an entity's own memory is about it: its name says which entity, the other words say what
-            if d.kind in ("entity-items", "entity-summary"):
+            if d.kind in ENTITY_KINDS:
                 own = set(self.tokens(d.extra)) & named
             elif d.authority == "instruction":  # a direct instruction that names the entity is about it too
                 own = set(bag) & self.entity_words
@@ -291,7 +296,7 @@ class Recall:
                 tf = bag.count(t)
                 if tf:
                     if t in own:  # the same for all of the entity's memory: no length normalisation
-                        name += w * idf[t]
+                        name += w * idf[t] * (_name_field(tf - 1) if d.kind in ENTITY_KINDS else 1.0)
                     else:
                         what += w * idf[t] * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / max(avgdl, 1e-9)))
             got = sum(
@@ -308,6 +313,8 @@ class Recall:
             prior = 1.0 + TUNING["authority"] * (4 - min(rank, 7))
             if own:
                 prior *= TUNING["about"]
+            if focus and not self._on_focus(d, words, focus):
+                prior *= TUNING["focus"]  # the question names an entity this hit neither belongs to nor names
             if reads[d.kind] == "facts":  # a curated fact over the raw log line it came from, at equal relevance
                 prior *= TUNING["fact"]
             if d.status != "active":
@@ -319,6 +326,30 @@ class Recall:
             d.score = (name + what) * (d.coverage ** TUNING["coord"]) * prior
         self._decay(sorted(docs, key=lambda d: -d.score))
         return docs
+
+    def _focus(self, docs: list[Doc]) -> tuple[set[str], set[str]] | None:
+        """The entities the question names: of the entities whose name shares a word with it, those sharing
+        the most ("beatriz andersen" names beatriz-andersen, not pablo-andersen); their matched words and slugs."""
+        if not TUNING["focus"] or TUNING["focus"] == 1.0:
+            return None
+        terms = set(self.terms)
+        matched = {
+            d.path.split("/")[1]: set(self.tokens(d.extra)) & terms
+            for d in docs
+            if d.kind in ENTITY_KINDS and d.path.count("/") >= 2
+        }
+        best = max((len(m) for m in matched.values()), default=0)
+        if not best:
+            return None
+        slugs = {slug for slug, m in matched.items() if len(m) == best}
+        return {t for slug in slugs for t in matched[slug]}, slugs
+
+    def _on_focus(self, d: Doc, words: set[str], focus: tuple[set[str], set[str]]) -> bool:
+        """A hit is about a named entity when it is that entity's memory or its text names it."""
+        named, slugs = focus
+        if d.kind in ENTITY_KINDS and d.path.count("/") >= 2:
+            return d.path.split("/")[1] in slugs or bool(set(self.tokens(d.text)) & named)
+        return bool(words & named)
 
     def _link(self, docs: list[Doc], bags: list[list[str]]) -> None:
         """Entity linking: a hit that names another entity of the vault gets that entity's kind as a
@@ -498,6 +529,19 @@ class Recall:
             stale = day is None or (self.moment.date() - day).days > confirm
             hit["confirm_before_use"] = stale
         return hit
+
+
+def _name_field(text_tf: int) -> float:
+    """BM25F over an entity's memory: its name is one field (weight `name_text`), the fact's text another
+    (weight 1); a name word the text repeats adds to the name's evidence, saturating. 1.0: the name alone."""
+    w = TUNING["name_text"]
+    if not w or text_tf <= 0:
+        return 1.0
+
+    def sat(x: float) -> float:
+        return x * (K1 + 1) / (x + K1)
+
+    return sat(w + text_tf) / sat(w)
 
 
 @lru_cache(maxsize=1)

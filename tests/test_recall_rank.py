@@ -93,3 +93,39 @@ def test_a_date_in_the_question_matches_the_journal_date(vault: Path) -> None:
         vault, "where was tobias for the conference in March 2026", env={"MEMGIT_NOW": "2026-06-01T10:00:00"}
     )
     assert rc == 0 and data["hits"][0]["path"] == "memory/2026-03-10.md", data["hits"][:2]
+
+
+def test_a_question_naming_someone_is_answered_from_their_memory(vault: Path) -> None:
+    for slug, text in (
+        ("people/leila-chen", "Favourite drink: chai"),
+        ("people/mateo-rossi", "Favourite drink: espresso"),
+        ("people/viktor-chen", "Favourite drink: green tea"),
+        ("people/pablo-andersen", "Best reached by Signal"),
+        ("people/kwame-mensah", "Lives in Oslo"),
+        ("people/kwame-mensah", "Likes chai"),
+        ("people/beatriz-andersen", "Prefers Slack for contact"),
+        ("people/beatriz-andersen", "Works at Initech"),
+    ):
+        memgit_json("fact", "add", slug, text, "--category", "status", cwd=vault)
+    # nothing of Kwame's says "favourite drink": another person's favourite drink is not the answer, his memory is
+    _rc, data = recall(vault, "kwame favourite drink")
+    hits = data["hits"] or data["weak"]
+    assert {h["path"] for h in hits[:2]} == {"people/kwame-mensah/items.json"}, hits[:3]
+    # "beatriz andersen" names Beatriz Andersen, not Pablo Andersen (who shares one of her names and the words)
+    _rc, data = recall(vault, "best way to reach beatriz andersen")
+    hits = data["hits"] or data["weak"]
+    assert hits[0]["text"] == "Prefers Slack for contact", hits[:3]
+    # a hit that names the entity is about it too: "who works at initech" still finds Beatriz's fact
+    rc, data = recall(vault, "who works at initech")
+    assert rc == 0 and data["hits"][0]["text"] == "Works at Initech", data["hits"][:3]
+
+
+def test_relative_dates_are_relative_to_the_as_of_moment(vault: Path) -> None:
+    boiler = memgit_json("log", "Tobias fixed the boiler", cwd=vault, env={"MEMGIT_NOW": "2026-03-04T10:00:00"})["id"]
+    memgit_json("log", "Tobias fixed the bike", cwd=vault, env={"MEMGIT_NOW": "2026-03-11T10:00:00"})
+    later = {"MEMGIT_NOW": "2026-05-27T10:00:00"}
+    # "last week" seen from 2026-03-12 is 2026-02-27..2026-03-05: the boiler, though the bike is newer
+    rc, data = recall(vault, "what did tobias fix last week", "--as-of", "2026-03-12", env=later)
+    assert rc == 0 and data["hits"][0]["cite"] == boiler, data["hits"][:2]
+    rc, data = recall(vault, "what did tobias fix yesterday", "--as-of", "2026-03-12", env=later)
+    assert rc == 0 and data["hits"][0]["path"] == "memory/2026-03-11.md", data["hits"][:2]

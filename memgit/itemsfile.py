@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from typing import Any
 
@@ -32,6 +31,8 @@ class ItemsError(ValueError):
 
 
 def mint_id(slug: str, fact: str, timestamp: str, writer: str) -> str:
+    import hashlib  # OpenSSL's import: only where an id is minted, not on every hook that reads items
+
     digest = int.from_bytes(hashlib.sha256(f"{slug}\0{fact}\0{timestamp}\0{writer}".encode()).digest()[:8], "big")
     chars = []
     for _ in range(6):

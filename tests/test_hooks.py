@@ -175,6 +175,22 @@ def test_a_valid_decision_is_accepted_and_indexed_by_one_refresh_commit(vault: P
     assert count(vault) == before + 2
 
 
+def test_the_refresh_leaves_an_index_md_the_person_staged_as_they_have_it(vault: Path) -> None:
+    """A partial commit (`git commit PATH`) with a hand edit of INDEX.md staged: the refresh commits the generated
+    INDEX.md but never overwrites what the person staged or has in the work tree (the next commit's hook judges it)."""
+    with (vault / "INDEX.md").open("a") as f:
+        f.write("- my own note\n")
+    git(vault, "add", "INDEX.md")
+    staged = git(vault, "rev-parse", ":INDEX.md").stdout.strip()
+    write(vault, "decisions/2026-01-10-use-postgres.md", decision())
+    git(vault, "add", "decisions")
+    accepted(commit(vault, "decide: use postgres", "--", "decisions"))
+    assert subjects(vault)[0].startswith(REFRESH)
+    assert "Use Postgres" in show(vault, "HEAD:INDEX.md").decode()  # the refresh committed the generated file
+    assert git(vault, "rev-parse", ":INDEX.md").stdout.strip() == staged  # the staged edit is untouched
+    assert (vault / "INDEX.md").read_text().endswith("- my own note\n")
+
+
 def test_a_raw_commit_that_does_not_change_the_index_gets_no_refresh(vault: Path) -> None:
     before = count(vault)
     with (vault / "MEMORY.md").open("a") as f:

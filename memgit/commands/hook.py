@@ -25,17 +25,24 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from memgit import hook, humans, rules
-    from memgit.errors import UsageError
+    from memgit import hook, humans
 
     gitdir = humans.gitdir_of(Path(args.vault_dir))
     if args.name == "index":
+        from memgit.context import VaultContext  # the library's vault: the public API's imports are not needed here
+
         if gitdir is not None:  # the commit is made: writers may go on (before the refresh waits for their lock)
             humans.clear(gitdir)
-        commit = hook.refresh_index(_common.vault(args))
+        vault = VaultContext(args.vault_dir)
+        commit = hook.refresh_index(vault)
         if commit:
             print(f"memgit: INDEX.md refreshed in {commit[:12]}")
+        for warning in vault.warnings:
+            print(f"memgit: warning: {warning}", file=sys.stderr)
         return 0
+    from memgit import rules
+    from memgit.errors import UsageError
+
     name = args.name.removeprefix("memgit-")
     if name == "commit-msg":
         return _commit_msg(Path(args.vault_dir), args.files)

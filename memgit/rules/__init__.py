@@ -26,6 +26,16 @@ RULES: dict[str, str] = {
     "signed": "signed",
 }
 
+# rules that judge only files of these kinds (each returns [] for any other kind): not even imported for other commits
+ONLY_KINDS: dict[str, frozenset[str]] = {
+    "items": frozenset({"entity-items"}),
+    "memory-size": frozenset({"memory"}),
+    "now-state": frozenset({"now"}),
+    "index-generated": frozenset({"index"}),
+    "decision-record": frozenset({"decision"}),
+    "authority": frozenset({"journal", "session", "decision", "entity-items"}),
+}
+
 # what a merge commit is checked by: its parents' commits are judged on their own (who wrote them, policy)
 MERGE_RULES = (
     "frontmatter",
@@ -45,9 +55,10 @@ def get(rule_id: str) -> Rule:
 
 def run(changes: Iterable[Change], ctx: Context, only: Iterable[str] | None = None) -> list[Problem]:
     ids = list(only) if only is not None else list(RULES)
-    checks = [get(i) for i in ids]
-    problems: list[Problem] = []
     seen = list(changes)
+    kinds = {c.kind for c in seen}
+    checks = [get(i) for i in ids if i not in ONLY_KINDS or not ONLY_KINDS[i].isdisjoint(kinds)]
+    problems: list[Problem] = []
     if "limits" in ids:  # the one rule about the commit as a whole, checked first: it bounds what follows
         from memgit.rules.limits import check_commit
 

@@ -21,7 +21,7 @@ def git_locks_free(vault: Vault, ref: str) -> None:
     """git holds index.lock and <ref>.lock while it writes them: wait them out (bounded), or stop before writing anything."""
     from memgit import humans
 
-    humans.wait(vault.repo.gitdir)  # humans first: a `git commit` running its hooks finishes before we move
+    humans.wait(vault.repo.gitdir, vault.repo.workdir)  # humans first: a `git commit` under way finishes before we move
     locks = [vault.repo.gitdir / "index.lock", vault.repo.gitdir / f"{ref}.lock"]
     deadline = time.monotonic() + GIT_LOCK_WAIT
     while held := [lock for lock in locks if lock.exists()]:

@@ -5,6 +5,12 @@ git holds no lock while a commit's hooks run (it reads HEAD first and moves it a
 write in between made the person's commit fail ("cannot lock ref 'HEAD'") and could change files under
 pre-commit's stash. The mark names the committing git process: once that process is gone (the commit
 finished, or a hook refused it) the mark is void, so a killed commit never blocks writers for long.
+
+The hook starts only after git has read HEAD (and after git took and released index.lock to refresh the
+index), so on Linux writers also look for the git process itself: a `git commit` (merge, rebase, pull,
+cherry-pick, revert, am) whose working folder is this work tree is waited for from its start. Its
+post-commit hook (`memgit hook index`) writes "done <pid>" into the mark: the commit is made, writers go
+on (the hook's own INDEX.md refresh then waits for their lock, not the other way round).
 """
 
 from __future__ import annotations
@@ -78,8 +84,13 @@ def mark(gitdir: Path) -> None:
 
 
 def clear(gitdir: Path) -> None:
+    """The commit is made (post-commit): writers go on, although the committing git still runs its last hooks."""
+    pid = _committing_git()
     with contextlib.suppress(OSError):
-        (gitdir / MARK).unlink(missing_ok=True)
+        if pid is None:
+            (gitdir / MARK).unlink(missing_ok=True)
+        else:
+            (gitdir / MARK).write_text(f"done {pid}")
 
 
 def _alive(pid: int) -> bool:
@@ -92,16 +103,81 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def committing(gitdir: Path) -> bool:
-    """Is a person's `git commit` running its hooks in this clone now?"""
+def _read_mark(gitdir: Path) -> tuple[int, bool]:
+    """(the marked git process, whether its commit is already made); (0, False) when there is no mark."""
     try:
-        pid = int((gitdir / MARK).read_text().strip() or 0)
+        text = (gitdir / MARK).read_text().strip()
+        done = text.startswith("done ")
+        return int(text.removeprefix("done ") or 0), done
     except (OSError, ValueError):
+        return 0, False
+
+
+def committing(gitdir: Path, root: Path | None = None) -> bool:
+    """Is a person's `git commit` (or another git command that moves HEAD) under way in this clone now?"""
+    pid, done = _read_mark(gitdir)
+    if pid > 1 and not done and pid != os.getpid() and _alive(pid):
+        return True
+    return root is not None and _git_moving_head(root, pid if done else 0)
+
+
+# git commands that read HEAD, run hooks or wait for a person, and move HEAD by compare-and-swap at the end
+_MOVES_HEAD = frozenset({"commit", "merge", "rebase", "pull", "cherry-pick", "revert", "am"})
+_TAKES_VALUE = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix"})
+
+
+def _subcommand(argv: list[bytes]) -> bytes | None:
+    args = iter(argv[1:])
+    for arg in args:
+        if arg.decode(errors="replace") in _TAKES_VALUE:
+            next(args, None)
+        elif not arg.startswith(b"-"):
+            return arg
+    return None
+
+
+def _ancestors() -> set[int]:
+    out, pid = set(), os.getpid()
+    for _ in range(64):
+        out.add(pid)
+        parent = _parent(pid)
+        if parent is None or parent <= 1:
+            break
+        pid = parent
+    return out
+
+
+def _git_moving_head(root: Path, done: int) -> bool:
+    """A git process (not one memgit runs under, not the one whose commit is done) that moves HEAD, at work
+    in this work tree. Linux only (/proc); elsewhere the hook's mark is the only sign."""
+    try:
+        pids = [name for name in os.listdir("/proc") if name.isdigit()]
+    except OSError:
         return False
-    return pid > 1 and pid != os.getpid() and _alive(pid)
+    mine: set[int] | None = None
+    top = str(root.resolve())
+    for name in pids:
+        try:
+            with open(f"/proc/{name}/comm", "rb") as f:
+                if f.read() != b"git\n":
+                    continue
+            with open(f"/proc/{name}/cmdline", "rb") as f:
+                argv = f.read().split(b"\0")
+            cwd = os.readlink(f"/proc/{name}/cwd")
+        except OSError:  # gone meanwhile, or another user's process
+            continue
+        if _subcommand(argv) not in {c.encode() for c in _MOVES_HEAD}:
+            continue
+        if not (cwd == top or cwd.startswith(top + os.sep)) or int(name) == done:
+            continue
+        if mine is None:
+            mine = _ancestors()
+        if int(name) not in mine:
+            return True
+    return False
 
 
-def wait(gitdir: Path, timeout: float = WAIT) -> None:
+def wait(gitdir: Path, root: Path | None = None, timeout: float = WAIT) -> None:
     deadline = time.monotonic() + timeout
-    while committing(gitdir) and time.monotonic() < deadline:
+    while committing(gitdir, root) and time.monotonic() < deadline:
         time.sleep(0.05)

@@ -170,6 +170,42 @@ def test_writers_wait_for_a_persons_commit_in_progress(vault: Path) -> None:
     assert time.monotonic() - started < 1.5
 
 
+@pytest.mark.skipif(not Path("/proc/self/cwd").exists(), reason="git processes are seen through /proc")
+def test_a_git_commit_under_way_before_any_hook_marks_it_holds_writers(vault: Path, tmp_path: Path) -> None:
+    """git reads HEAD before its hooks start: a writer that moved HEAD in between made the person's commit
+    fail ("cannot lock ref 'HEAD'"). A hook that does not mark (here a slow one of the person's own) stretches
+    that window; the writer sees the `git commit` process itself and waits for it: both commits land."""
+    import subprocess
+    import time
+
+    hooks = tmp_path / "own-hooks"
+    hooks.mkdir()
+    (hooks / "pre-commit").write_text("#!/bin/sh\nsleep 2\n")
+    (hooks / "pre-commit").chmod(0o755)
+    (vault / "notes").mkdir()
+    (vault / "notes" / "human.md").write_text("- a person's note\n")
+    git(vault, "add", "notes/human.md")
+    person = subprocess.Popen(
+        ["git", "-c", f"core.hooksPath={hooks}", "commit", "-qm", "notes: a person's note"],
+        cwd=vault,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    time.sleep(0.5)  # git has read HEAD and runs the slow hook
+    started = time.monotonic()
+    r = memgit("log", "written after the person's commit", cwd=vault)
+    waited = time.monotonic() - started
+    out, _ = person.communicate()
+    assert person.returncode == 0, out  # the person's commit won
+    assert r.returncode == 0, r.stderr
+    assert 0.5 <= waited < 30, waited
+    subjects = git(vault, "log", "--format=%s", "-3").stdout.splitlines()
+    assert "notes: a person's note" in subjects[1:]  # the agent's write came after it, on top of it
+    assert "written after the person's commit" in git(vault, "log", "-p", "-3").stdout
+    assert status(vault) == ""
+
+
 def test_a_config_verify_would_refuse_is_refused_by_the_hook(vault: Path) -> None:
     cfg = vault / ".memgit.yaml"
     cfg.write_text(cfg.read_text().replace("languages: [english]", "languages: [klingon]"))

@@ -22,6 +22,7 @@ def git_locks_free(vault: Vault, ref: str) -> None:
     from memgit import humans
 
     humans.wait(vault.repo.gitdir, vault.repo.workdir)  # humans first: a `git commit` under way finishes before we move
+    vault.repo.clear_stale_index_lock()  # left by a memgit killed while it held it
     locks = [vault.repo.gitdir / "index.lock", vault.repo.gitdir / f"{ref}.lock"]
     deadline = time.monotonic() + GIT_LOCK_WAIT
     while held := [lock for lock in locks if lock.exists()]:

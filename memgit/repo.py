@@ -15,6 +15,7 @@ from memgit.errors import Conflict, UsageError
 
 GitError = pygit2.GitError
 FILE_MODE = pygit2.enums.FileMode.BLOB
+INDEX_LOCK_TAG = b"memgit index lock, pid "  # what memgit writes into git's index.lock while it holds it
 TREE_MODE = pygit2.enums.FileMode.TREE
 
 
@@ -405,10 +406,13 @@ class Repo:
         try:
             fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
         except FileExistsError:
-            raise GitError(f"{lock}: another git process (a commit in progress?) holds the index") from None
-        done = False
+            if not self.clear_stale_index_lock():
+                raise GitError(f"{lock}: another git process (a commit in progress?) holds the index") from None
+            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
         try:
-            # the new index is built beside the lock and renamed over it, as git itself does
+            # whose lock it is: a memgit killed while holding it leaves a lock the next writer can clear
+            os.write(fd, INDEX_LOCK_TAG + str(os.getpid()).encode())
+            # the new index is built beside the lock and renamed over the index while the lock is held
             scratch = self.gitdir / "memgit" / "index.next"
             scratch.parent.mkdir(exist_ok=True)
             scratch.unlink(missing_ok=True)
@@ -438,13 +442,31 @@ class Repo:
                     else:
                         _atomic_write(target, self.blob(new) or b"")
             idx.write()
-            os.replace(scratch, lock)
-            os.replace(lock, self.gitdir / "index")
-            done = True
+            os.replace(scratch, self.gitdir / "index")  # atomic for readers; the (tagged) lock is held till now
         finally:
             os.close(fd)
-            if not done:
-                lock.unlink(missing_ok=True)
+            lock.unlink(missing_ok=True)
+
+    def clear_stale_index_lock(self) -> bool:
+        """Remove .git/index.lock if a memgit process that is gone left it (killed in sync_paths); True if removed.
+        A lock of git's own, or of a live memgit, is never touched. Callers hold the vault lock."""
+        lock = self.gitdir / "index.lock"
+        try:
+            with open(lock, "rb") as f:
+                head = f.read(64)
+        except OSError:
+            return False
+        if not head.startswith(INDEX_LOCK_TAG):
+            return False
+        try:
+            pid = int(head[len(INDEX_LOCK_TAG) :])
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            lock.unlink(missing_ok=True)
+            return True
+        except (ValueError, PermissionError):
+            pass
+        return False
 
     def uncommitted(self) -> list[str]:
         """Tracked paths whose index entry or work-tree file differs from HEAD (untracked files are not listed)."""

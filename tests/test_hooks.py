@@ -76,6 +76,64 @@ def test_hooks_run_from_a_shell_without_memgit_on_path(journaled: Path) -> None:
     assert status(journaled) == ""
 
 
+# ---- the hook scripts start memgit directly while the config is the template's -----------------
+
+USERS_HOOK = """\
+      - id: my-own-check
+        name: my own check
+        entry: sh -c 'echo my own hook ran; exit {code}'
+        language: system
+        pass_filenames: false
+        always_run: true
+        stages: [pre-commit]
+"""
+
+
+def test_with_the_template_config_the_hooks_run_memgit_without_pre_commit(journaled: Path) -> None:
+    """No pre-commit start (its 'memgit rules....Passed' line), every rule still held: a rewrite is rejected,
+    a secret in the message is rejected (commit-msg), an append is accepted and refreshed (post-commit)."""
+    text = (journaled / JOURNAL).read_text()
+    (journaled / JOURNAL).write_text(text.replace("first entry", "first entry, rewritten"))
+    before = head(journaled)
+    r = add_commit(journaled, "edit", JOURNAL)
+    rejected(journaled, r, before, f"{JOURNAL}:3 journal-append-only")
+    assert "memgit rules" not in r.out
+    (journaled / JOURNAL).write_text(text + "- 10:00 appended by hand\n")
+    rejected(journaled, add_commit(journaled, f"token {GITHUB_TOKEN}", JOURNAL), before, "no-secrets")
+    r = add_commit(journaled, "append", JOURNAL)
+    accepted(r)
+    assert "memgit rules" not in r.out and "Passed" not in r.out
+    assert subjects(journaled)[:2] == [
+        f"{REFRESH}{git(journaled, 'rev-parse', 'HEAD~1').stdout.strip()[:12]}",
+        "append",
+    ]
+    assert status(journaled) == ""
+
+
+def test_a_config_with_a_hook_of_the_users_runs_through_pre_commit(journaled: Path) -> None:
+    """The direct path stands only for the template's config: a hook the user added runs, and memgit's rules too."""
+    config = journaled / ".pre-commit-config.yaml"
+    config.write_text(config.read_text() + USERS_HOOK.format(code=1))
+    before = head(journaled)
+    rejected(journaled, add_commit(journaled, "add my hook", ".pre-commit-config.yaml"), before, "my own hook ran")
+    config.write_text(config.read_text().replace("exit 1", "exit 0"))
+    accepted(add_commit(journaled, "add my hook", ".pre-commit-config.yaml"))
+    text = (journaled / JOURNAL).read_text()
+    (journaled / JOURNAL).write_text(text.replace("first entry", "first entry, rewritten"))
+    before = head(journaled)
+    r = add_commit(journaled, "edit", JOURNAL)
+    rejected(journaled, r, before, "memgit rules", "my own check", f"{JOURNAL}:3 journal-append-only")
+
+
+def test_skip_set_runs_through_pre_commit(journaled: Path) -> None:
+    """pre-commit's SKIP names hooks to skip: with it set the scripts leave the choice to pre-commit."""
+    text = (journaled / JOURNAL).read_text()
+    (journaled / JOURNAL).write_text(text + "- 10:00 appended by hand\n")
+    r = add_commit(journaled, "append", JOURNAL, env={"SKIP": "some-other-hook"})
+    accepted(r)
+    assert "memgit rules" in r.out and "Passed" in r.out
+
+
 # ---- journals are append-only -----------------------------------------------------------------
 
 

@@ -24,6 +24,11 @@ def run(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProces
     return proc
 
 
+def start(cwd: Path, *args: str) -> subprocess.Popen[bytes]:
+    """git running beside the caller (read its output with communicate())."""
+    return subprocess.Popen(["git", *args], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=no_git_env())
+
+
 def point_bare_head(cwd: Path, url: str, ref: str) -> bool:
     """Point a bare remote on this machine at `ref` when its HEAD names a branch it does not have.
 

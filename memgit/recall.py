@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import datetime as dt
+import heapq
 import math
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from memgit.errors import UsageError
 from memgit.recall_docs import DATED_HEADING, Doc, read_work, scan_tree, subfolders, to_doc
 from memgit.recall_time import window
-from memgit.tokens import analyze, fold, pattern
+from memgit.tokens import alternatives, analyze, fold, pattern
 
 if TYPE_CHECKING:
     from memgit.context import VaultContext as Vault
@@ -67,8 +69,11 @@ class Recall:
         history: bool = False,
         archive: bool = False,
         valid_at: str | None = None,
+        index: bool | None = None,
     ) -> None:
         self.vault = vault
+        # candidate lines from the on-disk index (memgit/recall_index.py) or rg over the work tree
+        self.use_index = _index_enabled() if index is None else index
         self.query = query
         self.languages = tuple(vault.config.get("languages", ["english"]))
         self.pairs = analyze(query, self.languages)
@@ -172,28 +177,36 @@ class Recall:
     def _grep(self) -> Any:
         """L2: rg over the work tree. Past CANDIDATES matching lines, the ones sharing the most query
         words (then the shortest) go on to ranking; a fact's fields come from its file, read once."""
+        from memgit import recall_index
         from memgit.rg import Match, grep_lines
 
         cfg = self.vault.config
         searched: list[int] = []
-        lines = [
-            (p, n, t)
-            for p, n, t in grep_lines(
-                self.vault.root, self.pattern(), ["!INDEX.md", "!*/INDEX.md", "!*/INDEX-*.md"], searched=searched
-            )
-            if cfg.kind_of(p) != "entity-items" or t.lstrip().startswith('"fact":')
-        ]
+        matched: Iterable[tuple[str, int, str]]
+        if self.use_index:  # the same lines and bytes as rg's, from the index under .git/memgit/recall/
+            found = recall_index.grep(self.vault, re.compile(self.pattern(), re.I), alternatives(self.pairs))
+            matched, searched = found.lines, [found.searched]
+        else:
+            globs = ["!INDEX.md", "!*/INDEX.md", "!*/INDEX-*.md"]  # recall_index.searched_by_rg mirrors these
+            matched = grep_lines(self.vault.root, self.pattern(), globs, searched=searched)
+        kinds: dict[str, str] = {}  # a path's kind, worked out once for all its lines
+        lines = []
+        for p, n, t in matched:
+            kind = kinds.get(p) or kinds.setdefault(p, cfg.kind_of(p))
+            if kind != "entity-items" or t.lstrip().startswith('"fact":'):
+                lines.append((p, n, t))
         self.corpus_bytes += sum(searched)
         if len(lines) > CANDIDATES:
+            weights = list(self.weights.items())
 
             def quick(hit: tuple[str, int, str]) -> tuple[float, int, str, int]:
                 low = fold(hit[2])  # substring test: a prefilter, the full ranking comes after
-                return (-sum(w for t, w in self.weights.items() if t in low), len(hit[2]), hit[0], hit[1])
+                return (-sum([w for t, w in weights if t in low]), len(hit[2]), hit[0], hit[1])
 
-            lines = sorted(lines, key=quick)[:CANDIDATES]
+            lines = heapq.nsmallest(CANDIDATES, lines, key=quick)
         files: dict[str, list[str]] = {}
         for path, n, text in lines:
-            if cfg.kind_of(path) != "entity-items":
+            if kinds[path] != "entity-items":
                 yield Match(path, n, text, (), ())
                 continue
             if path not in files:
@@ -556,6 +569,12 @@ def _scaffold() -> frozenset[tuple[str, str]]:
         for line in p.read_text(encoding="utf-8").splitlines()
         if line.strip()
     )
+
+
+def _index_enabled() -> bool:
+    from memgit.recall_index import enabled
+
+    return enabled()
 
 
 def _true_at(d: Doc, day: str) -> bool:

@@ -116,6 +116,12 @@ class Repo:
             return None
         return str(entry.id) if entry.type_str == "blob" else None
 
+    def is_link(self, tree: str, path: str) -> bool:
+        try:
+            return bool(self.git[tree].peel(pygit2.Tree)[path].filemode == pygit2.enums.FileMode.LINK)
+        except (KeyError, GitError):
+            return False
+
     def blob(self, oid: str | None) -> bytes | None:
         return None if oid is None else bytes(self.git[oid].peel(pygit2.Blob).data)
 
@@ -136,8 +142,8 @@ class Repo:
             return None
         return obj if isinstance(obj, pygit2.Tree) else None
 
-    def files(self, tree: str | None, prefix: str = "") -> Iterator[tuple[str, str]]:
-        """(path, blob id) for every blob under prefix."""
+    def files(self, tree: str | None, prefix: str = "", links: bool = True) -> Iterator[tuple[str, str]]:
+        """(path, blob id) for every blob under prefix (symbolic links too unless links=False)."""
         root = self._subtree(tree, prefix) if tree is not None else None
         if root is None:
             return
@@ -150,7 +156,7 @@ class Repo:
                     sub = self.git[e.id]
                     assert isinstance(sub, pygit2.Tree)
                     stack.append((base + name + "/", sub))
-                elif e.type_str == "blob":
+                elif e.type_str == "blob" and (links or e.filemode != pygit2.enums.FileMode.LINK):
                     yield base + name, str(e.id)
 
     def folders(self, tree: str, prefix: str = "") -> list[str]:

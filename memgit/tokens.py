@@ -96,15 +96,14 @@ def _variants() -> dict[str, str]:
     return {k: "[" + k + "".join(sorted(set(v))) + "]" for k, v in groups.items()}
 
 
-def pattern(pairs: Iterable[tuple[str, str]]) -> str:
-    """A regex (rg and Python) matching, case-insensitively, every line holding a word that may tokenise to one of
-    the terms: a word-start prefix shared by the surface word and its stem ('companies'/'compani' -> 'compan', so
-    'company' is found too), each letter standing for its accented forms ('zurich' finds 'Zürich')."""
-    variants = _variants()
-    alts: set[str] = set()
+def alternatives(pairs: Iterable[tuple[str, str]]) -> list[tuple[str, bool]]:
+    """What recall's candidate pattern looks for, one (text, is_cjk) per alternative: a folded word-start prefix
+    shared by the surface word and its stem ('companies'/'compani' -> 'compan', so 'company' is found too), or a
+    CJK term matched anywhere. The on-disk recall index (memgit/recall_index.py) asks for the same prefixes."""
+    alts: set[tuple[str, bool]] = set()
     for surface, term in pairs:
         if _IS_CJK.match(term):
-            alts.add(re.escape(term))
+            alts.add((term, True))
             continue
         n = 0
         while n < min(len(surface), len(term)) and surface[n] == term[n]:
@@ -114,5 +113,33 @@ def pattern(pairs: Iterable[tuple[str, str]]) -> str:
             prefix = term[:-1]
         if len(prefix) < 2:
             prefix = surface
-        alts.add(r"\b" + "".join(variants.get(c, re.escape(c)) for c in prefix))
+        alts.add((prefix, False))
+    return sorted(alts)
+
+
+def pattern(pairs: Iterable[tuple[str, str]]) -> str:
+    """A regex (rg and Python) matching, case-insensitively, every line holding a word that may tokenise to one of
+    the terms: each alternative's prefix at a word start, each letter standing for its accented forms ('zurich'
+    finds 'Zürich'); CJK terms anywhere."""
+    variants = _variants()
+    alts = {
+        re.escape(text) if cjk else r"\b" + "".join(variants.get(c, re.escape(c)) for c in text)
+        for text, cjk in alternatives(pairs)
+    }
     return "(?:" + "|".join(sorted(alts)) + ")" if alts else r"(?!)"
+
+
+_CJK_RUN = re.compile(f"[{_CJK}]+")
+
+
+def line_words(line: str) -> list[str]:
+    """The words of a line as the recall index keeps them: every word folded ('Zürich' -> 'zurich'), unstemmed and
+    with stop words (a query prefix may be any word's start), plus each CJK character and bigram of the line's
+    CJK runs (a CJK query term is matched anywhere in the text)."""
+    low = line.casefold()
+    found = dict.fromkeys(_WORD.findall(low if low.isascii() else fold(line)))
+    if not low.isascii():
+        for run in _CJK_RUN.findall(low):
+            found.update(dict.fromkeys(run))
+            found.update(dict.fromkeys(run[i : i + 2] for i in range(len(run) - 1)))
+    return list(found)

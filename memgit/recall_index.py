@@ -1,0 +1,425 @@
+"""The recall index: every line recall's candidate search could match, by its folded words, in SQLite FTS5 under
+.git/memgit/recall/. A cache of one tree, never a source of truth: delete the folder and the next recall builds it
+again; a corrupt or unreadable database is rebuilt, not an error.
+
+What it answers is what `rg` with recall's pattern answers over the work tree (memgit/recall.py `_grep`): the same
+(path, line, text) triples and the same byte count. An FTS5 prefix query of the pattern's alternatives
+(memgit/tokens.py `alternatives`) over the words of HEAD's committed lines gives a superset of the lines; the pattern
+itself, run on those lines in Python, keeps the same ones rg keeps. Uncommitted work (modified tracked files,
+untracked files) is read from the work tree, as rg would read it: `git status` (run while the index is queried)
+names those files, their indexed lines are dropped and the files themselves are searched.
+
+Incremental: the database is stamped with the tree it holds; a recall at another tree re-indexes only the blobs a
+tree diff names, in one transaction. A full build (no database yet) writes a new file and renames it into place;
+readers pick the newest complete database, so a crashed build or two builds at once never give a wrong answer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import sqlite3
+import threading
+import time
+import unicodedata
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
+
+from memgit.tokens import line_words
+
+if TYPE_CHECKING:
+    import re
+    import subprocess
+
+    from memgit.context import VaultContext as Vault
+
+VERSION = "1"
+FOLDER = "recall"  # .git/memgit/recall/
+SHIFT = 24  # a line's row id: file id << SHIFT | line number
+# memgit/rg.py runs rg with --max-columns 4096 and --stats: a line longer than that (its newline counted) comes
+# back as "[Omitted long line with N matches]"
+MAX_COLUMNS = 4096
+STALE_TMP = 3600.0  # seconds: an unfinished build older than this crashed
+_SCHEMA = """
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE files(id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, blob TEXT NOT NULL, size INTEGER NOT NULL);
+CREATE TABLE lines(id INTEGER PRIMARY KEY, text TEXT NOT NULL);
+CREATE VIRTUAL TABLE terms USING fts5(words, content='', tokenize='ascii', detail='none');
+"""
+
+
+class Found(NamedTuple):
+    lines: list[tuple[str, int, str]]  # (path, line, text) as memgit.rg.grep_lines gives them
+    searched: int  # bytes rg would have searched
+
+
+def enabled() -> bool:
+    """MEMGIT_RECALL_INDEX=0 makes recall run rg over the whole work tree instead (tests and benches compare both)."""
+    return os.environ.get("MEMGIT_RECALL_INDEX", "1") not in ("0", "off", "rg")
+
+
+def searched_by_rg(path: str) -> bool:
+    """Would recall's rg read this path: not hidden, not an INDEX page (the globs in memgit/recall.py `_grep`:
+    !INDEX.md anywhere, !*/INDEX.md, !*/INDEX-*.md one folder deep)."""
+    name = path.rsplit("/", 1)[-1]
+    if path.startswith(".") or "/." in path or name == "INDEX.md":
+        return False
+    return not (path.count("/") == 1 and name.startswith("INDEX-") and name.endswith(".md"))
+
+
+def _fingerprint(vault: Vault) -> str:
+    """What decides which lines are kept: the kinds (an entity's items.json keeps only its "fact" lines)."""
+    cfg = vault.config
+    data = json.dumps([cfg.get("kinds", {}), cfg.get("entity_kinds", [])], sort_keys=True, default=str)
+    return hashlib.sha1(f"{VERSION}|{unicodedata.unidata_version}|{data}".encode()).hexdigest()
+
+
+def _size(data: bytes) -> int:
+    """The bytes rg counts as searched in a file: none in a binary one (it stops at the NUL)."""
+    return 0 if b"\0" in data else len(data)
+
+
+def _rows(file_id: int, data: bytes, facts_only: bool) -> list[tuple[int, str, str]]:
+    """(row id, text, words) of each line of a file that holds a word; none for a binary file (rg skips it)."""
+    if b"\0" in data:
+        return []
+    out = []
+    base = file_id << SHIFT
+    for n, raw in enumerate(data.split(b"\n"), 1):
+        if not raw:
+            continue
+        text = raw.rstrip(b"\r").decode("utf-8", errors="replace")
+        if facts_only and not text.lstrip().startswith('"fact":'):
+            continue
+        words = line_words(text)
+        if words and n < 1 << SHIFT:
+            out.append((base | n, text, " ".join(words)))
+    return out
+
+
+class _WorkTree:
+    """`git status` of the work tree, started at once and read when needed: the commit it compared against and
+    every path whose work-tree state differs from it (modified, deleted, untracked)."""
+
+    def __init__(self, root: Path) -> None:
+        from memgit import gitcli
+
+        self.proc: subprocess.Popen[bytes] = gitcli.start(
+            root,
+            "--no-optional-locks",
+            "status",
+            "--porcelain=v2",
+            "-z",
+            "--branch",
+            "--untracked-files=all",
+            "--no-renames",
+            "--ignore-submodules=all",
+        )
+
+    def wait(self) -> tuple[str | None, set[str]]:
+        from memgit.errors import MemgitError
+
+        out, err = self.proc.communicate()
+        if self.proc.returncode != 0:
+            raise MemgitError(f"git status failed: {err.decode(errors='replace').strip()}", "check the vault's git")
+        head: str | None = None
+        dirty: set[str] = set()
+        for rec in out.split(b"\0"):
+            if rec.startswith(b"# branch.oid "):
+                value = rec[13:].decode()
+                head = None if value == "(initial)" else value
+            elif rec[:2] in (b"1 ", b"u "):
+                fields = 8 if rec[:1] == b"1" else 10
+                dirty.add(rec.split(b" ", fields)[fields].decode("utf-8", errors="surrogateescape"))
+            elif rec.startswith(b"? "):
+                dirty.add(rec[2:].decode("utf-8", errors="surrogateescape"))
+        return head, dirty
+
+
+class Index:
+    """One open database (kept open by a long-running process such as the MCP server)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.db = sqlite3.connect(
+            f"file:{path}?mode=rw", uri=True, isolation_level=None, timeout=60.0, check_same_thread=False
+        )
+        self.lock = threading.Lock()
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.meta = dict(self.db.execute("SELECT key, value FROM meta").fetchall())
+
+    def close(self) -> None:
+        self.db.close()
+
+    def tree(self) -> str:
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'tree'").fetchone()
+        return str(row[0]) if row else ""
+
+    def search(
+        self, vault: Vault, tree: str, alternatives: list[tuple[str, bool]]
+    ) -> tuple[list[tuple[str, int, str]], int]:
+        """The indexed lines of `tree` holding a word that starts with one of the alternatives' prefixes (a CJK
+        term: that character or bigram) and the bytes of the indexed files. The index is first brought to `tree` (re-indexing only the blobs a tree diff names);
+        the stamp check, the update and the query share one transaction, so what is read is `tree`'s."""
+        with self.lock:
+            self.db.execute("BEGIN")
+            try:
+                if self.tree() != tree:
+                    self.db.execute("COMMIT")
+                    self.db.execute("BEGIN IMMEDIATE")  # one writer at a time; the next one finds the work done
+                    self._update(vault, tree)
+                found = self._query(alternatives)
+                self.db.execute("COMMIT")
+            except BaseException:
+                if self.db.in_transaction:
+                    self.db.execute("ROLLBACK")
+                raise
+        return found
+
+    def _update(self, vault: Vault, tree: str) -> None:
+        from memgit.repo import GitError
+
+        old = self.tree()
+        if old == tree:
+            return
+        try:
+            deltas = vault.repo.diff_trees(old or None, tree or None)
+        except (GitError, KeyError, ValueError) as exc:  # its tree is gone (a rewritten history): build anew
+            raise _Rebuild(str(exc)) from None
+        facts = _facts_only(vault)
+        for d in deltas:
+            self._drop(d.path)
+            if d.new is not None and searched_by_rg(d.path) and not vault.repo.is_link(tree, d.path):
+                self._add(vault, d.path, d.new, facts(d.path))
+        self.db.execute("INSERT OR REPLACE INTO meta VALUES ('tree', ?)", (tree,))
+
+    def _drop(self, path: str) -> None:
+        row = self.db.execute("SELECT id FROM files WHERE path = ?", (path,)).fetchone()
+        if row is None:
+            return
+        lo, hi = row[0] << SHIFT, ((row[0] + 1) << SHIFT) - 1
+        old = self.db.execute("SELECT id, text FROM lines WHERE id BETWEEN ? AND ?", (lo, hi)).fetchall()
+        # a contentless FTS5 table forgets a row when told the words it was given (recomputed from the text)
+        self.db.executemany(
+            "INSERT INTO terms(terms, rowid, words) VALUES ('delete', ?, ?)",
+            [(i, " ".join(line_words(text))) for i, text in old],
+        )
+        self.db.execute("DELETE FROM lines WHERE id BETWEEN ? AND ?", (lo, hi))
+        self.db.execute("DELETE FROM files WHERE id = ?", (row[0],))
+
+    def _add(self, vault: Vault, path: str, blob: str, facts_only: bool) -> None:
+        data = vault.repo.blob(blob) or b""
+        cur = self.db.execute("INSERT INTO files(path, blob, size) VALUES (?, ?, ?)", (path, blob, _size(data)))
+        _insert(self.db, _rows(int(cur.lastrowid or 0), data, facts_only))
+
+    def _query(self, alternatives: list[tuple[str, bool]]) -> tuple[list[tuple[str, int, str]], int]:
+        match = " OR ".join('"' + text.replace('"', '""') + '"' + ("" if cjk else "*") for text, cjk in alternatives)
+        total = int(self.db.execute("SELECT total(size) FROM files").fetchone()[0])
+        if not match:
+            return [], total
+        found = self.db.execute(
+            "SELECT l.id, l.text FROM terms JOIN lines l ON l.id = terms.rowid WHERE terms MATCH ?", (match,)
+        ).fetchall()
+        ids = {rowid >> SHIFT for rowid, _ in found}
+        if len(ids) > 500:  # many files: all the paths at once
+            names = dict(self.db.execute("SELECT id, path FROM files"))
+        else:
+            marks = ",".join("?" * len(ids))
+            names = dict(self.db.execute(f"SELECT id, path FROM files WHERE id IN ({marks})", sorted(ids)))
+        mask = (1 << SHIFT) - 1
+        return [(names[rowid >> SHIFT], rowid & mask, text) for rowid, text in found], total
+
+
+class _Rebuild(Exception):
+    """The index cannot be brought to the tree asked for: a new one is built."""
+
+
+def _insert(db: sqlite3.Connection, rows: list[tuple[int, str, str]]) -> None:
+    db.executemany("INSERT INTO lines(id, text) VALUES (?, ?)", [(i, t) for i, t, _ in rows])
+    db.executemany("INSERT INTO terms(rowid, words) VALUES (?, ?)", [(i, w) for i, _, w in rows])
+
+
+def _facts_only(vault: Vault) -> Callable[[str], bool]:
+    kind_of = vault.config.kind_of
+    return lambda path: kind_of(path) == "entity-items"
+
+
+def folder(vault: Vault) -> Path:
+    return vault.repo.gitdir / "memgit" / FOLDER
+
+
+def _newest(where: Path) -> Path | None:
+    try:
+        names = sorted(n for n in os.listdir(where) if n.endswith(".sqlite"))
+    except OSError:
+        return None
+    return where / names[-1] if names else None
+
+
+def build(vault: Vault, tree: str | None) -> Path:
+    """A new database holding `tree`, written to a temporary file and renamed into place (the newest wins);
+    older databases and crashed builds are removed."""
+    where = folder(vault)
+    where.mkdir(parents=True, exist_ok=True)
+    tmp = where / f"build-{os.getpid()}-{threading.get_ident()}-{time.time_ns()}.tmp"
+    db = sqlite3.connect(tmp, isolation_level=None)
+    try:
+        db.execute("PRAGMA journal_mode=OFF")  # a cache being built: a crash leaves a .tmp nobody reads
+        db.execute("PRAGMA synchronous=OFF")
+        db.executescript(_SCHEMA)
+        db.execute("BEGIN")
+        if tree:
+            facts = _facts_only(vault)
+            repo = vault.repo
+            file_id = 0
+            files: list[tuple[int, str, str, int]] = []
+            for path, blob in repo.files(tree, links=False):
+                if not searched_by_rg(path):
+                    continue
+                file_id += 1
+                data = repo.blob(blob) or b""
+                files.append((file_id, path, blob, _size(data)))
+                _insert(db, _rows(file_id, data, facts(path)))
+            db.executemany("INSERT INTO files(id, path, blob, size) VALUES (?, ?, ?, ?)", files)
+        db.executemany("INSERT INTO meta VALUES (?, ?)", [("tree", tree or ""), ("fingerprint", _fingerprint(vault))])
+        db.execute("COMMIT")
+        db.execute("PRAGMA journal_mode=WAL")  # readers go on while a later update writes
+    finally:
+        db.close()
+    final = where / f"{time.time_ns():020d}-{os.getpid()}.sqlite"
+    os.replace(tmp, final)
+    _clean(where, final)
+    return final
+
+
+def _clean(where: Path, keep: Path) -> None:
+    """Remove the databases older than `keep` (a process still reading one keeps its open file) and builds that
+    crashed long ago."""
+    now = time.time()
+    for name in os.listdir(where):
+        p = where / name
+        base = name.split(".sqlite")[0] + ".sqlite" if ".sqlite" in name else ""
+        with contextlib.suppress(OSError):
+            if (base and base < keep.name) or (name.endswith(".tmp") and now - p.stat().st_mtime > STALE_TMP):
+                p.unlink()
+
+
+_OPEN: dict[Path, Index] = {}  # kept open for the life of the process (the MCP server answers from it warm)
+_OPEN_LOCK = threading.Lock()
+KEEP_OPEN = 4  # vaults whose index stays open in one process (the least recently used one is closed)
+
+
+def _open(vault: Vault, tree: str | None, fresh: bool = False) -> Index:
+    """The newest database, open; built at `tree` when there is none, when `fresh` asks for a new one (the old
+    one was unreadable or could not be diffed), or when it was made for other kinds or another Unicode version."""
+    where = folder(vault)
+    with _OPEN_LOCK:
+        index = _OPEN.pop(where, None)
+        if index is not None and fresh:
+            index.close()
+            with contextlib.suppress(OSError):
+                index.path.unlink()
+            index = None
+        newest = _newest(where)
+        if index is not None and index.path != newest:
+            index.close()
+            index = None
+        for _attempt in range(3):
+            if newest is None:
+                newest = build(vault, tree)
+            try:
+                index = index or Index(newest)
+                if index.meta.get("fingerprint") == _fingerprint(vault):
+                    _OPEN[where] = index
+                    while len(_OPEN) > KEEP_OPEN:
+                        _OPEN.pop(next(iter(_OPEN))).close()
+                    return index
+            except sqlite3.DatabaseError:
+                pass
+            if index is not None:
+                index.close()
+                index = None
+            with contextlib.suppress(OSError):
+                newest.unlink()
+            newest = None
+    raise sqlite3.DatabaseError(f"the recall index under {where} could not be built")
+
+
+def _search(
+    vault: Vault, tree: str | None, alternatives: list[tuple[str, bool]]
+) -> tuple[list[tuple[str, int, str]], int]:
+    index = _open(vault, tree)
+    try:
+        return index.search(vault, tree or "", alternatives)
+    except sqlite3.OperationalError as exc:
+        if "locked" in str(exc) or "busy" in str(exc):
+            from memgit.errors import Conflict
+
+            raise Conflict(f"the recall index is locked by another process: {exc}", "try again") from None
+    except (sqlite3.DatabaseError, _Rebuild):
+        pass
+    # unreadable, malformed or not diffable to this tree: a new index, built once
+    return _open(vault, tree, fresh=True).search(vault, tree or "", alternatives)
+
+
+def grep(vault: Vault, rx: re.Pattern[str], alternatives: list[tuple[str, bool]]) -> Found:
+    """What rg with `rx` over the work tree finds (memgit/rg.py `grep_lines`): the index's lines at the commit
+    `git status` compared the work tree with, and the lines of the files it names as changed, read from disk.
+    The index is read while git status runs."""
+    status = _WorkTree(vault.root)
+    try:
+        tree = vault.head_tree()
+        rows, total = _search(vault, tree, alternatives)
+        head, dirty = status.wait()
+    finally:
+        if status.proc.returncode is None:
+            status.proc.kill()
+            status.proc.wait()
+    at = vault.repo.commit_tree(head) if head is not None else None
+    if at != tree:  # a commit landed after HEAD was read: status compared the work tree with its tree
+        tree = at
+        rows, total = _search(vault, tree, alternatives)
+    # an ASCII line without "_" holds a word starting with a prefix exactly where the pattern matches
+    # (a word start there); other lines may differ ("foo_zurich", "Straße"): the pattern decides, as in rg
+    lines = [
+        (p, n, _long(rx, t, len(t.encode()) + 1 if len(t) >= MAX_COLUMNS // 4 else 0))
+        for p, n, t in rows
+        if p not in dirty and ((t.isascii() and "_" not in t) or rx.search(t))
+    ]
+    searched = total
+    repo = vault.repo
+    for path in sorted(dirty):
+        if not searched_by_rg(path):
+            continue
+        if tree is not None and not repo.is_link(tree, path):
+            searched -= _size(repo.read(tree, path) or b"")  # its committed bytes were counted above
+        target = vault.root / path
+        if target.is_symlink() or not target.is_file():
+            continue
+        data = target.read_bytes()
+        if b"\0" in data:
+            continue
+        searched += len(data)
+        if not rx.search(data.decode("utf-8", errors="replace")):
+            continue
+        last = data.count(b"\n") + 1
+        for n, raw in enumerate(data.split(b"\n"), 1):
+            line = raw.rstrip(b"\r").decode("utf-8", errors="replace")
+            if line and rx.search(line):
+                lines.append((path, n, _long(rx, line, len(raw) + (n < last))))
+    return Found(lines, searched)
+
+
+def _long(rx: re.Pattern[str], text: str, size: int) -> str:
+    if size <= MAX_COLUMNS:
+        return text
+    return f"[Omitted long line with {sum(1 for _ in rx.finditer(text))} matches]"
+
+
+def warm(vault: Vault) -> None:
+    """Open (or build) the index and bring it to HEAD's tree: the MCP server does it before the first recall."""
+    tree = vault.head_tree()
+    _open(vault, tree).search(vault, tree or "", [])

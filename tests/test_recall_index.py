@@ -1,0 +1,188 @@
+"""The recall index (.git/memgit/recall/): recall's hits with it are the hits of rg over the work tree
+(MEMGIT_RECALL_INDEX=0), through commits, uncommitted edits, deletions and untracked files; it is updated in
+proportion to a commit, rebuilt when deleted or corrupt, and never read by a recall of another tree."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import BIN, git, memgit, memgit_json
+
+QUERIES = [
+    "Zürich",
+    "zurich",
+    "東京",
+    "Hélène",
+    "helene",
+    "company",  # stem: finds "companies"
+    "companies hiring",
+    "Straße",
+    "strasse",
+    "zurich_office",
+    "Sarah employer",
+    "acme",
+    "who moved to zurich with helene last spring",
+    "drafts",
+    "omitted",
+]
+RG = {"MEMGIT_RECALL_INDEX": "0"}
+
+
+def recall(vault: Path, query: str, env: dict[str, str] | None = None, *args: str) -> dict[str, Any]:
+    r = memgit("recall", query, "--json", "--k", "50", *args, cwd=vault, env=env)
+    assert r.returncode in (0, 1), (query, r.returncode, r.stdout, r.stderr)
+    return json.loads(r.stdout)  # type: ignore[no-any-return]
+
+
+def assert_same(vault: Path, queries: list[str] = QUERIES) -> int:
+    """Every query gives the same answer from the index as from rg; returns how many hits they had."""
+    total = 0
+    for q in queries:
+        with_index, with_rg = recall(vault, q), recall(vault, q, RG)
+        assert with_index == with_rg, q
+        total += len(with_index["hits"]) + len(with_index.get("weak", []))
+    return total
+
+
+def databases(vault: Path) -> list[Path]:
+    return sorted((vault / ".git" / "memgit" / "recall").glob("*.sqlite"))
+
+
+def stamp(vault: Path) -> str:
+    (db,) = databases(vault)
+    with sqlite3.connect(db) as con:
+        return str(con.execute("SELECT value FROM meta WHERE key = 'tree'").fetchone()[0])
+
+
+def rows(vault: Path) -> dict[str, tuple[int, str]]:
+    """path -> (file id, blob) as the index holds them."""
+    (db,) = databases(vault)
+    with sqlite3.connect(db) as con:
+        return {p: (i, b) for i, p, b in con.execute("SELECT id, path, blob FROM files")}
+
+
+@pytest.fixture
+def lived(vault: Path) -> Path:
+    for text in (
+        "Moved to Zürich office",
+        "Dinner with Hélène at the café",
+        "来月東京に引っ越す予定",
+        "Pied Piper companies are hiring",
+        "Ticket zurich_office and foo_zurich both name the office",
+        "Walked down the Straße in Berlin",
+    ):
+        memgit_json("log", text, cwd=vault)
+    memgit_json("fact", "add", "people/sarah", "Works at Acme Corp", "--category", "relationship", cwd=vault)
+    memgit_json("fact", "add", "companies/acme", "Acme is a company in Zürich", "--category", "status", cwd=vault)
+    (vault / "contexts").mkdir(exist_ok=True)
+    long = "zurich " * 700  # longer than rg's --max-columns: rg prints it as an omitted line
+    (vault / "contexts" / "notes.md").write_text(f"# Notes\n\nDrafts about Hélène\n{long}\nomitted line after\n")
+    (vault / "people" / "INDEX-x.md").write_text("zurich in a page recall never reads\n")
+    (vault / "contexts" / "bin.md").write_bytes(b"zurich\0binary\n")
+    git(vault, "add", "-A")
+    git(vault, "commit", "-qm", "notes", "--no-verify")
+    return vault
+
+
+def test_hits_from_the_index_are_rgs_hits(lived: Path) -> None:
+    assert assert_same(lived) > 20
+    assert len(databases(lived)) == 1
+    assert stamp(lived) == git(lived, "rev-parse", "HEAD^{tree}").stdout.strip()
+
+
+def test_uncommitted_edit_deletion_and_untracked_file_are_seen(lived: Path) -> None:
+    assert_same(lived)  # builds the index at HEAD
+    journal = next((lived / "memory").glob("2*.md"))
+    journal.write_text(journal.read_text().replace("Zürich", "Zug"), encoding="utf-8")  # edited, not committed
+    (lived / "contexts" / "notes.md").unlink()  # deleted in the work tree
+    (lived / "contexts" / "new.md").write_text("Hélène moves to 東京 with drafts\n")  # untracked
+    (lived / "contexts" / "ignored.swp").write_text("zurich in an ignored file\n")  # .gitignore: *.swp
+    (lived / ".hidden.md").write_text("zurich hidden\n")
+    assert_same(lived)
+    texts = [h["text"] for h in recall(lived, "Hélène")["hits"]]
+    assert any("moves to 東京" in t for t in texts)
+    assert not any("Drafts about" in t for t in texts)
+    assert not any("Moved to Zürich" in h["text"] for h in recall(lived, "zurich")["hits"])
+    git(lived, "add", "contexts/new.md")  # staged, not committed
+    assert_same(lived, ["Hélène", "東京", "drafts"])
+
+
+def test_a_commit_after_the_build_updates_only_what_changed(lived: Path) -> None:
+    assert_same(lived, ["zurich"])
+    before = rows(lived)
+    memgit_json("log", "Zürich again, with Hélène", cwd=lived)
+    assert_same(lived)
+    after = rows(lived)
+    assert stamp(lived) == git(lived, "rev-parse", "HEAD^{tree}").stdout.strip()
+    changed = {p for p in after.keys() | before.keys() if after.get(p) != before.get(p)}
+    committed = set(git(lived, "diff", "--name-only", "HEAD~1", "HEAD").stdout.split())
+    assert changed and changed <= committed  # every other file kept its row and was not read again
+    assert len(databases(lived)) == 1
+
+
+def test_deleting_the_index_rebuilds_it(lived: Path) -> None:
+    assert_same(lived, ["zurich"])
+    for f in (lived / ".git" / "memgit" / "recall").iterdir():
+        f.unlink()
+    assert_same(lived, ["zurich", "Hélène"])
+    assert len(databases(lived)) == 1
+
+
+def test_a_corrupt_index_is_rebuilt_not_an_error(lived: Path) -> None:
+    assert_same(lived, ["zurich"])
+    (db,) = databases(lived)
+    db.write_bytes(b"this is not a database" * 100)
+    assert_same(lived, ["zurich", "Hélène"])
+    (db,) = databases(lived)
+    with sqlite3.connect(db) as con:  # a readable database whose tables are gone
+        con.execute("DROP TABLE lines")
+    assert_same(lived, ["zurich", "東京"])
+
+
+def test_a_crashed_build_is_never_read(lived: Path) -> None:
+    folder = lived / ".git" / "memgit" / "recall"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "build-1-1-1.tmp").write_bytes(b"half a database")
+    assert_same(lived, ["zurich", "Hélène"])
+    assert len(databases(lived)) == 1
+
+
+def test_an_index_of_another_tree_is_never_used_for_this_one(lived: Path) -> None:
+    assert_same(lived, ["zurich"])
+    old = git(lived, "rev-parse", "HEAD").stdout.strip()
+    memgit_json("log", "Zürich for the third time", cwd=lived)
+    assert_same(lived, ["zurich"])
+    git(lived, "reset", "-q", "--hard", old)  # back: the index moves back with HEAD
+    assert_same(lived, ["zurich"])
+    assert not any("third time" in h["text"] for h in recall(lived, "zurich")["hits"])
+
+
+def test_as_of_and_archive_give_the_same_hits_either_way(lived: Path) -> None:
+    for q in ("zurich", "Hélène"):
+        assert recall(lived, q, None, "--as-of", "HEAD~1") == recall(lived, q, RG, "--as-of", "HEAD~1")
+        assert recall(lived, q, None, "--archive") == recall(lived, q, RG, "--archive")
+
+
+def test_concurrent_recalls_build_one_index_and_agree(lived: Path) -> None:
+    exe = str(BIN / "memgit")
+    procs = [
+        subprocess.Popen([exe, "recall", q, "--json", "--k", "50"], cwd=lived, stdout=subprocess.PIPE, text=True)
+        for q in ("zurich", "Hélène", "zurich", "東京")
+    ]
+    outs = [json.loads(p.communicate()[0]) for p in procs]
+    for q, out in zip(("zurich", "Hélène", "zurich", "東京"), outs, strict=True):
+        assert out == recall(lived, q, RG), q
+    assert len(databases(lived)) == 1
+
+
+def test_unborn_head_reads_the_work_tree(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q")
+    (tmp_path / "notes.md").write_text("Moved to Zürich\n")
+    assert recall(tmp_path, "zurich") == recall(tmp_path, "zurich", RG)
+    assert recall(tmp_path, "zurich")["hits"]

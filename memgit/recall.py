@@ -52,10 +52,17 @@ TUNING = {
     "scaffold_factor": 0.2,
     "min_coverage": 0.5,
     "focus": 0.5,  # a hit neither of nor naming the entity the question names
+    "prf": 0.5,  # pseudo-relevance feedback: weight of the words the best answers to the question's "what" share
+    "prf_docs": 10.0,
+    "prf_named": True,  # only for a question that names an entity (feedback from the others' memory)
+    "prf_terms": 10.0,
+    "who": 1.2,  # a "who" question and a hit naming one of the vault's people
     "name_text": 0.0,  # BM25F weight of the name field vs the text (2: a name the text repeats counts more; off: a coin flip)
 }
 ENTITY_WORDS = {"people": "person", "companies": "company", "projects": "project"}
 ENTITY_KINDS = ("entity-items", "entity-summary")
+WHO = {"who", "whom", "whose", "wer", "wem", "wen", "wessen", "qui", "quien", "quienes", "chi", "quem"}
+PERSON = "\x00person"  # a linked person, when only a "who" question wants it (not a word to match)
 
 
 class Recall:
@@ -295,6 +302,10 @@ class Recall:
         dated = mass / max(1, len(self.terms)) if self.when else 0.0  # the question's date counts as one average word
         mass += dated
         scaffold = _scaffold() if TUNING["scaffold"] else frozenset()
+        subject = focus[0] if focus else set()
+        asks: list[float] = []  # what each hit matches of the question's "what" (its words but the named entity's)
+        factors: list[float] = []
+        about: list[bool] = []  # the hit is of or names the entity the question names
         for d, bag, dl in zip(docs, bags, lens, strict=False):
             # an entity's own memory is about it: its name says which entity, the other words say what
             if d.kind in ENTITY_KINDS:
@@ -303,7 +314,7 @@ class Recall:
                 own = set(bag) & self.entity_words
             else:
                 own = set()
-            name = what = 0.0
+            name = what = ask = 0.0
             words = set(bag)
             for t, w in self.weights.items():
                 tf = bag.count(t)
@@ -311,7 +322,9 @@ class Recall:
                     if t in own:  # the same for all of the entity's memory: no length normalisation
                         name += w * idf[t] * (_name_field(tf - 1) if d.kind in ENTITY_KINDS else 1.0)
                     else:
-                        what += w * idf[t] * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / max(avgdl, 1e-9)))
+                        part = w * idf[t] * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / max(avgdl, 1e-9)))
+                        what += part
+                        ask += 0.0 if t in subject else part
             got = sum(
                 idf[t] * (1.0 if t in words else 0.5 if self.related.get(t, set()) & words else 0.0) for t in self.terms
             )
@@ -326,8 +339,11 @@ class Recall:
             prior = 1.0 + TUNING["authority"] * (4 - min(rank, 7))
             if own:
                 prior *= TUNING["about"]
-            if focus and not self._on_focus(d, words, focus):
+            about.append(bool(focus and self._on_focus(d, words, focus)))
+            if focus and not about[-1]:
                 prior *= TUNING["focus"]  # the question names an entity this hit neither belongs to nor names
+            if d.flags.get("names_person"):
+                prior *= TUNING["who"]  # "who ...?" and the hit names one of the vault's people
             if reads[d.kind] == "facts":  # a curated fact over the raw log line it came from, at equal relevance
                 prior *= TUNING["fact"]
             if d.status != "active":
@@ -336,9 +352,39 @@ class Recall:
                 prior *= TUNING["date_boost"]  # the question's date is matched: relevance, not a prior
             if (d.path, d.text) in scaffold:  # the template's own words about memgit: not the user's memory
                 prior *= TUNING["scaffold_factor"]
-            d.score = (name + what) * (d.coverage ** TUNING["coord"]) * prior
+            factors.append((d.coverage ** TUNING["coord"]) * prior)
+            asks.append(ask)
+            d.score = (name + what) * factors[-1]
+        if TUNING["prf"] and (subject or not TUNING["prf_named"]):
+            floor = min(idf[t] for t in self.terms)
+            more = self._feedback(docs, asks, subject)
+            for d, bag, dl, factor, on in zip(docs, bags, lens, factors, about, strict=False):
+                for t, w in more.items() if on or not subject else ():
+                    tf = bag.count(t)
+                    if tf:
+                        d.score += factor * w * floor * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / max(avgdl, 1e-9)))
         self._decay(sorted(docs, key=lambda d: -d.score))
         return docs
+
+    def _feedback(self, docs: list[Doc], asks: list[float], subject: set[str]) -> dict[str, float]:
+        """Pseudo-relevance feedback: the words most of the best matches of the question's "what" share (across
+        the vault: "drink" -> chai, espresso; "reach" -> email, Signal) stand in for it, weighted `prf` × how many
+        of those matches hold them (against the most shared word) and never above the question's weakest word. For a question naming an entity, the
+        other entities' memory is where the feedback comes from, and the named entity's memory what it reorders."""
+        scaffold = _scaffold() if TUNING["scaffold"] else frozenset()
+        best = sorted(
+            (i for i, a in enumerate(asks) if a > 0 and (docs[i].path, docs[i].text) not in scaffold),
+            key=lambda i: (-asks[i], docs[i].path, docs[i].line),
+        )[: int(TUNING["prf_docs"])]
+        if len(best) < 2:
+            return {}
+        seen: dict[str, int] = {}
+        for i in best:
+            for t in set(self.tokens(_JOURNAL_META.sub(" ", docs[i].text))):
+                seen[t] = seen.get(t, 0) + 1
+        skip = set(self.weights) | subject
+        ranked = sorted(((c, t) for t, c in seen.items() if c >= 2 and t not in skip), key=lambda x: (-x[0], x[1]))
+        return {t: TUNING["prf"] * c / ranked[0][0] for c, t in ranked[: int(TUNING["prf_terms"])]} if ranked else {}
 
     def _focus(self, docs: list[Doc]) -> tuple[set[str], set[str]] | None:
         """The entities the question names: of the entities whose name shares a word with it, those sharing
@@ -367,10 +413,15 @@ class Recall:
     def _link(self, docs: list[Doc], bags: list[list[str]]) -> None:
         """Entity linking: a hit that names another entity of the vault gets that entity's kind as a
         word ("company", "person", "project"), so "where does sarah work" meets "now at Pied Piper"."""
-        kinds = ((k, self.tokens(ENTITY_WORDS.get(k, k.rstrip("s")))) for k in self.vault.config.entity_kinds)
+        kinds = [(k, self.tokens(ENTITY_WORDS.get(k, k.rstrip("s")))) for k in self.vault.config.entity_kinds]
         wanted = {kind: words[0] for kind, words in kinds if words and words[0] in self.weights}
+        # "who ...?" asks for a person: a hit naming one of the vault's people answers that kind of question
+        who = TUNING["who"] != 1.0 and bool(WHO & set(_WORD.findall(fold(self.query))))
+        if who:
+            wanted |= {kind: PERSON for kind, _w in kinds if ENTITY_WORDS.get(kind) == "person" and kind not in wanted}
         if not wanted:
             return
+        person = {word for kind, word in wanted.items() if ENTITY_WORDS.get(kind) == "person"}
         names = {slug: word for kind, word in wanted.items() for slug in self._slugs(kind, self.tree)}
         longest = max((slug.count("-") + 1 for slug in names), default=0)
         for d, bag in zip(docs, bags, strict=False):
@@ -383,7 +434,9 @@ class Recall:
                 for g in ["-".join(words[i : i + size])]
                 if g in names and g != own
             }
-            bag.extend(sorted(found))
+            if who and found & person:
+                d.flags["names_person"] = True
+            bag.extend(sorted(found - {PERSON}))
 
     def _decay(self, docs: list[Doc]) -> None:
         cfg = self.vault.config

@@ -129,3 +129,36 @@ def test_relative_dates_are_relative_to_the_as_of_moment(vault: Path) -> None:
     assert rc == 0 and data["hits"][0]["cite"] == boiler, data["hits"][:2]
     rc, data = recall(vault, "what did tobias fix yesterday", "--as-of", "2026-03-12", env=later)
     assert rc == 0 and data["hits"][0]["path"] == "memory/2026-03-11.md", data["hits"][:2]
+
+
+def test_what_others_answer_reorders_the_named_entitys_memory(vault: Path) -> None:
+    # nothing of Kwame's says "drink"; what the vault answers to "favourite drink" for others (chai, tea) is
+    # what an answer looks like, so his "Likes chai" comes before his other facts (pseudo-relevance feedback)
+    for slug, text in (
+        ("people/kwame-mensah", "Lives in Oslo"),
+        ("people/kwame-mensah", "Works at Initech"),
+        ("people/kwame-mensah", "Likes chai"),
+        ("people/leila-chen", "Favourite drink: chai"),
+        ("people/mateo-rossi", "Favourite drink: chai"),
+        ("people/viktor-chen", "Favourite drink: green tea"),
+        ("people/aisha-lin", "Favourite drink: earl grey tea"),
+    ):
+        memgit_json("fact", "add", slug, text, "--category", "status", cwd=vault)
+    _rc, data = recall(vault, "kwame favourite drink")
+    hits = data["hits"] or data["weak"]
+    assert hits[0]["text"] == "Likes chai", hits[:3]
+    assert not {h["path"] for h in hits[:3]} - {"people/kwame-mensah/items.json"}, hits[:3]
+
+
+def test_a_who_question_prefers_a_hit_naming_a_person(vault: Path) -> None:
+    # "report" meets "lead" and "manager" through the template's synonyms; the short "Team lead" matches best,
+    # but a who-question asks for a person, and Sunita Karimi is one of the vault's people
+    for slug, text in (
+        ("people/sunita-karimi", "Product manager at Initech"),
+        ("people/yuki-berg", "Team lead"),
+        ("people/yuki-berg", "Sunita Karimi is her manager"),
+    ):
+        memgit_json("fact", "add", slug, text, "--category", "status", cwd=vault)
+    _rc, data = recall(vault, "who does yuki report to")
+    hits = data["hits"] or data["weak"]
+    assert hits[0]["text"] == "Sunita Karimi is her manager", hits[:3]

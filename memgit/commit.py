@@ -79,9 +79,9 @@ def commit_to(
     if tip == "parent":
         tip = parents[0] if parents else None
     args = (tree, parents, message, author, vault.commit_time())
-    if wait_for_git:
-        git_locks_free(vault, ref)
     commit = repo.create_commit(None, *args)
+    if wait_for_git:  # as late as can be: a `git commit` that starts after this look finds the branch moved
+        git_locks_free(vault, ref)
     pending = repo.gitdir / "memgit" / PENDING
     if paths:
         pending.parent.mkdir(exist_ok=True)

@@ -409,19 +409,28 @@ class Repo:
         stash of unstaged work inside it) never sees files change under it; GitError if it is held.
         """
         lock = self.gitdir / "index.lock"
+        # the lock is born naming its holder (a hard link of a written file: O_EXCL's atomicity, with content),
+        # so one left by a memgit killed while holding it is known as such and cleared by the next writer
+        tag = self.gitdir / "memgit" / "index-lock.tag"
+        tag.parent.mkdir(exist_ok=True)
+        tag.write_bytes(INDEX_LOCK_TAG + str(os.getpid()).encode())
         try:
-            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-        except FileExistsError:
-            if not self.clear_stale_index_lock():
-                raise GitError(f"{lock}: another git process (a commit in progress?) holds the index") from None
-            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            try:
+                os.link(tag, lock)
+            except FileExistsError:
+                if not self.clear_stale_index_lock():
+                    raise GitError(f"{lock}: another git process (a commit in progress?) holds the index") from None
+                os.link(tag, lock)
+        finally:
+            tag.unlink(missing_ok=True)
         try:
-            # whose lock it is: a memgit killed while holding it leaves a lock the next writer can clear
-            os.write(fd, INDEX_LOCK_TAG + str(os.getpid()).encode())
             # the new index is built beside the lock and renamed over the index while the lock is held
             scratch = self.gitdir / "memgit" / "index.next"
             scratch.parent.mkdir(exist_ok=True)
             scratch.unlink(missing_ok=True)
+            # libgit2's lock on the scratch index: only ever taken under index.lock, which we hold, so a left one
+            # is a killed memgit's and would make every later write fail ("the index is locked")
+            scratch.with_name(scratch.name + ".lock").unlink(missing_ok=True)
             if (self.gitdir / "index").exists():
                 shutil.copyfile(self.gitdir / "index", scratch)
             idx = pygit2.Index(str(scratch))
@@ -450,7 +459,6 @@ class Repo:
             idx.write()
             os.replace(scratch, self.gitdir / "index")  # atomic for readers; the (tagged) lock is held till now
         finally:
-            os.close(fd)
             lock.unlink(missing_ok=True)
 
     def clear_stale_index_lock(self) -> bool:

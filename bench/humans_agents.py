@@ -67,6 +67,15 @@ def agent(vault: Path, k: int, writes: int, go: Path) -> None:
     print(json.dumps(out))
 
 
+def _kind(reason: str) -> str:
+    """A refused attempt's cause, in a few words."""
+    if "cannot lock ref 'HEAD'" in reason:
+        return "HEAD moved between git reading it and moving it"
+    if "index.lock" in reason:
+        return "index.lock held (an agent's index/work-tree sync)"
+    return reason[:200]
+
+
 def human(vault: Path, go: Path, stop: Path, env: dict[str, str]) -> None:
     while not go.exists():
         time.sleep(0.005)
@@ -74,6 +83,7 @@ def human(vault: Path, go: Path, stop: Path, env: dict[str, str]) -> None:
     n = 0
     took: list[float] = []
     failed = 0
+    reasons: dict[str, int] = {}
     while not stop.exists():
         n += 1
         note = vault / "notes" / "human.md"
@@ -89,7 +99,11 @@ def human(vault: Path, go: Path, stop: Path, env: dict[str, str]) -> None:
             took.append(time.monotonic() - t)
             if r.returncode != 0:
                 failed += 1
-                print(f"human commit attempt failed: {(r.stdout + r.stderr).strip()[-160:]}", file=sys.stderr)
+                said = [ln.strip() for ln in (r.stdout + r.stderr).splitlines() if ln.strip()]
+                why = [ln for ln in said if ln.startswith(("fatal:", "error:", "memgit:", "- hook id:", "hint:"))]
+                reason = " / ".join(why or said[-3:])[:400]
+                reasons[_kind(reason)] = reasons.get(_kind(reason), 0) + 1
+                print(f"human commit attempt failed: {reason}", file=sys.stderr)
             tracebacks += "Traceback" in r.stdout + r.stderr
             if r.returncode == 0:
                 made += 1
@@ -106,6 +120,7 @@ def human(vault: Path, go: Path, stop: Path, env: dict[str, str]) -> None:
                 "gave_up": gave_up,
                 "tracebacks": tracebacks,
                 "failed_attempts": failed,
+                "reasons": reasons,
                 "median_s": took[len(took) // 2] if took else 0,
                 "max_s": took[-1] if took else 0,
             }
@@ -177,6 +192,8 @@ def main() -> int:
             f"| {args.writers} x {args.writes} | {len(acked)}/{len(writes)} | {len(lost)} | {len(exit2_committed)} | {tracebacks} "
             f"| {human_result['made']} ({human_result['gave_up']}; {human_result['failed_attempts']}) | {human_result['median_s']:.1f} / {human_result['max_s']:.1f} | {'clean' if verify == fsck == 0 else f'verify {verify}, fsck {fsck}'} | {wall:.0f} |"
         )
+        for text, count in sorted(human_result["reasons"].items(), key=lambda kv: -kv[1]):
+            print(f"  human attempt refused {count}x: {text}", file=sys.stderr)
         for text, count in sorted(other.items(), key=lambda kv: -kv[1])[:8]:
             print(f"  {count}x {text}", file=sys.stderr)
         ok = not lost and not exit2_committed and not tracebacks and not human_result["gave_up"] and verify == fsck == 0

@@ -346,8 +346,8 @@ class Recall:
                 prior *= TUNING["who"]  # "who ...?" and the hit names one of the vault's people
             if reads[d.kind] == "facts":  # a curated fact over the raw log line it came from, at equal relevance
                 prior *= TUNING["fact"]
-            if d.status != "active":
-                prior *= 0.5
+            if d.status != "active" and not (self.valid_at and d.fact_id and _true_at(d, self.valid_at)):
+                prior *= 0.5  # retired: unless asked about a day it was true on (--valid-at)
             if in_window:
                 prior *= TUNING["date_boost"]  # the question's date is matched: relevance, not a prior
             if (d.path, d.text) in scaffold:  # the template's own words about memgit: not the user's memory

@@ -162,3 +162,18 @@ def test_a_who_question_prefers_a_hit_naming_a_person(vault: Path) -> None:
     _rc, data = recall(vault, "who does yuki report to")
     hits = data["hits"] or data["weak"]
     assert hits[0]["text"] == "Sunita Karimi is her manager", hits[:3]
+
+
+def test_valid_at_ranks_the_fact_true_that_day_without_the_retired_penalty(vault: Path) -> None:
+    add = ("fact", "add", "people/sarah")
+    old = memgit_json(
+        *add, "Sarah works at Acme", "--category", "relationship", "--valid-from", "2025-01-01", cwd=vault
+    )
+    memgit_json(
+        *add, "Sarah works remotely on Fridays", "--category", "status", "--valid-from", "2024-01-01", cwd=vault
+    )
+    memgit_json("supersede", old["id"], "Sarah works at Initech", "--valid-from", "2026-02-01", cwd=vault)
+    # on 2025-06-01 the Acme fact was true: superseded since, but not a retired answer to that question
+    _rc, data = recall(vault, "sarah works", "--valid-at", "2025-06-01")
+    hits = data["hits"] or data["weak"]
+    assert hits[0]["id"] == old["id"] and hits[0]["valid"] is True, hits[:2]

@@ -204,13 +204,8 @@ class Recall:
                 lines.append((p, n, t))
         self.corpus_bytes += sum(searched)
         if len(lines) > CANDIDATES:
-            weights = list(self.weights.items())
-
-            def quick(hit: tuple[str, int, str]) -> tuple[float, int, str, int]:
-                low = fold(hit[2])  # substring test: a prefilter, the full ranking comes after
-                return (-sum([w for t, w in weights if t in low]), len(hit[2]), hit[0], hit[1])
-
-            lines = heapq.nsmallest(CANDIDATES, lines, key=quick)
+            lines = self._cut(lines)
+        lines.sort(key=lambda hit: (hit[0], hit[1]))  # one order, whichever search found them
         files: dict[str, list[str]] = {}
         for path, n, text in lines:
             if kinds[path] != "entity-items":
@@ -220,6 +215,24 @@ class Recall:
                 files[path] = (read_work(self.vault, path) or b"").decode("utf-8", errors="replace").split("\n")
             body = files[path]
             yield Match(path, n, text, tuple(body[max(0, n - 2) : n - 1]), tuple(body[n : n + 9]))
+
+    def _cut(self, lines: list[tuple[str, int, str]]) -> list[tuple[str, int, str]]:
+        """The CANDIDATES lines sharing the most query words (a substring test on the folded text: a prefilter,
+        the full ranking comes after), then the shortest, then by path and line; one pass per word, not per line."""
+        texts = "\n".join(t for _, _, t in lines).casefold()
+        lows = texts.split("\n") if texts.isascii() else [fold(t) for _, _, t in lines]
+        score = [0.0] * len(lines)
+        for term, w in self.weights.items():
+            for i in [i for i, low in enumerate(lows) if term in low]:
+                score[i] -= w
+        order = sorted(range(len(lines)), key=score.__getitem__)
+        cut = score[order[CANDIDATES - 1]]
+        keep = [i for i in order if score[i] < cut]
+        tied = [i for i in order if score[i] == cut]
+        keep += heapq.nsmallest(
+            CANDIDATES - len(keep), tied, key=lambda i: (len(lines[i][2]), lines[i][0], lines[i][1])
+        )
+        return [lines[i] for i in keep]
 
     def _entity_matches(self, tree: str | None) -> Any:
         """L1: entities whose name matches a query word bring all their facts along."""

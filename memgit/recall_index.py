@@ -365,11 +365,40 @@ def _search(
     return _open(vault, tree, fresh=True).search(vault, tree or "", alternatives)
 
 
+_STARTED: list[tuple[Path, _WorkTree]] = []  # a git status started before the vault was opened (the CLI)
+
+
+def prestart(path: str | os.PathLike[str]) -> None:
+    """Start the work tree's git status now, so it runs while the rest of recall is imported and set up."""
+    discard()
+    with contextlib.suppress(OSError):  # no such folder: opening the vault says so
+        _STARTED.append((Path(path).resolve(), _WorkTree(Path(path))))
+
+
+def discard() -> None:
+    """Stop a prestarted git status nobody used."""
+    while _STARTED:
+        _, status = _STARTED.pop()
+        if status.proc.poll() is None:
+            status.proc.kill()
+        status.proc.communicate()
+
+
+def _status(root: Path) -> _WorkTree:
+    while _STARTED:
+        where, status = _STARTED.pop()
+        if where == root.resolve() or root.resolve() in where.parents:
+            return status
+        _STARTED.append((where, status))
+        discard()
+    return _WorkTree(root)
+
+
 def grep(vault: Vault, rx: re.Pattern[str], alternatives: list[tuple[str, bool]]) -> Found:
     """What rg with `rx` over the work tree finds (memgit/rg.py `grep_lines`): the index's lines at the commit
     `git status` compared the work tree with, and the lines of the files it names as changed, read from disk.
     The index is read while git status runs."""
-    status = _WorkTree(vault.root)
+    status = _status(vault.root)
     try:
         tree = vault.head_tree()
         rows, total = _search(vault, tree, alternatives)

@@ -42,9 +42,16 @@ def _line(h: Mapping[str, Any]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    result = _common.vault(args).recall(
-        _common.read_text(args.query), args.k, args.as_of, args.layer, args.history, args.archive, args.valid_at
-    )
+    from memgit import recall_index
+
+    if args.as_of is None and recall_index.enabled():
+        recall_index.prestart(args.vault_dir)  # git status runs while the vault opens and the query is read
+    try:
+        result = _common.vault(args).recall(
+            _common.read_text(args.query), args.k, args.as_of, args.layer, args.history, args.archive, args.valid_at
+        )
+    finally:
+        recall_index.discard()
     weak = result.get("weak", [])
     none = (
         "nothing relevant: no hit matches half of the question" + "".join(f"\n  weak: {_line(h)}" for h in weak[:3])

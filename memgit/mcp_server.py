@@ -327,6 +327,8 @@ _PREWARM = (
     "memgit.recall",
     "memgit.recall_docs",
     "memgit.recall_time",
+    "memgit.recall_index",
+    "memgit.worktree_watch",
     "memgit.rg",
     "memgit.tokens",
     "memgit.cite",
@@ -354,7 +356,13 @@ def _prewarm(path: Path) -> None:
     for rule in rules.RULES:
         rules.get(rule)
     with suppress(MemgitError):  # the first call reports it
-        Vault(path).config  # noqa: B018 (parsed once and cached by its blob id)
+        vault = Vault(path)
+        vault.config  # noqa: B018 (parsed once and cached by its blob id)
+        from memgit import recall_index
+
+        if recall_index.enabled() and vault.repo.workdir is not None:
+            recall_index.watch(vault)  # recalls then learn what changed in the work tree without a git status
+            recall_index.warm(vault)  # the recall index open and at HEAD's tree before the first recall
 
 
 def serve(path: Path, agent: str | None = None) -> None:

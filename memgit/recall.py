@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import heapq
 import math
@@ -190,8 +191,11 @@ class Recall:
         cfg = self.vault.config
         searched: list[int] = []
         matched: Iterable[tuple[str, int, str]]
+        found = None
         if self.use_index:  # the same lines and bytes as rg's, from the index under .git/memgit/recall/
-            found = recall_index.grep(self.vault, re.compile(self.pattern(), re.I), alternatives(self.pairs))
+            with contextlib.suppress(recall_index.Unusable):  # no index here (read-only .git): rg
+                found = recall_index.grep(self.vault, re.compile(self.pattern(), re.I), alternatives(self.pairs))
+        if found is not None:
             matched, searched = found.lines, [found.searched]
         else:
             globs = ["!INDEX.md", "!*/INDEX.md", "!*/INDEX-*.md"]  # recall_index.searched_by_rg mirrors these

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     import subprocess
 
     from memgit.context import VaultContext as Vault
+    from memgit.worktree_watch import Watch
 
 VERSION = "1"
 FOLDER = "recall"  # .git/memgit/recall/
@@ -348,21 +349,28 @@ def _open(vault: Vault, tree: str | None, fresh: bool = False) -> Index:
     raise sqlite3.DatabaseError(f"the recall index under {where} could not be built")
 
 
+class Unusable(Exception):
+    """No index can be built or read here (a read-only .git, a full disk): recall runs rg over the work tree."""
+
+
 def _search(
     vault: Vault, tree: str | None, alternatives: list[tuple[str, bool]]
 ) -> tuple[list[tuple[str, int, str]], int]:
-    index = _open(vault, tree)
     try:
-        return index.search(vault, tree or "", alternatives)
-    except sqlite3.OperationalError as exc:
-        if "locked" in str(exc) or "busy" in str(exc):
-            from memgit.errors import Conflict
+        index = _open(vault, tree)
+        try:
+            return index.search(vault, tree or "", alternatives)
+        except sqlite3.OperationalError as exc:
+            if "locked" in str(exc) or "busy" in str(exc):
+                from memgit.errors import Conflict
 
-            raise Conflict(f"the recall index is locked by another process: {exc}", "try again") from None
-    except (sqlite3.DatabaseError, _Rebuild):
-        pass
-    # unreadable, malformed or not diffable to this tree: a new index, built once
-    return _open(vault, tree, fresh=True).search(vault, tree or "", alternatives)
+                raise Conflict(f"the recall index is locked by another process: {exc}", "try again") from None
+        except (sqlite3.DatabaseError, _Rebuild):
+            pass
+        # unreadable, malformed or not diffable to this tree: a new index, built once
+        return _open(vault, tree, fresh=True).search(vault, tree or "", alternatives)
+    except (OSError, sqlite3.Error, _Rebuild) as exc:
+        raise Unusable(str(exc)) from None
 
 
 _STARTED: list[tuple[Path, _WorkTree]] = []  # a git status started before the vault was opened (the CLI)
@@ -394,22 +402,35 @@ def _status(root: Path) -> _WorkTree:
     return _WorkTree(root)
 
 
+_WATCHES: dict[Path, Watch] = {}
+
+
+def watch(vault: Vault) -> None:
+    """Watch the work tree (Linux inotify) so this process's recalls need no git status each (the MCP server)."""
+    from memgit.worktree_watch import Unavailable, Watch
+
+    root = vault.root.resolve()
+    if root in _WATCHES or vault.repo.workdir is None:
+        return
+    with contextlib.suppress(Unavailable):
+        _WATCHES[root] = Watch(root)
+
+
 def grep(vault: Vault, rx: re.Pattern[str], alternatives: list[tuple[str, bool]]) -> Found:
     """What rg with `rx` over the work tree finds (memgit/rg.py `grep_lines`): the index's lines at the commit
-    `git status` compared the work tree with, and the lines of the files it names as changed, read from disk.
-    The index is read while git status runs."""
-    status = _status(vault.root)
-    try:
+    the work tree was compared with, and the lines of the files that differ from it, read from disk."""
+    watched = _WATCHES.get(vault.root.resolve())
+    dirty = None
+    if watched is not None:
         tree = vault.head_tree()
-        rows, total = _search(vault, tree, alternatives)
-        head, dirty = status.wait()
-    finally:
-        if status.proc.returncode is None:
-            status.proc.kill()
-            status.proc.wait()
-    at = vault.repo.commit_tree(head) if head is not None else None
-    if at != tree:  # a commit landed after HEAD was read: status compared the work tree with its tree
-        tree = at
+        dirty = watched.changes(vault, tree)
+        if dirty is None:
+            watched.before_status()
+    if dirty is None:
+        tree, dirty, rows, total = _status_and_search(vault, alternatives)
+        if watched is not None:
+            watched.after_status(tree, dirty)
+    else:
         rows, total = _search(vault, tree, alternatives)
     # an ASCII line without "_" holds a word starting with a prefix exactly where the pattern matches
     # (a word start there); other lines may differ ("foo_zurich", "Straße"): the pattern decides, as in rg
@@ -442,6 +463,26 @@ def grep(vault: Vault, rx: re.Pattern[str], alternatives: list[tuple[str, bool]]
     return Found(lines, searched)
 
 
+def _status_and_search(
+    vault: Vault, alternatives: list[tuple[str, bool]]
+) -> tuple[str | None, set[str], list[tuple[str, int, str]], int]:
+    """git status and the index query at once; the index at the commit git status compared the work tree with."""
+    status = _status(vault.root)
+    try:
+        tree = vault.head_tree()
+        rows, total = _search(vault, tree, alternatives)
+        head, dirty = status.wait()
+    finally:
+        if status.proc.returncode is None:
+            status.proc.kill()
+            status.proc.wait()
+    at = vault.repo.commit_tree(head) if head is not None else None
+    if at != tree:  # a commit landed after HEAD was read: status compared the work tree with its tree
+        tree = at
+        rows, total = _search(vault, tree, alternatives)
+    return tree, dirty, rows, total
+
+
 def _long(rx: re.Pattern[str], text: str, size: int) -> str:
     if size <= MAX_COLUMNS:
         return text
@@ -450,5 +491,5 @@ def _long(rx: re.Pattern[str], text: str, size: int) -> str:
 
 def warm(vault: Vault) -> None:
     """Open (or build) the index and bring it to HEAD's tree: the MCP server does it before the first recall."""
-    tree = vault.head_tree()
-    _open(vault, tree).search(vault, tree or "", [])
+    with contextlib.suppress(Unusable):
+        _search(vault, vault.head_tree(), [])

@@ -186,3 +186,53 @@ def test_unborn_head_reads_the_work_tree(tmp_path: Path) -> None:
     (tmp_path / "notes.md").write_text("Moved to Zürich\n")
     assert recall(tmp_path, "zurich") == recall(tmp_path, "zurich", RG)
     assert recall(tmp_path, "zurich")["hits"]
+
+
+def test_a_watched_work_tree_needs_no_git_status_and_gives_the_same_hits(
+    lived: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The MCP server's way: inotify says what changed; each change is checked against the tree."""
+    from memgit import recall_index
+    from memgit.api import Vault
+    from memgit.recall import recall as library_recall
+
+    if not recall_index.enabled() or not Path("/proc/sys/fs/inotify").is_dir():
+        pytest.skip("inotify is Linux only")
+    vault = Vault(lived)
+    recall_index.watch(vault)
+    try:
+
+        def same(*queries: str) -> None:
+            for q in queries:
+                assert library_recall(Vault(lived), q, k=50) == library_recall(Vault(lived), q, k=50, index=False), q
+
+        same("zurich")  # the first recall runs one full git status
+        statuses: list[Path] = []
+        real = recall_index._WorkTree
+
+        def counted(root: Path) -> recall_index._WorkTree:
+            statuses.append(root)
+            return real(root)
+
+        monkeypatch.setattr(recall_index, "_WorkTree", counted)
+        journal = next((lived / "memory").glob("2*.md"))
+        journal.write_text(journal.read_text().replace("Zürich", "Zug"), encoding="utf-8")
+        (lived / "contexts" / "notes.md").unlink()
+        (lived / "contexts" / "new.md").write_text("Hélène moves to 東京 with drafts\n")
+        (lived / "contexts" / "ignored.swp").write_text("zurich in an ignored file\n")
+        (lived / "projects" / "zurich-move").mkdir(parents=True)  # a new folder, a file in it at once
+        (lived / "projects" / "zurich-move" / "plan.md").write_text("Zurich move plan with Hélène\n")
+        same("zurich", "Hélène", "東京", "drafts")
+        assert not any("Moved to Zürich" in h["text"] for h in library_recall(Vault(lived), "zurich", k=50)["hits"])
+        git(lived, "commit", "-qam", "the edit and the deletion", "--no-verify")  # HEAD moves under the watch
+        same("zurich", "Hélène")
+        git(lived, "stash", "-u", "-q")  # the work tree back to HEAD
+        same("zurich", "Hélène", "drafts")
+        git(lived, "stash", "pop", "-q")
+        same("zurich", "Hélène", "drafts")
+        assert statuses == []  # all of it without a git status
+        (lived / ".gitignore").write_text((lived / ".gitignore").read_text().replace("*.swp", ""))
+        same("zurich")  # what git ignores changed: one full git status
+        assert len(statuses) == 1
+    finally:
+        recall_index._WATCHES.pop(vault.root.resolve()).close()

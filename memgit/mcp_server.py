@@ -6,7 +6,6 @@ Every CLI verb an agent uses is a tool: parameters carry descriptions (pydantic 
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar, cast
@@ -42,17 +41,13 @@ AsOf = Annotated[str | None, Field(description=WHEN)]
 Cmd = Annotated[str, Field(description="a model command: gets the prompt on stdin, answers JSON on stdout")]
 
 
-def build(path: Path) -> MCPServer:
+def build(path: Path, instructions: str) -> MCPServer:
     from memgit.api import Vault
 
     server: MCPServer = MCPServer(
         name="memgit",
         version=__version__,
-        instructions=(
-            "Long-term memory in a git vault. Start a session with `brief`; `recall` before relying on memory; "
-            "`cite` a hit before it steers a decision; write with `log`, `fact_add`, `supersede`, `decide`, `now_set`; "
-            "run `heartbeat` from your own heartbeat."
-        ),
+        instructions=instructions,
     )
 
     def call(fn: Callable[[Vault], T]) -> T:
@@ -341,7 +336,7 @@ _PREWARM = (
 )
 
 
-def _prewarm(path: Path) -> None:
+def prewarm(path: Path) -> None:
     from contextlib import suppress
     from importlib import import_module
 
@@ -363,12 +358,3 @@ def _prewarm(path: Path) -> None:
         if recall_index.enabled() and vault.repo.workdir is not None:
             recall_index.watch(vault)  # recalls then learn what changed in the work tree without a git status
             recall_index.warm(vault)  # the recall index open and at HEAD's tree before the first recall
-
-
-def serve(path: Path, agent: str | None = None) -> None:
-    import threading
-
-    if agent:
-        os.environ["MEMGIT_AGENT"] = agent
-    threading.Thread(target=_prewarm, args=(path,), name="memgit-prewarm", daemon=True).start()
-    build(path).run("stdio")

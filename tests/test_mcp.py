@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
@@ -326,3 +327,63 @@ def test_session_append_and_context_switch_through_tools(vault: Path, tmp_path: 
     assert bad.is_error  # not one of the enum's kinds
     assert [c["name"] for c in listed["contexts"] if c["active"]] == ["b"]
     assert "context: b" in (vault / "NOW.md").read_text()
+
+
+# ---- the early `initialize` answer (memgit/commands/mcp.py) -------------------------------------
+
+
+def raw_session(vault: Path, *lines: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every line the server writes for these JSON-RPC lines, read until each request is answered, then stdin
+    is closed and the rest read (the SDK may drop a request still running when stdin closes)."""
+    exe = shutil.which("memgit", path=str(BIN)) or "memgit"
+    proc = subprocess.Popen(
+        [exe, "-C", str(vault), "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, **NOW},
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write("".join(json.dumps(m) + "\n" for m in lines).encode())
+    proc.stdin.flush()
+    waiting = {m["id"] for m in lines if "id" in m}
+    out: list[dict[str, Any]] = []
+    while waiting:
+        line = proc.stdout.readline()
+        assert line, proc.stderr.read() if proc.stderr else ""
+        out.append(json.loads(line))
+        waiting.discard(out[-1].get("id"))
+    proc.stdin.close()
+    out.extend(json.loads(line) for line in proc.stdout.read().splitlines())
+    assert proc.wait(timeout=60) == 0
+    return out
+
+
+def initialize(rid: int, version: str) -> dict[str, Any]:
+    params = {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}
+    return {"jsonrpc": "2.0", "id": rid, "method": "initialize", "params": params}
+
+
+@pytest.mark.parametrize("version", ["2025-06-18", "2024-11-05", "1999-01-01"])
+def test_the_early_initialize_answer_is_the_sdks_answer(vault: Path, version: str) -> None:
+    """The first `initialize` is answered before the SDK is loaded; a second one, answered by the SDK itself,
+    must be the same (capabilities, server info, instructions, negotiated version); each id answered once."""
+    out = raw_session(
+        vault,
+        initialize(1, version),
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        initialize(2, version),
+        {"jsonrpc": "2.0", "id": 3, "method": "ping"},
+    )
+    assert [m.get("id") for m in out] == [1, 2, 3], out
+    ours, sdks = out[0]["result"], out[1]["result"]
+    assert ours == sdks
+    assert ours["serverInfo"]["name"] == "memgit"
+    assert ours["protocolVersion"] == (version if version != "1999-01-01" else ours["protocolVersion"])
+    assert ours["protocolVersion"] != "1999-01-01"
+    assert out[2] == {"jsonrpc": "2.0", "id": 3, "result": {}}
+
+
+def test_a_first_line_that_is_not_initialize_goes_to_the_sdk(vault: Path) -> None:
+    out = raw_session(vault, {"jsonrpc": "2.0", "id": 7, "method": "initialize", "params": {"capabilities": {}}})
+    assert [m.get("id") for m in out] == [7] and "error" in out[0], out  # malformed params: the SDK's error

@@ -1,9 +1,14 @@
+"""memgit mcp: serve the vault over stdio (Model Context Protocol); the tools are in memgit/mcp_server.py."""
+
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from pathlib import Path
 from typing import Any
 
+from memgit import __version__
 from memgit.commands import _common
 
 
@@ -15,8 +20,189 @@ def register(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from memgit.api import Vault
 
-    root = Vault(args.vault_dir).root  # fail fast, with a clear error, before loading the MCP SDK (~1 s)
-    from memgit.mcp_server import serve
-
+    root = Vault(args.vault_dir).root  # fail fast, with a clear error, before loading the MCP SDK
     serve(Path(root), args.agent)
     return 0
+
+
+# ---- start-up: `initialize` answered while the SDK loads -------------------------------------------
+#
+# Importing the MCP SDK (mcp 2.x: every submodule runs the package's __init__, which loads the client, the
+# server and the pydantic models of two protocol eras) costs ~0.5 s of CPU, and building the tools' schemas
+# more; a client waits for `initialize` before anything else. So the server answers a well-formed first
+# `initialize` itself, from the SDK's own version list (read without importing the package) and the same
+# capabilities and server info the SDK gives (tests/test_mcp.py compares the two answers), while a thread
+# imports the SDK and builds the server. Then the SDK serves the connection through the public
+# `run("stdio")`: its stdin is a pipe that replays that `initialize` first (the SDK's session starts
+# initialized, with the client's parameters) and then carries the client's bytes; its stdout is a pipe whose
+# answer to the replayed `initialize` is dropped, every other line copied to the client as written.
+
+CAPABILITIES = {
+    "prompts": {"listChanged": False},
+    "resources": {"listChanged": False, "subscribe": False},
+    "tools": {"listChanged": False},
+}
+INSTRUCTIONS = (
+    "Long-term memory in a git vault. Start a session with `brief`; `recall` before relying on memory; "
+    "`cite` a hit before it steers a decision; write with `log`, `fact_add`, `supersede`, `decide`, `now_set`; "
+    "run `heartbeat` from your own heartbeat."
+)
+
+
+def _handshake_versions() -> tuple[str, ...]:
+    """The protocol versions the SDK negotiates through `initialize`, from mcp_types/version.py alone (a module
+    without imports): importing it the ordinary way would run the whole package first."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("mcp_types")
+    folder = spec.submodule_search_locations if spec is not None else None
+    if not folder:
+        raise ImportError("mcp_types")
+    module_spec = importlib.util.spec_from_file_location(
+        "_memgit_mcp_versions", Path(next(iter(folder))) / "version.py"
+    )
+    if module_spec is None or module_spec.loader is None:
+        raise ImportError("mcp_types/version.py")
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)
+    return tuple(module.HANDSHAKE_PROTOCOL_VERSIONS)
+
+
+def initialize_answer(line: bytes) -> tuple[Any, bytes] | None:
+    """(request id, the answer line) for a well-formed JSON-RPC `initialize` request; None for anything else
+    (the SDK then sees the line as sent and answers it, an error included)."""
+    import json
+
+    try:
+        msg = json.loads(line)
+    except ValueError:
+        return None
+    if not isinstance(msg, dict) or msg.get("jsonrpc") != "2.0" or msg.get("method") != "initialize":
+        return None
+    rid, params = msg.get("id"), msg.get("params")
+    if isinstance(rid, bool) or not isinstance(rid, (int, str)) or not isinstance(params, dict):
+        return None
+    client = params.get("clientInfo")
+    if (
+        not isinstance(params.get("protocolVersion"), str)
+        or not isinstance(params.get("capabilities"), dict)
+        or not isinstance(client, dict)
+        or not isinstance(client.get("name"), str)
+        or not isinstance(client.get("version"), str)
+    ):
+        return None
+    try:
+        versions = _handshake_versions()
+    except (ImportError, OSError, AttributeError):
+        return None  # an SDK laid out otherwise: it answers itself
+    requested = params["protocolVersion"]
+    result = {
+        "capabilities": CAPABILITIES,
+        "instructions": INSTRUCTIONS,
+        "protocolVersion": requested if requested in versions else versions[-1],
+        "serverInfo": {"name": "memgit", "version": __version__},
+    }
+    return rid, json.dumps({"jsonrpc": "2.0", "id": rid, "result": result}, separators=(",", ":")).encode() + b"\n"
+
+
+def _is_answer_to(line: bytes, rid: Any) -> bool:
+    import json
+
+    try:
+        msg = json.loads(line)
+    except ValueError:
+        return False
+    return (
+        isinstance(msg, dict) and msg.get("id") == rid and ("result" in msg or "error" in msg) and "method" not in msg
+    )
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def serve(path: Path, agent: str | None = None) -> None:
+    import threading
+    from contextlib import suppress
+
+    if agent:
+        os.environ["MEMGIT_AGENT"] = agent
+    loaded: list[Any] = []  # the SDK's server (its type lives in the SDK, not imported here), or what failed
+
+    def load() -> None:
+        try:
+            from memgit.mcp_server import build
+
+            loaded.append(build(path, INSTRUCTIONS))
+        except BaseException as exc:  # raised again in the main thread, where main() maps it to an exit code
+            loaded.append(exc)
+
+    loader = threading.Thread(target=load, name="memgit-mcp-load", daemon=True)
+    loader.start()
+    wire_in, wire_out = os.dup(0), os.dup(1)
+    reader = os.fdopen(wire_in, "rb", buffering=0)
+    first = _readline(reader)
+    early = initialize_answer(first) if first else None
+    if early is not None:
+        _write_all(wire_out, early[1])
+    loader.join()
+    server = loaded[0]
+    if isinstance(server, BaseException):
+        raise server
+    from memgit.mcp_server import prewarm
+
+    threading.Thread(target=prewarm, args=(path,), name="memgit-prewarm", daemon=True).start()
+    # the SDK reads fd 0 and writes fd 1: pipes fed and drained here
+    in_r, in_w = os.pipe()
+    out_r, out_w = os.pipe()
+    os.dup2(in_r, 0)
+    os.dup2(out_w, 1)
+    os.close(in_r)
+    os.close(out_w)
+
+    def feed() -> None:
+        try:
+            if first:
+                _write_all(in_w, first)
+            while chunk := reader.read(65536):
+                _write_all(in_w, chunk)
+        except OSError:
+            pass  # the server is gone
+        finally:
+            os.close(in_w)
+
+    def drain() -> None:
+        pending = early[0] if early is not None else None
+        with os.fdopen(out_r, "rb") as out:
+            for line in out:
+                if pending is not None and _is_answer_to(line, pending):
+                    pending = None  # the SDK's answer to the replayed initialize: the client has ours
+                    continue
+                with suppress(OSError):  # the client is gone: keep draining so the server never blocks
+                    _write_all(wire_out, line)
+
+    threading.Thread(target=feed, name="memgit-mcp-in", daemon=True).start()
+    drainer = threading.Thread(target=drain, name="memgit-mcp-out", daemon=True)
+    drainer.start()
+    try:
+        server.run("stdio")
+    finally:
+        sys.stdout.flush()
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)  # the last writer of the pipe: the drainer sees its end after every answer
+        os.close(devnull)
+        drainer.join(timeout=10)
+
+
+def _readline(reader: Any) -> bytes:
+    """One line from an unbuffered binary stream, byte by byte (nothing past it is consumed)."""
+    out = bytearray()
+    while True:
+        b = reader.read(1)
+        if not b:
+            return bytes(out)
+        out += b
+        if b == b"\n":
+            return bytes(out)

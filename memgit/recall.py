@@ -58,11 +58,16 @@ TUNING = {
     "prf_named": True,  # only for a question that names an entity (feedback from the others' memory)
     "prf_terms": 10.0,
     "who": 1.2,  # a "who" question and a hit naming one of the vault's people
+    "context": 0.0,  # a journal line's neighbouring entries: weight of the question words only they hold
+    "context_coverage": 0.0,  # ... and their share in the coverage ("nothing relevant")
+    "compounds": True,  # in a compounding language, "Töpferkurs" holds "Kurs" (its head: the last part)
+    "proximity": 0.0,  # the question's words close together in a line: up to ×(1 + proximity)
     "name_text": 0.0,  # BM25F weight of the name field vs the text (2: a name the text repeats counts more; off: a coin flip)
 }
 ENTITY_WORDS = {"people": "person", "companies": "company", "projects": "project"}
 ENTITY_KINDS = ("entity-items", "entity-summary")
 WHO = {"who", "whom", "whose", "wer", "wem", "wen", "wessen", "qui", "quien", "quienes", "chi", "quem"}
+COMPOUNDING = {"german", "dutch", "swedish", "danish", "norwegian"}
 PERSON = "\x00person"  # a linked person, when only a "who" question wants it (not a word to match)
 
 
@@ -300,6 +305,7 @@ class Recall:
             for d, b in zip(docs, bags, strict=False)
         ]
         self._link(docs, bags)
+        self._compounds(bags)
         n = len(docs)
         if TUNING["corpus_idf"] and docs and self.corpus_bytes:
             # idf against the whole vault, not the candidates: every line holding a query word is a candidate
@@ -322,8 +328,9 @@ class Recall:
         subject = focus[0] if focus else set()
         asks: list[float] = []  # what each hit matches of the question's "what" (its words but the named entity's)
         factors: list[float] = []
+        near = self._context(docs, reads)
         about: list[bool] = []  # the hit is of or names the entity the question names
-        for d, bag, dl in zip(docs, bags, lens, strict=False):
+        for d, bag, dl, ctx in zip(docs, bags, lens, near, strict=False):
             # an entity's own memory is about it: its name says which entity, the other words say what
             if d.kind in ENTITY_KINDS:
                 own = set(self.tokens(d.extra)) & named
@@ -345,6 +352,10 @@ class Recall:
             got = sum(
                 idf[t] * (1.0 if t in words else 0.5 if self.related.get(t, set()) & words else 0.0) for t in self.terms
             )
+            for t in ctx - words if ctx else ():  # said around it, not in it: the conversation's topic
+                w = self.weights.get(t, 0.0)
+                what += TUNING["context"] * w * idf[t] * (K1 + 1) / (1 + K1 * (1 - B + B * dl / max(avgdl, 1e-9)))
+                got += TUNING["context_coverage"] * idf[t] * (t in self.terms)
             in_window = bool(
                 self.when
                 and reads[d.kind] == "entries"
@@ -359,6 +370,8 @@ class Recall:
             about.append(bool(focus and self._on_focus(d, words, focus)))
             if focus and not about[-1]:
                 prior *= TUNING["focus"]  # the question names an entity this hit neither belongs to nor names
+            if TUNING["proximity"]:
+                prior *= 1.0 + TUNING["proximity"] * self._near(d.text, words)
             if d.flags.get("names_person"):
                 prior *= TUNING["who"]  # "who ...?" and the hit names one of the vault's people
             if reads[d.kind] == "facts":  # a curated fact over the raw log line it came from, at equal relevance
@@ -382,6 +395,53 @@ class Recall:
                         d.score += factor * w * floor * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / max(avgdl, 1e-9)))
         self._decay(sorted(docs, key=lambda d: -d.score))
         return docs
+
+    def _near(self, text: str, words: set[str]) -> float:
+        """How close the question's words stand in a line: (matched - 1) / (shortest window holding them - 1), 0..1."""
+        matched = words & set(self.terms)
+        if len(matched) < 2:
+            return 0.0
+        seq = self.tokens(text)
+        where = [(i, t) for i, t in enumerate(seq) if t in matched]
+        need, best = len({t for _, t in where}), len(seq)
+        if need < 2:
+            return 0.0
+        for a in range(len(where)):
+            seen: set[str] = set()
+            for b in range(a, len(where)):
+                seen.add(where[b][1])
+                if len(seen) == need:
+                    best = min(best, where[b][0] - where[a][0] + 1)
+                    break
+        return (need - 1) / max(1, best - 1)
+
+    def _compounds(self, bags: list[list[str]]) -> None:
+        """German, Dutch, Scandinavian: a compound's last part is what it is ("Töpferkurs" is a "Kurs"), so a word
+        of the question that ends a longer word of a hit counts as in the hit. Only the head, never a prefix
+        ("Kursleiter" is not a Kurs), and only for the question's own words of 4+ letters."""
+        if not TUNING["compounds"] or not COMPOUNDING & set(self.languages):
+            return
+        heads = {stem for surface, stem in self.pairs if len(surface) >= 4 and len(stem) >= 3 and stem in self.terms}
+        for bag in bags:
+            found = {h for u in bag if u not in heads for h in heads if len(u) >= len(h) + 3 and u.endswith(h)}
+            bag.extend(sorted(found))
+
+    def _context(self, docs: list[Doc], reads: dict[str, str]) -> list[set[str]]:
+        """The question's words in the entries just before and after a journal line (same day): its context."""
+        out: list[set[str]] = []
+        files: dict[str, list[str]] = {}
+        for d in docs:
+            if not TUNING["context"] or reads[d.kind] != "entries" or d.kind != "journal":
+                out.append(set())
+                continue
+            if d.path not in files:
+                data = (self.vault.repo.read(self.tree, d.path) if self.tree else read_work(self.vault, d.path)) or b""
+                files[d.path] = data.decode("utf-8", errors="replace").split("\n")
+            lines = files[d.path]
+            around = (lines[i - 1] for i in (d.line - 1, d.line + 1) if 1 <= i <= len(lines))
+            out.append({t for ln in around if ln.startswith("- ") for t in self.tokens(_JOURNAL_META.sub(" ", ln))})
+        wanted = set(self.weights)
+        return [c & wanted for c in out]
 
     def _feedback(self, docs: list[Doc], asks: list[float], subject: set[str]) -> dict[str, float]:
         """Pseudo-relevance feedback: the words most of the best matches of the question's "what" share (across

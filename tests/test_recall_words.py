@@ -143,3 +143,24 @@ def test_entity_linking_meets_stemmed_words(vault: Path) -> None:
     memgit_json("fact", "add", "people/sarah", "Now at Pied Piper", "--category", "relationship", cwd=vault)
     hits = found(vault, "sarah company")
     assert hits[0] == "Now at Pied Piper", hits
+
+
+def test_a_german_compound_holds_its_last_part(vault: Path) -> None:
+    cfg = vault / ".memgit.yaml"
+    cfg.write_text(cfg.read_text().replace("languages: [english]", "languages: [german, english]"))
+    git(vault, "commit", "-qam", "config: german first")
+    memgit_json("log", "Lena: Ich war gestern mit Jonas im Kino", cwd=vault)
+    course = memgit_json("log", "Lena: Ich habe mit einem Töpferkurs angefangen", cwd=vault)["id"]
+    memgit_json("log", "Lena: Der Kursleiter war krank", cwd=vault)  # a prefix is not the compound's head
+    memgit_json("log", "Jonas: Morgen regnet es", cwd=vault)
+    r = memgit("recall", "Welchen Kurs macht Lena?", "--json", cwd=vault)
+    data = json.loads(r.stdout)
+    hits = data["hits"] or data["weak"]
+    assert r.returncode in (0, 1) and hits[0]["cite"] == course, hits[:3]
+    # English only: no compounds ("ballroom" is not a "room")
+    cfg.write_text(cfg.read_text().replace("languages: [german, english]", "languages: [english]"))
+    git(vault, "commit", "-qam", "config: english")
+    memgit_json("log", "Lena: we danced in the ballroom", cwd=vault)
+    r = memgit("recall", "which room did lena book", "--json", cwd=vault)
+    data = json.loads(r.stdout)
+    assert all("ballroom" not in h["text"] for h in data["hits"]), data["hits"]

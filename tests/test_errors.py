@@ -122,6 +122,23 @@ def test_limits_refuse_a_huge_file_and_a_deep_session_record_on_write(vault: Pat
     assert head(vault) == before
 
 
+def test_limits_refuse_a_commit_of_too_many_files_through_the_hook_and_verify(vault: Path) -> None:
+    """limits.commit_files (default 50,000; lowered here to its minimum, 10): a raw commit over it is refused by the hook and,
+    made with --no-verify, by verify, naming the cap."""
+    _set_limits(vault, "limits:\n  commit_files: 10\n")
+    before = head(vault)
+    for n in range(11):
+        (vault / "notes" / f"n{n}.md").parent.mkdir(exist_ok=True)
+        (vault / "notes" / f"n{n}.md").write_text(f"note {n}\n")
+    git(vault, "add", "-A")
+    r = git(vault, "commit", "-qm", "notes: many", check=False)
+    assert r.returncode != 0 and "limits.commit_files" in r.stdout + r.stderr, r.stdout + r.stderr
+    assert "Traceback" not in r.stdout + r.stderr and head(vault) == before
+    git(vault, "commit", "-qm", "notes: many", "--no-verify")
+    v = memgit("verify", f"{before}..HEAD", cwd=vault)
+    assert v.returncode == 1 and "limits.commit_files" in v.stdout + v.stderr, v.stdout + v.stderr
+
+
 def test_work_tree_is_not_touched_while_a_git_commit_holds_the_index(vault: Path) -> None:
     """Humans first: with git's index.lock held (a `git commit` running its hooks), memgit's
     index/work-tree sync touches nothing; the next memgit write brings them in step."""

@@ -109,6 +109,26 @@ def _new_fact(**fields: object) -> Callable[[list[dict[str, object]]], object]:
     return mutate
 
 
+def _many_facts(n: int) -> list[dict[str, object]]:
+    """n well-formed facts: over the default cap of 2,000 per entity (a 51 MB items.json made every write slow)."""
+    return [
+        {
+            "id": f"ann-{i:06x}",
+            "fact": f"Fact number {i}",
+            "category": "status",
+            "timestamp": "2026-01-15T11:00:00+00:00",
+            "valid_from": "2026-01-15",
+            "valid_until": None,
+            "source": None,
+            "authority": "memory",
+            "status": "active",
+            "supersedes": None,
+            "supersededBy": None,
+        }
+        for i in range(n)
+    ]
+
+
 CASES: dict[str, Case] = {
     "journal-line-edited": Case(_replace(JOURNAL, "first entry", "rewritten entry"), JOURNAL),
     "journal-line-deleted": Case(_replace(JOURNAL, "- 10:04 first entry\n", ""), JOURNAL),
@@ -117,6 +137,7 @@ CASES: dict[str, Case] = {
     "journal-nul-byte": Case(
         _append(JOURNAL, b"- 11:00 nul \x00 here\n"), JOURNAL, cli=(["log", "-"], "nul \x00 here", {})
     ),
+    "journal-path-made-a-folder": Case(_write("memory/2026-01-16.md/notes.txt", "x\n"), "memory/2026-01-16.md"),
     "journal-not-utf8": Case(_append(JOURNAL, b"- 11:00 caf\xe9\n"), JOURNAL),
     "journal-aws-key": Case(
         _append(JOURNAL, f"- 11:00 key {AWS}\n"), "no-secrets", cli=(["log", f"key {AWS}"], None, {})
@@ -173,6 +194,7 @@ CASES: dict[str, Case] = {
     "items-deep-json": Case(
         _write("people/deep/items.json", "[" * 100_000 + "]" * 100_000 + "\n"), "people/deep/items.json"
     ),
+    "items-over-fact-cap": Case(_items(lambda items: items.extend(_many_facts(2001))), "limits.facts_per_entity"),
     "items-unknown-category": Case(
         _items(_new_fact(category="gossip")),
         "people/ann/items.json",

@@ -267,3 +267,24 @@ def test_a_writer_killed_while_it_holds_gits_index_lock_blocks_nobody(vault: Pat
     git(vault, "add", "notes.txt")
     assert git(vault, "commit", "-qm", "notes: a person's commit", check=False).returncode == 0
     fsck_clean(vault)
+
+
+def test_recovery_meeting_a_locked_index_is_retryable_and_changes_nothing(vault: Path) -> None:
+    """Crash recovery with git's index.lock held (a person's git command): exit 3 (retry), no traceback,
+    nothing moved; once the lock is gone the next write finishes the earlier one and lands."""
+    memgit_json("log", "First", cwd=vault, env=NOW)
+    git(vault, "rm", "-q", "--cached", JOURNAL)
+    (vault / JOURNAL).unlink()
+    pending = vault / ".git" / "memgit" / "pending.json"
+    pending.write_text(json.dumps({"new": head(vault), "paths": [JOURNAL], "expected": {JOURNAL: None}}))
+    lock = vault / ".git" / "index.lock"
+    lock.write_bytes(b"")  # git's own lock: no memgit holder named in it
+    before = head(vault)
+    r = memgit("log", "Second", cwd=vault, env=NOW)
+    assert r.returncode == 3, r.stdout + r.stderr
+    assert "Traceback" not in r.stderr and "index" in r.stderr
+    assert head(vault) == before and lock.exists() and pending.exists()
+    lock.unlink()
+    memgit_json("log", "Second", cwd=vault, env=NOW)
+    assert not pending.exists() and status(vault) == ""
+    assert journal_entries(vault) == ["- 10:04 First", "- 10:04 Second"]

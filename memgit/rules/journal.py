@@ -19,9 +19,32 @@ def first_changed_line(old: bytes, new: bytes) -> tuple[int, str]:
     return len(old_lines), "changed"
 
 
+def _under_append_only_file(change: Change, ctx: Context) -> list[Problem]:
+    """A file inside memory/2026-01-16.md/ makes the day's journal a folder: every later write to it fails."""
+    from memgit.kinds import spec
+
+    parts = change.path.split("/")
+    for n in range(1, len(parts)):
+        prefix = "/".join(parts[:n])
+        kind = ctx.config.kind_of(prefix)
+        if kind != "other" and spec(kind).append_only:
+            return [
+                Problem(
+                    change.path,
+                    0,
+                    RULE,
+                    f"puts a file inside {prefix}, the path of a {kind} file, making it a folder",
+                    f"move it out of {prefix}/ (git mv); {prefix} is written as a file",
+                )
+            ]
+    return []
+
+
 def check(change: Change, ctx: Context) -> list[Problem]:
     from memgit.kinds import spec
 
+    if change.new is not None and change.path.count("/") > 1 and change.kind == "other":
+        return _under_append_only_file(change, ctx)
     if change.old is None or not spec(change.kind).append_only:
         return []
     noun = "journals" if change.kind == "journal" else "session records"

@@ -1,44 +1,165 @@
-"""`memgit recall` against (interpreter start + rg) on one vault: medians of N alternating runs.
+"""Recall speed on one vault: the CLI against (interpreter start + rg), warm recall in a long-running process, the
+recall index's first build and its update after a one-file commit.
 
-    python bench/recall_speed.py VAULT N QUERY [QUERY ...]
+    python bench/recall_speed.py VAULT [--runs 5] [--query Q ...] [--skip cli,warm,build,update]
 
-The baseline is what any Python tool that shells out to rg pays: `python -c pass`, then `rg -i` with the
-query's words as one alternation. Run it with the installed build and compiled bytecode.
+- cli: medians of N alternating runs of `memgit recall Q --json` (the index under .git/memgit/recall/), the
+  baseline `python -c pass` + `rg -i` with the query's words as one alternation, and the same recall with
+  MEMGIT_RECALL_INDEX=0 (rg over the whole vault, as before the index); wall ms and children's CPU ms.
+- warm: in one process, as the MCP server does (index open, work tree watched): median ms per recall.
+- build: the index deleted, then built by a new process (wall and CPU s, database size).
+- update: the index brought from HEAD's tree to a tree with one file changed and back (a journal; an entity's
+  items.json in a folder of every entity), median ms: this is what a recall after a commit pays.
+
+Run it on a copy of a vault (it rebuilds the index; the update trees are written as loose objects only) with the
+installed build and compiled bytecode, `nice -n 10` on a shared machine.
 """
 
 from __future__ import annotations
 
+import argparse
+import json
 import os
+import resource
+import shutil
 import statistics
 import subprocess
 import sys
 import time
+from pathlib import Path
+
+BIN = Path(sys.executable).parent
+QUERIES = ["Tendan", "who asked for the guzan numbers for project yorel in april"]
 
 
-def timed(cmd: list[str], cwd: str) -> float:
+def timed(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[float, float]:
+    """Wall and CPU (user + system of the children) seconds of one command."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - start
+    subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, check=False)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def main() -> None:
-    vault, n, queries = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
-    here = os.path.dirname(sys.executable)
-    memgit, rg = os.path.join(here, "memgit"), os.path.join(here, "rg")
+def ms(values: list[float]) -> float:
+    return round(statistics.median(values) * 1000, 1)
+
+
+def cli(vault: Path, runs: int, queries: list[str]) -> list[dict[str, object]]:
+    memgit, rg = str(BIN / "memgit"), shutil.which("rg", path=str(BIN)) or "rg"
+    rg_env = {**os.environ, "MEMGIT_RECALL_INDEX": "0"}
+    subprocess.run(["git", "status", "--porcelain"], cwd=vault, capture_output=True, check=True)  # stat cache
+    out = []
     for q in queries:
-        recall, base, rg_alone = [], [], []
-        for _ in range(n):
-            recall.append(timed([memgit, "recall", q, "--json"], vault))
+        subprocess.run([memgit, "recall", q, "--json"], cwd=vault, capture_output=True, check=False)  # index at HEAD
+        rows: dict[str, list[tuple[float, float]]] = {"index": [], "base": [], "rg_path": [], "rg": []}
+        for _ in range(runs):
+            rows["index"].append(timed([memgit, "recall", q, "--json"], vault))
             start = timed([sys.executable, "-c", "pass"], vault)
             grep = timed([rg, "-i", "-e", "|".join(q.split()), "."], vault)
-            base.append(start + grep)
-            rg_alone.append(grep)
-        r, b = statistics.median(recall), statistics.median(base)
-        print(
-            f"{q!r}: recall {r * 1000:.0f} ms, python start + rg {b * 1000:.0f} ms "
-            f"(rg {statistics.median(rg_alone) * 1000:.0f} ms), ratio {r / b:.2f}"
+            rows["base"].append((start[0] + grep[0], start[1] + grep[1]))
+            rows["rg"].append(grep)
+            rows["rg_path"].append(timed([memgit, "recall", q, "--json"], vault, rg_env))
+        wall = {k: ms([w for w, _ in v]) for k, v in rows.items()}
+        cpu = {k: ms([c for _, c in v]) for k, v in rows.items()}
+        out.append(
+            {
+                "query": q,
+                "wall_ms": wall,
+                "cpu_ms": cpu,
+                "ratio_index": round(wall["index"] / wall["base"], 2),
+                "ratio_rg_path": round(wall["rg_path"] / wall["base"], 2),
+            }
         )
+    return out
+
+
+def warm(vault: Path, runs: int, queries: list[str]) -> list[dict[str, object]]:
+    from memgit import recall_index
+    from memgit.api import Vault
+    from memgit.recall import recall
+
+    v = Vault(vault)
+    recall_index.watch(v)
+    recall_index.warm(v)
+    out = []
+    for q in queries:
+        recall(v, q)  # the first one after the watch starts runs one git status
+        times = []
+        for _ in range(max(runs, 5)):
+            start = time.perf_counter()
+            recall(v, q)
+            times.append(time.perf_counter() - start)
+        out.append({"query": q, "warm_ms": ms(times), "min_ms": round(min(times) * 1000, 1)})
+    return out
+
+
+def build(vault: Path) -> dict[str, object]:
+    folder = vault / ".git" / "memgit" / "recall"
+    shutil.rmtree(folder, ignore_errors=True)
+    code = "import sys; from memgit.api import Vault; from memgit import recall_index; recall_index.warm(Vault(sys.argv[1]))"
+    wall, cpu = timed([sys.executable, "-c", code, str(vault)], vault)
+    (db,) = folder.glob("*.sqlite")
+    import sqlite3
+
+    with sqlite3.connect(db) as con:
+        files, lines = (con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in ("files", "lines"))
+    return {
+        "build_s": round(wall, 2),
+        "build_cpu_s": round(cpu, 2),
+        "mb": round(db.stat().st_size / 1e6, 1),
+        "files": files,
+        "lines": lines,
+    }
+
+
+def update(vault: Path, runs: int) -> dict[str, object]:
+    from memgit import recall_index
+    from memgit.api import Vault
+
+    v = Vault(vault)
+    head = v.head_tree()
+    assert head is not None
+    journal = sorted(p for p, _ in v.repo.files(head, "memory") if p[7:8].isdigit())[-1]
+    entity = next(f"{k}/{s}/items.json" for k in v.config.entity_kinds for s in v.repo.folders(head, k)[:1])
+    out: dict[str, object] = {}
+    for label, path in (("journal", journal), ("items", entity)):
+        data = v.repo.read(head, path) or b""
+        changed = v.repo.build_tree(head, {path: data + b"\n- 12:00 bench: Tendan update\n"})
+        index = recall_index._open(v, head)
+        index.search(v, head, [])
+        times = []
+        for _ in range(runs):
+            for tree in (changed, head):
+                start = time.perf_counter()
+                index.search(v, tree, [])
+                times.append(time.perf_counter() - start)
+        out[label] = {"path": path, "update_ms": ms(times)}
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("vault", type=Path)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--query", action="append", dest="queries")
+    ap.add_argument("--skip", default="", help="comma-separated: cli, warm, build, update")
+    a = ap.parse_args()
+    skip = set(a.skip.split(","))
+    queries = a.queries or QUERIES
+    result: dict[str, object] = {"vault": str(a.vault), "load": os.getloadavg()[0]}
+    if "build" not in skip:
+        result["build"] = build(a.vault)
+    if "cli" not in skip:
+        result["cli"] = cli(a.vault, a.runs, queries)
+    if "warm" not in skip:
+        result["warm"] = warm(a.vault, a.runs, queries)
+    if "update" not in skip:
+        result["update"] = update(a.vault, a.runs)
+    print(json.dumps(result, indent=1))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from memgit.context import VaultContext as Vault
     from memgit.worktree_watch import Watch
 
-VERSION = "1"
+VERSION = "2"
 FOLDER = "recall"  # .git/memgit/recall/
 SHIFT = 24  # a line's row id: file id << SHIFT | line number
 # memgit/rg.py runs rg with --max-columns 4096 and --stats: a line longer than that (its newline counted) comes
@@ -84,20 +84,26 @@ def _size(data: bytes) -> int:
 
 
 def _rows(file_id: int, data: bytes, facts_only: bool) -> list[tuple[int, str, str]]:
-    """(row id, text, words) of each line of a file that holds a word; none for a binary file (rg skips it)."""
+    """(row id, text, words) of each line of a file that holds a word; none for a binary file (rg skips it).
+    Decoded once per file (a line decodes the same on its own: a newline ends any broken UTF-8 sequence)."""
     if b"\0" in data:
         return []
-    out = []
     base = file_id << SHIFT
-    for n, raw in enumerate(data.split(b"\n"), 1):
-        if not raw:
-            continue
-        text = raw.rstrip(b"\r").decode("utf-8", errors="replace")
-        if facts_only and not text.lstrip().startswith('"fact":'):
-            continue
-        words = line_words(text)
-        if words and n < 1 << SHIFT:
-            out.append((base | n, text, " ".join(words)))
+    if facts_only:  # an entity's items.json: only its "fact" lines are ever candidates (memgit/recall.py _grep)
+        found = [
+            (n, raw.decode("utf-8", errors="replace"))
+            for n, raw in enumerate(data.split(b"\n"), 1)
+            if b'"fact":' in raw
+        ]
+        lines = [(n, t.rstrip("\r")) for n, t in found if t.lstrip().startswith('"fact":')]
+    else:
+        lines = [(n, t.rstrip("\r")) for n, t in enumerate(data.decode("utf-8", errors="replace").split("\n"), 1)]
+    out = []
+    for n, text in lines:
+        if text and n < 1 << SHIFT:
+            words = line_words(text)
+            if words:
+                out.append((base | n, text, " ".join(words)))
     return out
 
 
@@ -191,16 +197,19 @@ class Index:
         except (GitError, KeyError, ValueError) as exc:  # its tree is gone (a rewritten history): build anew
             raise _Rebuild(str(exc)) from None
         facts = _facts_only(vault)
+        size = 0
         for d in deltas:
-            self._drop(d.path)
+            size -= self._drop(d.path)
             if d.new is not None and searched_by_rg(d.path) and not vault.repo.is_link(tree, d.path):
-                self._add(vault, d.path, d.new, facts(d.path))
+                size += self._add(vault, d.path, d.new, facts(d.path))
         self.db.execute("INSERT OR REPLACE INTO meta VALUES ('tree', ?)", (tree,))
+        self.db.execute("UPDATE meta SET value = CAST(value AS INTEGER) + ? WHERE key = 'bytes'", (size,))
 
-    def _drop(self, path: str) -> None:
-        row = self.db.execute("SELECT id FROM files WHERE path = ?", (path,)).fetchone()
+    def _drop(self, path: str) -> int:
+        """Forget a path's lines; the bytes it counted."""
+        row = self.db.execute("SELECT id, size FROM files WHERE path = ?", (path,)).fetchone()
         if row is None:
-            return
+            return 0
         lo, hi = row[0] << SHIFT, ((row[0] + 1) << SHIFT) - 1
         old = self.db.execute("SELECT id, text FROM lines WHERE id BETWEEN ? AND ?", (lo, hi)).fetchall()
         # a contentless FTS5 table forgets a row when told the words it was given (recomputed from the text)
@@ -210,15 +219,19 @@ class Index:
         )
         self.db.execute("DELETE FROM lines WHERE id BETWEEN ? AND ?", (lo, hi))
         self.db.execute("DELETE FROM files WHERE id = ?", (row[0],))
+        return int(row[1])
 
-    def _add(self, vault: Vault, path: str, blob: str, facts_only: bool) -> None:
+    def _add(self, vault: Vault, path: str, blob: str, facts_only: bool) -> int:
+        """Index a path's lines; the bytes it counts."""
         data = vault.repo.blob(blob) or b""
-        cur = self.db.execute("INSERT INTO files(path, blob, size) VALUES (?, ?, ?)", (path, blob, _size(data)))
+        size = _size(data)
+        cur = self.db.execute("INSERT INTO files(path, blob, size) VALUES (?, ?, ?)", (path, blob, size))
         _insert(self.db, _rows(int(cur.lastrowid or 0), data, facts_only))
+        return size
 
     def _query(self, alternatives: list[tuple[str, bool]]) -> tuple[list[tuple[str, int, str]], int]:
         match = " OR ".join('"' + text.replace('"', '""') + '"' + ("" if cjk else "*") for text, cjk in alternatives)
-        total = int(self.db.execute("SELECT total(size) FROM files").fetchone()[0])
+        total = int(self.db.execute("SELECT value FROM meta WHERE key = 'bytes'").fetchone()[0])
         if not match:
             return [], total
         found = self.db.execute(
@@ -272,11 +285,11 @@ def build(vault: Vault, tree: str | None) -> Path:
         db.execute("PRAGMA synchronous=OFF")
         db.executescript(_SCHEMA)
         db.execute("BEGIN")
+        files: list[tuple[int, str, str, int]] = []
         if tree:
             facts = _facts_only(vault)
             repo = vault.repo
             file_id = 0
-            files: list[tuple[int, str, str, int]] = []
             for path, blob in repo.files(tree, links=False):
                 if not searched_by_rg(path):
                     continue
@@ -285,7 +298,11 @@ def build(vault: Vault, tree: str | None) -> Path:
                 files.append((file_id, path, blob, _size(data)))
                 _insert(db, _rows(file_id, data, facts(path)))
             db.executemany("INSERT INTO files(id, path, blob, size) VALUES (?, ?, ?, ?)", files)
-        db.executemany("INSERT INTO meta VALUES (?, ?)", [("tree", tree or ""), ("fingerprint", _fingerprint(vault))])
+        total = sum(f[3] for f in files)
+        db.executemany(
+            "INSERT INTO meta VALUES (?, ?)",
+            [("tree", tree or ""), ("fingerprint", _fingerprint(vault)), ("bytes", str(total))],
+        )
         db.execute("COMMIT")
         db.execute("PRAGMA journal_mode=WAL")  # readers go on while a later update writes
     finally:

@@ -65,8 +65,11 @@ def analyze(text: str, languages: Sequence[str] = DEFAULT_LANGUAGES) -> list[tup
     langs = tuple(languages) or DEFAULT_LANGUAGES
     stop = stop_words(langs)
     stem = _stemmer(langs[0])
+    low = text.casefold()
+    if low.isascii():  # most text: no CJK, nothing to fold (the same pairs as below, word for word)
+        return [(w, stem(w)) for w in _WORD.findall(low) if len(w) > 1 and w not in stop]
     out: list[tuple[str, str]] = []
-    for word in _WORD.findall(text.casefold()):
+    for word in _WORD.findall(low):
         for part in (word,) if word.isascii() else _PARTS.findall(word):
             if _IS_CJK.match(part):
                 out.extend(

@@ -83,14 +83,27 @@ def mark(gitdir: Path) -> None:
         pass
 
 
+def _git_ancestors() -> list[int]:
+    """Every git process above us (post-merge under `git pull`: the merge and the pull)."""
+    out: list[int] = []
+    pid: int | None = os.getppid()
+    for _ in range(8):
+        if pid is None or pid <= 1:
+            break
+        if _name(pid) == "git":
+            out.append(pid)
+        pid = _parent(pid)
+    return out
+
+
 def clear(gitdir: Path) -> None:
-    """The commit is made (post-commit): writers go on, although the committing git still runs its last hooks."""
-    pid = _committing_git()
+    """The commit is made (post-commit, post-merge): writers go on, although git still runs its last hooks."""
+    pids = _git_ancestors()
     with contextlib.suppress(OSError):
-        if pid is None:
+        if not pids:
             (gitdir / MARK).unlink(missing_ok=True)
         else:
-            (gitdir / MARK).write_text(f"done {pid}")
+            (gitdir / MARK).write_text("done " + " ".join(map(str, pids)))
 
 
 def _alive(pid: int) -> bool:
@@ -103,22 +116,23 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _read_mark(gitdir: Path) -> tuple[int, bool]:
-    """(the marked git process, whether its commit is already made); (0, False) when there is no mark."""
+def _read_mark(gitdir: Path) -> tuple[int, set[int]]:
+    """(the marked git process, or 0; the git processes whose commit is already made)."""
     try:
         text = (gitdir / MARK).read_text().strip()
-        done = text.startswith("done ")
-        return int(text.removeprefix("done ") or 0), done
+        if text.startswith("done "):
+            return 0, {int(w) for w in text.split()[1:]}
+        return int(text or 0), set()
     except (OSError, ValueError):
-        return 0, False
+        return 0, set()
 
 
 def committing(gitdir: Path, root: Path | None = None) -> bool:
     """Is a person's `git commit` (or another git command that moves HEAD) under way in this clone now?"""
     pid, done = _read_mark(gitdir)
-    if pid > 1 and not done and pid != os.getpid() and _alive(pid):
+    if pid > 1 and pid != os.getpid() and _alive(pid):
         return True
-    return root is not None and _git_moving_head(root, pid if done else 0)
+    return root is not None and _git_moving_head(root, done)
 
 
 # git commands that read HEAD, run hooks or wait for a person, and move HEAD by compare-and-swap at the end
@@ -147,7 +161,7 @@ def _ancestors() -> set[int]:
     return out
 
 
-def _git_moving_head(root: Path, done: int) -> bool:
+def _git_moving_head(root: Path, done: set[int]) -> bool:
     """A git process (not one memgit runs under, not the one whose commit is done) that moves HEAD, at work
     in this work tree. Linux only (/proc); elsewhere the hook's mark is the only sign."""
     try:
@@ -168,7 +182,7 @@ def _git_moving_head(root: Path, done: int) -> bool:
             continue
         if _subcommand(argv) not in {c.encode() for c in _MOVES_HEAD}:
             continue
-        if not (cwd == top or cwd.startswith(top + os.sep)) or int(name) == done:
+        if not (cwd == top or cwd.startswith(top + os.sep)) or int(name) in done:
             continue
         if mine is None:
             mine = _ancestors()

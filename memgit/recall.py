@@ -57,7 +57,7 @@ TUNING = {
     "prf_docs": 10.0,
     "prf_named": True,  # only for a question that names an entity (feedback from the others' memory)
     "prf_terms": 10.0,
-    "who": 1.2,  # a "who" question and a hit naming one of the vault's people
+    "who": 1.2,  # a "who" question: a hit naming one of the vault's people, a fact filed as a relationship (each)
     "context": 0.0,  # a journal line's neighbouring entries: weight of the question words only they hold
     "context_coverage": 0.0,  # ... and their share in the coverage ("nothing relevant")
     "compounds": True,  # in a compounding language, "Töpferkurs" holds "Kurs" (its head: the last part)
@@ -103,6 +103,7 @@ class Recall:
             rest = analyze(fold(query).replace(self.when.words, " "), self.languages)
             self.pairs = rest or self.pairs
         self.terms = sorted({t for _, t in self.pairs})
+        self.asks_who = bool(WHO & set(_WORD.findall(fold(query))))  # "who ...?" asks for a person
         # query expansion from the config's synonym groups: a related word counts half
         self.weights = dict.fromkeys(self.terms, 1.0)
         self.related: dict[str, set[str]] = {}  # query term -> the words of its synonym groups
@@ -326,6 +327,7 @@ class Recall:
         mass += dated
         scaffold = _scaffold() if TUNING["scaffold"] else frozenset()
         subject = focus[0] if focus else set()
+        who = TUNING["who"] != 1.0 and self.asks_who
         asks: list[float] = []  # what each hit matches of the question's "what" (its words but the named entity's)
         factors: list[float] = []
         near = self._context(docs, reads)
@@ -372,8 +374,10 @@ class Recall:
                 prior *= TUNING["focus"]  # the question names an entity this hit neither belongs to nor names
             if TUNING["proximity"]:
                 prior *= 1.0 + TUNING["proximity"] * self._near(d.text, words)
-            if d.flags.get("names_person"):
-                prior *= TUNING["who"]  # "who ...?" and the hit names one of the vault's people
+            # "who ...?" asks for a person: a hit naming one of the vault's people, a fact filed as a relationship
+            prior *= TUNING["who"] ** (
+                bool(d.flags.get("names_person")) + (who and d.flags.get("category") == "relationship")
+            )
             if reads[d.kind] == "facts":  # a curated fact over the raw log line it came from, at equal relevance
                 prior *= TUNING["fact"]
             if d.status != "active" and not (self.valid_at and d.fact_id and _true_at(d, self.valid_at)):
@@ -493,7 +497,7 @@ class Recall:
         kinds = [(k, self.tokens(ENTITY_WORDS.get(k, k.rstrip("s")))) for k in self.vault.config.entity_kinds]
         wanted = {kind: words[0] for kind, words in kinds if words and words[0] in self.weights}
         # "who ...?" asks for a person: a hit naming one of the vault's people answers that kind of question
-        who = TUNING["who"] != 1.0 and bool(WHO & set(_WORD.findall(fold(self.query))))
+        who = TUNING["who"] != 1.0 and self.asks_who
         if who:
             wanted |= {kind: PERSON for kind, _w in kinds if ENTITY_WORDS.get(kind) == "person" and kind not in wanted}
         if not wanted:

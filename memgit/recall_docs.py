@@ -88,6 +88,7 @@ def to_doc(vault: Vault, m: Match, kind: str, tier: str) -> Doc | None:
             item.get("supersededBy"),
             slug.replace("-", " "),
             source=str(item["source"]) if item.get("source") else None,
+            flags={"category": item.get("category")},
         )
     text = m.text.strip()
     if not text or text in ("---", "...") or (spec.authority is None and m.path.endswith(".gitkeep")):

@@ -177,3 +177,23 @@ def test_valid_at_ranks_the_fact_true_that_day_without_the_retired_penalty(vault
     _rc, data = recall(vault, "sarah works", "--valid-at", "2025-06-01")
     hits = data["hits"] or data["weak"]
     assert hits[0]["id"] == old["id"] and hits[0]["valid"] is True, hits[:2]
+
+
+def test_a_who_question_about_a_company_prefers_its_relationships(vault: Path) -> None:
+    # "runs" is in neither fact: the tie is broken by what the question asks for, a relation to a person
+    add = ("fact", "add", "companies/stark-analytics")
+    memgit_json(*add, "Based in Dublin", "--category", "status", cwd=vault, env={"MEMGIT_NOW": "2026-01-05T10:00:00"})
+    ceo = memgit_json(  # later: the file's second fact, which wins no tie by its place
+        *add,
+        "Marguerite Lindqvist is the CEO",
+        "--category",
+        "relationship",
+        env={"MEMGIT_NOW": "2026-01-05T11:00:00"},
+        cwd=vault,
+    )["id"]
+    _rc, data = recall(vault, "who runs stark analytics")
+    hits = data["hits"] or data["weak"]
+    assert hits[0]["id"] == ceo, hits[:2]
+    _rc, data = recall(vault, "where is stark analytics")  # not a who-question: the file's order stands
+    hits = data["hits"] or data["weak"]
+    assert hits[0]["text"] == "Based in Dublin", hits[:2]

@@ -25,12 +25,33 @@ class _GitConfig:
         return value if proc.returncode == 0 and value else None
 
 
-def check(path: Path, only: list[str] | None = None) -> list[Problem]:
+# what a file is judged by on its own, outside a commit (`pre-commit run --all-files`): the rules about content;
+# not those about a change (who made it, what it was before: append-only, policy-guard, authority, signed) nor
+# the generated index (`memgit verify` checks both over history)
+TREE_RULES = (
+    "frontmatter",
+    "items",
+    "memory-size",
+    "now-state",
+    "no-secrets",
+    "hidden-text",
+    "limits",
+    "decision-record",
+)
+
+
+def check(path: Path, only: list[str] | None = None, files: list[str] | None = None) -> list[Problem]:
     """The rules on what `git commit` is about to record (the pre-commit hook).
 
     Read with git plumbing (`diff-index --cached`, one `cat-file --batch`) and the config cached by its blob
     id: no pygit2, no YAML parser, no schema unless a staged file needs it. A staged index file (whose
     expected content the index builder computes) or a vault with no commit yet takes check_staged.
+
+    `files` are the names pre-commit passes. In a commit they are the staged files, and the whole staged
+    change is checked (deletions included, which pre-commit does not name; `require_serial` keeps it one
+    process unless the names pass 128 KB, when each of pre-commit's processes checks it all). A name outside
+    the staged change means `pre-commit run --all-files` (or `--files`): each named file is checked as it
+    is in the work tree (check_files).
     """
     from memgit import gitcli, identity, rules, secretlists
     from memgit.changes import Change, Context
@@ -38,6 +59,8 @@ def check(path: Path, only: list[str] | None = None) -> list[Problem]:
     from memgit.config import CONFIG_PATH, Config
 
     found = gitcli.staged(path, CONFIG_PATH)
+    if files and found is not None and not set(files) <= {p for p, _, new in found.paths if new is not None}:
+        return check_files(path, found.gitdir, found.config_blob, files, only)
     # a merge being concluded is judged for what it introduces (merge_heads reads .git/MERGE_HEAD); that takes check_staged
     if found is None or (found.gitdir / "MERGE_HEAD").exists():
         from memgit.context import VaultContext as Vault
@@ -81,6 +104,34 @@ def check(path: Path, only: list[str] | None = None) -> list[Problem]:
 
     ctx = Context(config, today, writer.is_agent, writer.label, secrets=lists, signed=signed)
     return _config_problems(staged, only) + rules.run(staged, ctx, only)
+
+
+def check_files(
+    path: Path, gitdir: Path, config_blob: str, files: list[str], only: list[str] | None = None
+) -> list[Problem]:
+    """Each named file as it is in the work tree, judged on its own by TREE_RULES (as if it were added now),
+    with HEAD's config and secret lists: what `pre-commit run --all-files` asks of the whole tree."""
+    from memgit import gitcli, identity, rules, secretlists
+    from memgit.changes import Change, Context
+    from memgit.clock import now, zone
+    from memgit.config import Config
+
+    config = Config.of_blob(gitdir, config_blob, lambda: gitcli.read_blobs(path, [config_blob])[config_blob])
+    lists_at = [f"HEAD:{secretlists.ALLOW_PATH}", f"HEAD:{secretlists.RECEIPTS_PATH}"]
+    blobs = gitcli.read_blobs(path, lists_at, missing_ok=True)
+    lists = secretlists.parse(*(blobs.get(n) for n in lists_at)) if blobs else secretlists.EMPTY
+    writer = identity.current(_GitConfig(path), config)
+    ctx = Context(config, now(zone(config.timezone)).date().isoformat(), writer.is_agent, writer.label, secrets=lists)
+    checks = [rules.get(r) for r in TREE_RULES if only is None or r in only]
+    problems: list[Problem] = []
+    for name in files:
+        target = path / name
+        if target.is_symlink() or not target.is_file():
+            continue  # deleted in the work tree, or not a file memgit writes
+        change = Change(name, config.kind_of(name), None, target.read_bytes())
+        for rule in checks:
+            problems.extend(rule(change, ctx))
+    return problems
 
 
 def _config_problems(staged: list[Change], only: list[str] | None) -> list[Problem]:

@@ -145,6 +145,35 @@ _DIRECT = (
     "# memgit install: while .pre-commit-config.yaml is memgit's own (the template's), run memgit without pre-commit"
 )
 DIRECT_CONFIG = "memgit-pre-commit-config.yaml"  # beside the hook scripts: the config the direct path stands for
+# earlier templates' configs, which vaults made before hold (their hooks run the same commands): beside it as -1, -2...
+EARLIER_CONFIGS = (
+    "# memgit's rules as git hooks, through the pre-commit framework (`memgit install` sets them up).\n"
+    "default_install_hook_types: [pre-commit, commit-msg, post-commit, post-merge, post-rewrite]\n"
+    "repos:\n"
+    "  - repo: local\n"
+    "    hooks:\n"
+    "      - id: memgit-check\n"
+    "        name: memgit rules (append-only journals, facts, policy, secrets, ...)\n"
+    "        entry: memgit hook check\n"
+    "        language: system\n"
+    "        pass_filenames: false\n"
+    "        always_run: true\n"
+    "        stages: [pre-commit]\n"
+    "      - id: memgit-commit-msg\n"
+    "        name: memgit commit message (no secrets, no hidden text)\n"
+    "        entry: memgit hook commit-msg\n"
+    "        language: system\n"
+    "        pass_filenames: true\n"
+    "        always_run: true\n"
+    "        stages: [commit-msg]\n"
+    "      - id: memgit-index\n"
+    "        name: memgit INDEX.md refresh\n"
+    "        entry: memgit hook index\n"
+    "        language: system\n"
+    "        pass_filenames: false\n"
+    "        always_run: true\n"
+    "        stages: [post-commit, post-merge, post-rewrite]\n",
+)
 # what pre-commit would run for each hook type under the template's config (vault-template/.pre-commit-config.yaml)
 _DIRECT_COMMANDS = {
     "pre-commit": "memgit hook check",
@@ -164,6 +193,13 @@ def _run_memgit_directly(folder: Path, hooks: list[str]) -> None:
     from memgit.resources import data_dir
 
     (folder / DIRECT_CONFIG).write_bytes((data_dir("vault-template") / ".pre-commit-config.yaml").read_bytes())
+    known = [DIRECT_CONFIG]
+    for n, text in enumerate(EARLIER_CONFIGS, 1):
+        known.append(f"{DIRECT_CONFIG.removesuffix('.yaml')}-{n}.yaml")
+        (folder / known[-1]).write_text(text)
+    same = " || ".join(
+        f'{{ [ -f "${{0%/*}}/{name}" ] && [ "$_memgit_cfg" = "$(< "${{0%/*}}/{name}")" ]; }}' for name in known
+    )
     for hook in hooks:
         script = folder / hook
         text = script.read_text()
@@ -171,10 +207,11 @@ def _run_memgit_directly(folder: Path, hooks: list[str]) -> None:
             continue
         block = (
             f"{_DIRECT}\n"
-            f'_memgit_cfg="${{0%/*}}/{DIRECT_CONFIG}"\n'
-            f'if [ -z "${{SKIP:-}}" ] && [ -f .pre-commit-config.yaml ] && [ -f "$_memgit_cfg" ] '
-            f'&& [ "$(< .pre-commit-config.yaml)" = "$(< "$_memgit_cfg")" ]; then\n'
-            f"    exec {_DIRECT_COMMANDS[hook]}\n"
+            'if [ -z "${SKIP:-}" ] && [ -f .pre-commit-config.yaml ]; then\n'
+            '    _memgit_cfg="$(< .pre-commit-config.yaml)"\n'
+            f"    if {same}; then\n"
+            f"        exec {_DIRECT_COMMANDS[hook]}\n"
+            "    fi\n"
             "fi\n"
         )
         at = text.index(_REACH) if _REACH in text else -1

@@ -444,3 +444,70 @@ def test_a_cherry_pick_refreshes_once_after_its_last_pick(vault: Path) -> None:
     before = head(vault)
     assert memgit("hook", "index", cwd=vault).returncode == 0
     assert head(vault) == before
+
+
+# ---- pre-commit run --all-files: the whole tree, file by file ----------------------------------
+
+
+def pre_commit_run(vault: Path, *args: str, env: dict[str, str] | None = None) -> Result:
+    import os
+    import subprocess
+    import sys
+
+    r = subprocess.run(
+        [sys.executable, "-m", "pre_commit", "run", *args],
+        cwd=vault,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+    )
+    return Result(r.returncode, r.stdout + r.stderr)
+
+
+def test_pre_commit_run_all_files_checks_files_that_are_not_staged(vault: Path) -> None:
+    """Files committed with --no-verify (a token in a lesson, items.json off-schema) are found by `pre-commit
+    run --all-files` though nothing is staged; the same tree without them passes."""
+    r = pre_commit_run(vault, "--all-files")
+    assert r.returncode == 0, r.out
+    write(vault, "lessons/deploys.md", f"# Deploys\n\n## 2026-01-10 Tokens\n\nThe CI token is {GITHUB_TOKEN}\n")
+    write(vault, "people/bob/items.json", '[\n  {\n    "id": "bob-abc123",\n    "fact": "Plays chess"\n  }\n]\n')
+    git(vault, "add", "lessons", "people")
+    git(vault, "commit", "-q", "--no-verify", "-m", "by hand, hooks skipped")
+    assert git(vault, "diff", "--cached", "--name-only").stdout == ""
+    r = pre_commit_run(vault, "--all-files")
+    assert r.returncode == 1, r.out
+    assert "lessons/deploys.md:5 no-secrets" in r.out and "people/bob/items.json" in r.out and " items: " in r.out, (
+        r.out
+    )
+    assert "journal-append-only" not in r.out  # rules about a change need one: `memgit verify` judges history
+    r = pre_commit_run(vault, "--files", "lessons/deploys.md")
+    assert r.returncode == 1 and "no-secrets" in r.out and "items.json" not in r.out, r.out
+
+
+def test_through_pre_commit_a_commit_is_still_judged_as_a_whole(journaled: Path) -> None:
+    """pre-commit names only the staged files it sees (no deletions): the hook still judges the whole staged
+    change. SKIP (of another hook) makes the scripts go through pre-commit."""
+    skip = {"SKIP": "some-other-hook"}
+    before = head(journaled)
+    git(journaled, "rm", "-q", JOURNAL)
+    with (journaled / "MEMORY.md").open("a") as f:
+        f.write("\nThe user reviews diffs before merging.\n")
+    git(journaled, "add", "MEMORY.md")
+    r = commit(journaled, "remove a journal", env=skip)
+    rejected(journaled, r, before, "memgit rules", f"{JOURNAL} journal-append-only")
+    git(journaled, "reset", "-q", "HEAD", "--", JOURNAL)
+    git(journaled, "checkout", "--", JOURNAL)
+    accepted(commit(journaled, "a habit", env=skip))
+
+
+def test_a_vault_made_with_an_earlier_template_config_also_runs_memgit_directly(journaled: Path) -> None:
+    from memgit.vaultinit import EARLIER_CONFIGS
+
+    (journaled / ".pre-commit-config.yaml").write_text(EARLIER_CONFIGS[0])
+    accepted(add_commit(journaled, "the earlier config", ".pre-commit-config.yaml"))
+    text = (journaled / JOURNAL).read_text()
+    (journaled / JOURNAL).write_text(text.replace("first entry", "first entry, rewritten"))
+    before = head(journaled)
+    r = add_commit(journaled, "edit", JOURNAL)
+    rejected(journaled, r, before, f"{JOURNAL}:3 journal-append-only")
+    assert "memgit rules" not in r.out

@@ -20,7 +20,10 @@ def register(sub: Any) -> None:
         "name", help="check (all rules), index (post-commit refresh), commit-msg (the message file), or a rule id"
     )
     p.add_argument(
-        "files", nargs="*", help="commit-msg: the message file; otherwise ignored (the whole staged change is checked)"
+        "files",
+        nargs="*",
+        help="commit-msg: the message file; check: the files pre-commit names (the staged ones in a commit: the whole "
+        "staged change is checked; any other file, as `pre-commit run --all-files` names them: each is checked as it is)",
     )
 
 
@@ -52,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
         )
     if gitdir is not None:
         humans.mark(gitdir)  # a person's commit is running its hooks: writers wait until git is done
-    problems = hook.check(Path(args.vault_dir), None if name == "check" else [name])
+    problems = hook.check(Path(args.vault_dir), None if name == "check" else [name], args.files)
     for p in problems:
         print(_common.visible(p.render()), file=sys.stderr)
     return 1 if problems else 0

@@ -58,6 +58,7 @@ class Repo:
         else:
             self.workdir = Path(self.git.workdir)
         self.gitdir = Path(self.git.path)
+        self._index_memo: tuple[tuple[int, int, int], pygit2.Index] | None = None  # see index_blobs
         # in a pre-receive hook git keeps the pushed objects in a quarantine directory until the hook
         # accepts them; git's own commands see it through the environment, libgit2 does not
         quarantine = os.environ.get("GIT_QUARANTINE_PATH")
@@ -495,9 +496,20 @@ class Repo:
         return self.index_blobs([path])[path]
 
     def index_blobs(self, paths: Iterable[str]) -> dict[str, str | None]:
-        """The staged blob of each path (None: not in the index), reading the index file once."""
-        idx = self.git.index
-        idx.read()
+        """The staged blob of each path (None: not in the index). The index file is read once while it is
+        unchanged on disk (same inode, size and mtime): a write asks twice, and at 10k entities the file is
+        2.4 MB, ~20 ms a read."""
+        path = self.gitdir / "index"
+        try:
+            st = path.stat()
+        except FileNotFoundError:
+            return dict.fromkeys(paths)
+        key = (st.st_ino, st.st_size, st.st_mtime_ns)
+        memo = self._index_memo
+        if memo is None or memo[0] != key:
+            memo = (key, pygit2.Index(str(path)))
+            self._index_memo = memo
+        idx = memo[1]
         return {p: (str(idx[p].id) if p in idx else None) for p in paths}
 
     def worktree_matches(self, path: str, blob: str | None) -> bool:

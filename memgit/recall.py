@@ -62,6 +62,7 @@ TUNING = {
     "context_coverage": 0.0,  # ... and their share in the coverage ("nothing relevant")
     "compounds": True,  # in a compounding language, "Töpferkurs" holds "Kurs" (its head: the last part)
     "proximity": 0.0,  # the question's words close together in a line: up to ×(1 + proximity)
+    "name_only": 0.8,  # the coverage a hit matching only the named entity's name counts for "nothing relevant"
     "name_text": 0.0,  # BM25F weight of the name field vs the text (2: a name the text repeats counts more; off: a coin flip)
 }
 ENTITY_WORDS = {"people": "person", "companies": "company", "projects": "project"}
@@ -386,6 +387,8 @@ class Recall:
                 prior *= TUNING["date_boost"]  # the question's date is matched: relevance, not a prior
             if (d.path, d.text) in scaffold:  # the template's own words about memgit: not the user's memory
                 prior *= TUNING["scaffold_factor"]
+            if subject and not ask and set(self.terms) - subject:
+                d.flags["name_only"] = True
             factors.append((d.coverage ** TUNING["coord"]) * prior)
             asks.append(ask)
             d.score = (name + what) * factors[-1]
@@ -625,7 +628,13 @@ class Recall:
         }
         # calibrated "nothing relevant": no hit matches enough of the question (bench/recall_eval.py, bench/convo_eval.py)
         floor = float(self.vault.config.get("recall_min_coverage", TUNING["min_coverage"]))
-        if hits and max(d.coverage for d in docs[: self.k]) < floor:
+        # a hit that matches the named entity's name and nothing of what is asked about it answers "who is X", not
+        # the question; it counts `name_only` of its coverage here
+        if (
+            hits
+            and max(d.coverage * (TUNING["name_only"] if d.flags.get("name_only") else 1.0) for d in docs[: self.k])
+            < floor
+        ):
             result["hits"] = []
             result["weak"] = [{**h, "weak": True} for h in hits]
         return result

@@ -197,3 +197,13 @@ def test_a_who_question_about_a_company_prefers_its_relationships(vault: Path) -
     _rc, data = recall(vault, "where is stark analytics")  # not a who-question: the file's order stands
     hits = data["hits"] or data["weak"]
     assert hits[0]["text"] == "Based in Dublin", hits[:2]
+
+
+def test_a_hit_matching_only_the_name_does_not_answer_what_is_asked_about_them(vault: Path) -> None:
+    for text in ("Lives in Seattle", "Reports to Hugo Sato"):
+        memgit_json("fact", "add", "people/kenji-silva", text, "--category", "status", cwd=vault)
+    # nothing about allergies: his other facts share only his name with the question
+    rc, data = recall(vault, "kenji silva allergies")
+    assert (rc, data["hits"]) == (1, []) and {h["text"] for h in data["weak"]} >= {"Lives in Seattle"}
+    rc, data = recall(vault, "kenji silva city")  # "city" meets "lives" (the template's synonyms): an answer
+    assert rc == 0 and data["hits"][0]["text"] == "Lives in Seattle", data["hits"][:2]

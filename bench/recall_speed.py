@@ -129,14 +129,21 @@ def update(vault: Path, runs: int) -> dict[str, object]:
         changed = v.repo.build_tree(head, {path: data + b"\n- 12:00 bench: Tendan update\n"})
         index = recall_index._open(v, head)
         index.search(v, head, [])
-        times = []
+        times, cpu = [], []
         for _ in range(runs):
             for tree in (changed, head):
-                start = time.perf_counter()
+                start, before = time.perf_counter(), _cpu()
                 index.search(v, tree, [])
                 times.append(time.perf_counter() - start)
-        out[label] = {"path": path, "update_ms": ms(times)}
+                cpu.append(_cpu() - before)
+        out[label] = {"path": path, "update_ms": ms(times), "update_cpu_ms": ms(cpu)}
     return out
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and its finished children (git diff-tree)."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def main() -> int:

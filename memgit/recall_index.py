@@ -187,21 +187,21 @@ class Index:
         return found
 
     def _update(self, vault: Vault, tree: str) -> None:
-        from memgit.repo import GitError
-
         old = self.tree()
         if old == tree:
             return
+        from memgit.repo import GitError
+
         try:
-            deltas = vault.repo.diff_trees(old or None, tree or None)
+            changes = vault.repo.diff_trees(old or None, tree or None)
         except (GitError, KeyError, ValueError) as exc:  # its tree is gone (a rewritten history): build anew
             raise _Rebuild(str(exc)) from None
         facts = _facts_only(vault)
         size = 0
-        for d in deltas:
-            size -= self._drop(d.path)
-            if d.new is not None and searched_by_rg(d.path) and not vault.repo.is_link(tree, d.path):
-                size += self._add(vault, d.path, d.new, facts(d.path))
+        for c in changes:
+            size -= self._drop(c.path)
+            if c.new is not None and searched_by_rg(c.path) and not vault.repo.is_link(tree, c.path):
+                size += self._add(vault, c.path, c.new, facts(c.path))
         self.db.execute("INSERT OR REPLACE INTO meta VALUES ('tree', ?)", (tree,))
         self.db.execute("UPDATE meta SET value = CAST(value AS INTEGER) + ? WHERE key = 'bytes'", (size,))
 

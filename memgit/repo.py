@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import stat
 from collections.abc import Iterable, Iterator
@@ -17,6 +18,55 @@ GitError = pygit2.GitError
 FILE_MODE = pygit2.enums.FileMode.BLOB
 INDEX_LOCK_TAG = b"memgit index lock, pid "  # what memgit writes into git's index.lock while it holds it
 TREE_MODE = pygit2.enums.FileMode.TREE
+
+
+# a tree entry in a raw tree object ("<mode> <name>\0<20-byte id>"), found at every position it could start
+# (overlapping: an id may hold anything; what is found is checked against the object database)
+_ENTRY = re.compile(rb"(?=(100644|100755|100664|120000|160000|40000) ([^\0/]+)\0(.{20}))", re.S)
+_BLOB_MODES = (b"100644", b"100755", b"100664", b"120000")
+_NAME_MAX = 1024  # bytes before the first difference where a changed entry may start (names are <= 255 bytes)
+_REGION_MAX = 1 << 16  # more bytes between the shared start and end than this: read every entry
+_BIG_TREE = 4096  # raw bytes of a folder above which only its changed part is read
+
+
+def _entries(raw: bytes) -> dict[str, tuple[bytes, bytes]]:
+    """name -> (mode, 20-byte id) of every entry of a raw tree object, read in order."""
+    out: dict[str, tuple[bytes, bytes]] = {}
+    at = 0
+    while at < len(raw):
+        space = raw.index(b" ", at)
+        nul = raw.index(b"\0", space)
+        out[raw[space + 1 : nul].decode("utf-8", errors="surrogateescape")] = (raw[at:space], raw[nul + 1 : nul + 21])
+        at = nul + 21
+    return out
+
+
+def _changed_entries(
+    ra: bytes, rb: bytes
+) -> tuple[dict[str, tuple[bytes, bytes]] | None, dict[str, tuple[bytes, bytes]] | None]:
+    """The entries of two versions of a big folder that may differ: those in the bytes between the longest shared
+    start and the longest shared end (binary search with memcmp), with a margin a name long on each side. An
+    unchanged entry in a margin is found in both the same way; None: too many bytes differ."""
+    shortest = min(len(ra), len(rb))
+    lo, hi = 0, shortest
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if ra[:mid] == rb[:mid] else (lo, mid - 1)
+    prefix = lo
+    lo, hi = 0, shortest - prefix
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if ra[len(ra) - mid :] == rb[len(rb) - mid :] else (lo, mid - 1)
+    suffix = lo
+    start = max(0, prefix - _NAME_MAX)
+    parts = [raw[start : len(raw) - suffix + _NAME_MAX + 32] for raw in (ra, rb)]
+    if sum(len(p) for p in parts) > _REGION_MAX:
+        return None, None
+    left, right = (
+        {m.group(2).decode("utf-8", errors="surrogateescape"): (m.group(1), m.group(3)) for m in _ENTRY.finditer(p)}
+        for p in parts
+    )
+    return left, right
 
 
 class Delta(NamedTuple):
@@ -173,37 +223,44 @@ class Repo:
         return [(str(e.name), str(e.id)) for e in root if e.type_str == "blob" and str(e.name).startswith(prefix)]
 
     def diff_trees(self, old: str | None, new: str | None) -> list[Delta]:
-        """Blobs added, changed or deleted between two trees; unchanged folders are skipped by id
-        (libgit2's diff walked every entry of a 6,000-entity folder for a one-file change)."""
+        """Blobs added, changed or deleted between two trees; unchanged folders are skipped by id, and in a big
+        folder only the bytes between what both versions share at the start and at the end are read (libgit2's
+        diff, or an entry object per entity, walked every entry of a 10,000-entity folder for a one-file change)."""
         out: list[Delta] = []
-        a = self.git[old].peel(pygit2.Tree) if old else None
-        b = self.git[new].peel(pygit2.Tree) if new else None
+        a = self.git[old].peel(pygit2.Tree).id if old else None
+        b = self.git[new].peel(pygit2.Tree).id if new else None
         self._diff(a, b, "", out)
         return out
 
-    def _diff(self, a: pygit2.Tree | None, b: pygit2.Tree | None, base: str, out: list[Delta]) -> None:
-        if a is not None and b is not None and a.id == b.id:
+    def _diff(self, a: pygit2.Oid | None, b: pygit2.Oid | None, base: str, out: list[Delta]) -> None:
+        if a == b:
             return
-        left = {str(e.name): e for e in a} if a is not None else {}
-        right = {str(e.name): e for e in b} if b is not None else {}
+        ra = bytes(self.git.odb.read(a)[1]) if a is not None else b""
+        rb = bytes(self.git.odb.read(b)[1]) if b is not None else b""
+        left = right = None
+        if len(ra) > _BIG_TREE and len(rb) > _BIG_TREE:
+            left, right = _changed_entries(ra, rb)
+            found = [e for side in (left, right) if side for e in side.values()]
+            if left is None or right is None or not all(pygit2.Oid(raw=i) in self.git.odb for _, i in found):
+                left = right = None  # too much changed, or a name seen inside an id: read every entry
+        if left is None or right is None:
+            left, right = _entries(ra), _entries(rb)
         for name in sorted(left.keys() | right.keys()):
             x, y = left.get(name), right.get(name)
-            if x is not None and y is not None and x.id == y.id and x.filemode == y.filemode:
+            if x == y:
                 continue
             path = base + name
-            x_tree = x is not None and x.type_str == "tree"
-            y_tree = y is not None and y.type_str == "tree"
+            x_tree = x is not None and x[0] == b"40000"
+            y_tree = y is not None and y[0] == b"40000"
             if x_tree or y_tree:
-                sub_a = self.git[x.id] if x_tree and x is not None else None
-                sub_b = self.git[y.id] if y_tree and y is not None else None
                 self._diff(
-                    sub_a if isinstance(sub_a, pygit2.Tree) else None,
-                    sub_b if isinstance(sub_b, pygit2.Tree) else None,
+                    pygit2.Oid(raw=x[1]) if x_tree and x is not None else None,
+                    pygit2.Oid(raw=y[1]) if y_tree and y is not None else None,
                     path + "/",
                     out,
                 )
-            x_blob = str(x.id) if x is not None and x.type_str == "blob" else None
-            y_blob = str(y.id) if y is not None and y.type_str == "blob" else None
+            x_blob = x[1].hex() if x is not None and x[0] in _BLOB_MODES else None
+            y_blob = y[1].hex() if y is not None and y[0] in _BLOB_MODES else None
             if x_blob != y_blob:
                 out.append(Delta(path, x_blob, y_blob))
 

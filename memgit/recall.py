@@ -253,9 +253,9 @@ class Recall:
         repo = self.vault.repo
         terms = set(self.terms)
         for ekind in self.vault.config.entity_kinds:
-            for slug in self._slugs(ekind, tree):
-                if not any(t in slug for t in terms):  # cheap test first: tokenising 10k slugs is not
-                    continue
+            slugs = self._slugs(ekind, tree)
+            near = {s for t in terms for s in slugs if t in s}  # cheap test first: tokenising 10k slugs is not
+            for slug in (s for s in slugs if s in near):
                 words = self.tokens(slug.replace("-", " "))
                 if not set(words) & terms:
                     continue

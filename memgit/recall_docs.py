@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import os
 import re
+import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memgit import entries
@@ -126,11 +128,22 @@ def subfolders(vault: Vault, tree: str | None, folder: str) -> list[str]:
     """Entity slugs of one kind: from the work tree (tree None) or a tree."""
     if tree is not None:
         return vault.repo.folders(tree, folder)
+    where = vault.root / folder
     try:
-        with os.scandir(vault.root / folder) as entries:  # d_type: no stat per entity
-            return [e.name for e in entries if e.is_dir(follow_symlinks=False)]
+        stamp = os.stat(where).st_mtime_ns  # a folder's mtime moves whenever an entry is added, removed or renamed
+        known = _LISTED.get(where)
+        if known is not None and known[0] == stamp:
+            return list(known[1])
+        with os.scandir(where) as entries:  # d_type: no stat per entity
+            names = [e.name for e in entries if e.is_dir(follow_symlinks=False)]
     except OSError:
         return []
+    if time.time_ns() - stamp > 2_000_000_000:  # a listing as new as its mtime's granularity is not kept
+        _LISTED[where] = (stamp, names)
+    return names
+
+
+_LISTED: dict[Path, tuple[int, list[str]]] = {}  # folder -> (mtime, entity slugs) in a long-running process
 
 
 def read_work(vault: Vault, path: str) -> bytes | None:

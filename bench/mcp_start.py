@@ -4,8 +4,9 @@
     python bench/mcp_start.py VAULT [--repeat 5] [--query WORD]
 
 Per run (a new server process each): ms from spawn to the `initialize` answer, and ms from sending the
-first tools/call (recall) to its answer, then a second recall (the warm cost, for the penalty of the
-first). Prints the medians as one JSON line.
+first tools/call (recall, sent right after `initialize`) to its answer, then a second recall (the warm cost,
+for the penalty of the first), and ms from spawn to the first call's answer (what a client waits in all).
+Prints the medians as one JSON line.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ def rpc(proc: subprocess.Popen[bytes], msg: dict[str, object]) -> dict[str, obje
             return data  # type: ignore[no-any-return]
 
 
-def one(vault: Path, query: str) -> tuple[float, float, float]:
+def one(vault: Path, query: str) -> tuple[float, float, float, float]:
     exe = shutil.which("memgit", path=str(Path(sys.executable).parent)) or "memgit"
     t0 = time.perf_counter()
     proc = subprocess.Popen(
@@ -54,7 +55,7 @@ def one(vault: Path, query: str) -> tuple[float, float, float]:
     assert answer is not None and "result" in answer, answer
     proc.stdin.close()  # type: ignore[union-attr]
     proc.wait(timeout=30)
-    return (t1 - t0) * 1000, (t3 - t2) * 1000, (t4 - t3) * 1000
+    return (t1 - t0) * 1000, (t3 - t2) * 1000, (t4 - t3) * 1000, (t3 - t0) * 1000
 
 
 def main() -> int:
@@ -70,11 +71,14 @@ def main() -> int:
     if args.samples:
         print(
             json.dumps(
-                {k: [r[i] / 1000 for r in runs] for i, k in enumerate(("initialize", "first_call", "second_call"))}
+                {
+                    k: [r[i] / 1000 for r in runs]
+                    for i, k in enumerate(("initialize", "first_call", "second_call", "first_answer"))
+                }
             )
         )
         return 0
-    med = [statistics.median(r[i] for r in runs) for i in range(3)]
+    med = [statistics.median(r[i] for r in runs) for i in range(4)]
     print(
         json.dumps(
             {
@@ -82,6 +86,7 @@ def main() -> int:
                 "first_call_ms": round(med[1]),
                 "second_call_ms": round(med[2]),
                 "first_call_penalty_ms": round(med[1] - med[2]),
+                "spawn_to_first_answer_ms": round(med[3]),
                 "runs": args.repeat,
             }
         )

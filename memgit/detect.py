@@ -274,6 +274,14 @@ def token_windows(text: str, length: int) -> Iterable[tuple[int, str]]:
         yield i, text[i:j]
 
 
+def scrub_lines(lines: list[str]) -> list[str]:
+    """scrub() of each line (none holding a line break), scanning all of them as one text: a page of rows is
+    one scan, and only when it finds a credential is each line scrubbed on its own."""
+    if any(secrets_in("\n".join(lines))):
+        return [scrub(line) for line in lines]
+    return [visible(line) for line in lines]
+
+
 def scrub(text: str) -> str:
     """Text with each credential replaced by its redaction marker and hidden characters shown (generated files)."""
     for f in reversed(secrets_in(text)):

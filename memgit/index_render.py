@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from memgit.detect import scrub
+from memgit.detect import scrub, scrub_lines
 
 if TYPE_CHECKING:
     from memgit.config import Config
@@ -122,7 +122,7 @@ def summarize(config: Config, page: str, entries: dict[str, list[Any]]) -> tuple
         if section == "preferences":
             summary["prefs"] = sorted([e["topic"], p, e["confirmed"]] for p, (_, _k, e) in entries.items())
     # a name or title that slipped past the hooks (--no-verify) is never copied into the index agents read first
-    rows = [(k, scrub(r)) for k, r in rows]
+    rows = list(zip([k for k, _ in rows], scrub_lines([r for _, r in rows]), strict=True))
     reverse = _section_info(config, section)[2]
     rows.sort(key=lambda r: r[0], reverse=reverse)
     keep = int(config.get("index", {}).get("recent_journals", 7)) if section == "journals" else _cap(config)

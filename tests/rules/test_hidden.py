@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memgit.detect import hidden_in, scrub, visible
+from memgit.detect import hidden_in, scrub, scrub_lines, visible
 from memgit.rules import hidden
 from tests.rules.util import JOURNAL, change, ctx, only
 
@@ -86,3 +86,13 @@ def test_visible_and_scrub_show_what_a_terminal_would_hide() -> None:
     token = "ghp_" + "A1b2C3d4E5" * 4
     assert scrub(f"- [{token}](lessons/x.md)").startswith("- [[REDACTED sha256:")
     assert hidden_in("ok") == []
+
+
+def test_scrub_lines_is_scrub_of_each_line() -> None:
+    """One scan of the page decides; a credential on one row is scrubbed there and nowhere else."""
+    token = "ghp_" + "A1b2C3d4E5" * 3 + "F6g7H8"
+    rows = ["- plain row", f"- key: {token}", "- api", "key: not a secret", "- zero\u200bwidth", "- password=hunter22x"]
+    assert scrub_lines(rows) == [scrub(r) for r in rows]
+    assert scrub_lines(rows)[1].startswith("- key: [REDACTED sha256:") and scrub_lines(rows)[0] == "- plain row"
+    clean = ["- plain row", "- zero\u200bwidth", "- api", "key: monkey"]
+    assert scrub_lines(clean) == [scrub(r) for r in clean] == [visible(r) for r in clean]

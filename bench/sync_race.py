@@ -262,6 +262,13 @@ def round_(
         run([exe, "sync"], clones[0], env, check=False).returncode == 0
         and run([exe, "verify"], clones[0], env, check=False).returncode == 0
     )
+    fresh = root / "fresh"  # what a new machine (or the template's CI) sees: origin/archive/* only
+    run(["git", "clone", "-q", str(remote), str(fresh)], None, env)
+    run([exe, "install"], fresh, env)
+    fresh_verify = run([exe, "verify"], fresh, env, check=False)
+    if fresh_verify.returncode != 0:
+        print(f"  verify on a fresh clone: {(fresh_verify.stdout + fresh_verify.stderr)[-600:]}", file=sys.stderr)
+    verify = verify and fresh_verify.returncode == 0
     commits = int(run(["git", "-C", str(remote), "rev-list", "--count", "main"], None, env).stdout)
     merges = int(run(["git", "-C", str(remote), "rev-list", "--count", "--merges", "main"], None, env).stdout)
     return {
@@ -384,7 +391,7 @@ all are done every clone syncs once more and the remote's main tree is counted.
   commit: a retry merges the newer remote into the previous attempt's (unpushed) merge rather than
   rebuilding it from the agent's own commits, so merges outnumber writes under heavy contention.
 - **items canonical, verify**: every items.json on the remote is in canonical form, and `memgit verify`
-  accepts the whole merged history.
+  accepts the whole merged history, in a clone that synced and in a fresh clone of the remote.
 
 Run: {writes} writes per agent, {total:.0f} s in all, {os.cpu_count()} CPUs, Python {platform.python_version()},
 {git_version}, {platform.system()} {platform.release()}.

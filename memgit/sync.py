@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import re
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from memgit import changes, rules
@@ -13,6 +15,7 @@ from memgit.merge import MergeConflict
 from memgit.progress import Progress, tick
 
 if TYPE_CHECKING:
+    from memgit.changes import Change
     from memgit.context import VaultContext as Vault
 
 # A lost push race is retried until this budget (MEMGIT_SYNC_TIMEOUT, seconds) is spent, not a count of
@@ -69,6 +72,7 @@ def _merge_into(
     if tip == theirs or repo.merge_base(tip, theirs) == theirs:
         return None
     ours = repo.commit_info(tip).parents[0] if replace is not None and tip == replace else tip
+    archives: set[str] = set()  # archive branches holding journals this merge takes off ref (theirs archived them)
     tip_tree = repo.commit_tree(tip)
     ours_tree = repo.commit_tree(ours)
     base = repo.merge_base(ours, theirs)
@@ -85,7 +89,7 @@ def _merge_into(
         if ref == repo.branch_ref():
             writes.update(_index_writes(vault, draft))
             draft = repo.build_tree(ours_tree, writes)
-        ctx = vault.context()
+        ctx = dataclasses.replace(vault.context(), archived=_archived_by(vault, repo.commit_tree(theirs), archives))
         found = rules.run(changes.from_trees(repo, vault.config, ours_tree, draft), ctx, only=_MERGE_RULES)
         if found:
             raise _Unmergeable(
@@ -104,8 +108,12 @@ def _merge_into(
             )
     if not target:
         writer = vault.writer()
-        message = f"sync: merge {label}\n\nMemgit-Op: sync\n" + (
-            f"Memgit-Agent: {writer.agent}\n" if writer.is_agent else ""
+        from memgit.archive import ARCHIVE_TRAILER
+
+        message = (
+            f"sync: merge {label}\n\nMemgit-Op: sync\n"
+            + (f"Memgit-Agent: {writer.agent}\n" if writer.is_agent else "")
+            + (f"{ARCHIVE_TRAILER}: {','.join(sorted(archives))}\n" if archives else "")
         )
         from memgit.commit import commit_to
 
@@ -126,6 +134,32 @@ def _merge_into(
     if check_worktree:
         repo.sync_paths(tree, paths, expected)
     return target
+
+
+def _archived_by(vault: Vault, theirs_tree: str, used: set[str]) -> Callable[[Change], bool]:
+    """A journal the merge takes off main because theirs archived it: gone from theirs, and every entry of
+    ours is on an archive branch (merged from the remote just before). Without this every agent that had
+    local commits diverted its next sync to a proposal after another clone ran `memgit archive`. The branches
+    that hold them are added to `used`: the merge commit names them (Memgit-Archive), as an archive commit does,
+    so verify and pre-receive see the same."""
+    from memgit.entries import holds_entries
+
+    repo = vault.repo
+    listed: list[dict[str, str]] = []
+
+    def archived(change: Change) -> bool:
+        if change.old is None or change.new is not None or repo.blob_id(theirs_tree, change.path) is not None:
+            return False
+        if not listed:
+            listed.append(repo.archive_tips())
+        for branch, tip in sorted(listed[0].items()):
+            data = repo.read(repo.commit_tree(tip), change.path)
+            if data is not None and (data.startswith(change.old) or holds_entries(change.old, data)):
+                used.add(branch)
+                return True
+        return False
+
+    return archived
 
 
 def _push(vault: Vault, remote: str, specs: list[str]) -> tuple[bool, str]:

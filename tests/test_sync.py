@@ -514,6 +514,31 @@ def test_sync_pushes_archive_branches(a: Clone, b: Clone, remote: Path) -> None:
     assert b.run("verify").returncode == 0
 
 
+def test_a_clone_with_local_work_merges_another_clones_archive(a: Clone, b: Clone, remote: Path) -> None:
+    """b has commits of its own (a real merge, not a fast-forward) when a's archive reaches it: the journals
+    a archived leave b's main too, because their entries are on the archive branch. This was judged a
+    deleted journal and diverted every such clone's sync to a proposal (bench/sync_race.py --now)."""
+    hook = remote / "hooks" / "pre-receive"  # the remote judges b's merge as verify does
+    shutil.copy(ROOT / "hooks" / "pre-receive", hook)
+    hook.chmod(0o755)
+    a.json("log", "an old entry", now="2026-01-05T10:00:00")
+    a.json("sync")
+    b.json("sync")
+    a.json("log", "a recent entry", now="2026-02-01T10:00:00")
+    assert a.json("archive", now="2026-02-01T12:00:00")["archived"] == ["memory/2026-01-05.md"]
+    a.json("sync")
+    b.json("log", "b's own entry", now="2026-02-01T11:00:00")
+    r = b.run("sync", "--json", now="2026-02-01T11:00:00")
+    assert r.returncode == 0, r.stdout + r.stderr  # not 5: nothing conflicts
+    assert not ls_remote(remote, "refs/heads/proposals/*")
+    assert git(remote, "cat-file", "-e", "main:memory/2026-01-05.md", check=False).returncode != 0
+    assert "an old entry" in remote_show(remote, "memory/2026-01-05.md", "archive/2026-01")
+    day = remote_show(remote, "memory/2026-02-01.md")
+    assert "a recent entry" in day and "b's own entry" in day
+    assert not (b.path / "memory/2026-01-05.md").exists() and status(b.path) == ""
+    assert b.run("verify").returncode == 0
+
+
 def test_archives_travel_through_pre_receive_and_into_a_fresh_clone(a: Clone, remote: Path, tmp_path: Path) -> None:
     hook = remote / "hooks" / "pre-receive"
     shutil.copy(ROOT / "hooks" / "pre-receive", hook)

@@ -157,6 +157,7 @@ class Index:
         self.lock = threading.Lock()
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.meta = dict(self.db.execute("SELECT key, value FROM meta").fetchall())
+        self.names: tuple[str | None, dict[int, str]] = (None, {})  # (tree, file id -> path) once read whole
 
     def close(self) -> None:
         self.db.close()
@@ -238,8 +239,12 @@ class Index:
             "SELECT l.id, l.text FROM terms JOIN lines l ON l.id = terms.rowid WHERE terms MATCH ?", (match,)
         ).fetchall()
         ids = {rowid >> SHIFT for rowid, _ in found}
-        if len(ids) > 500:  # many files: all the paths at once
+        tree = self.tree()
+        if self.names[0] == tree:  # every path, kept while the index holds the same tree (a warm process)
+            names = self.names[1]
+        elif len(ids) > 500:  # many files: all the paths at once
             names = dict(self.db.execute("SELECT id, path FROM files"))
+            self.names = (tree, names)
         else:
             marks = ",".join("?" * len(ids))
             names = dict(self.db.execute(f"SELECT id, path FROM files WHERE id IN ({marks})", sorted(ids)))
@@ -452,7 +457,7 @@ def grep(vault: Vault, rx: re.Pattern[str], alternatives: list[tuple[str, bool]]
     # an ASCII line without "_" holds a word starting with a prefix exactly where the pattern matches
     # (a word start there); other lines may differ ("foo_zurich", "Straße"): the pattern decides, as in rg
     lines = [
-        (p, n, _long(rx, t, len(t.encode()) + 1 if len(t) >= MAX_COLUMNS // 4 else 0))
+        (p, n, t if len(t) < MAX_COLUMNS // 4 else _long(rx, t, len(t.encode()) + 1))
         for p, n, t in rows
         if p not in dirty and ((t.isascii() and "_" not in t) or rx.search(t))
     ]

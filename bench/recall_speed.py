@@ -7,6 +7,7 @@ recall index's first build and its update after a one-file commit.
   baseline `python -c pass` + `rg -i` with the query's words as one alternation, and the same recall with
   MEMGIT_RECALL_INDEX=0 (rg over the whole vault, as before the index); wall ms and children's CPU ms.
 - warm: in one process, as the MCP server does (index open, work tree watched): median ms per recall.
+- mcp: the same through `memgit mcp` over stdio, once its prewarm has settled: median ms per tools/call.
 - build: the index deleted, then built by a new process (wall and CPU s, database size).
 - update: the index brought from HEAD's tree to a tree with one file changed and back (a journal; an entity's
   items.json in a folder of every entity), median ms: this is what a recall after a commit pays.
@@ -95,6 +96,44 @@ def warm(vault: Path, runs: int, queries: list[str]) -> list[dict[str, object]]:
     return out
 
 
+def mcp(vault: Path, runs: int, queries: list[str]) -> list[dict[str, object]]:
+    """Recall through the MCP server over stdio (raw JSON-RPC), once it has settled: ms per tools/call."""
+    from mcp_start import rpc  # bench/mcp_start.py
+
+    proc = subprocess.Popen(
+        [str(BIN / "memgit"), "-C", str(vault), "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    init = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}
+    rpc(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init})
+    rpc(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+    time.sleep(5)  # the prewarm thread: imports, the work-tree watch, the index at HEAD
+    out, ident = [], 2
+    for q in queries:
+        times = []
+        for _ in range(max(runs, 5) + 1):
+            ident += 1
+            start = time.perf_counter()
+            answer = rpc(
+                proc,
+                {
+                    "jsonrpc": "2.0",
+                    "id": ident,
+                    "method": "tools/call",
+                    "params": {"name": "recall", "arguments": {"query": q}},
+                },
+            )
+            times.append(time.perf_counter() - start)
+            assert answer is not None and "result" in answer, answer
+        out.append({"query": q, "mcp_ms": ms(times[1:]), "first_ms": round(times[0] * 1000, 1)})
+    assert proc.stdin is not None
+    proc.stdin.close()
+    proc.wait(timeout=30)
+    return out
+
+
 def build(vault: Path) -> dict[str, object]:
     folder = vault / ".git" / "memgit" / "recall"
     shutil.rmtree(folder, ignore_errors=True)
@@ -151,7 +190,7 @@ def main() -> int:
     ap.add_argument("vault", type=Path)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--query", action="append", dest="queries")
-    ap.add_argument("--skip", default="", help="comma-separated: cli, warm, build, update")
+    ap.add_argument("--skip", default="", help="comma-separated: build, cli, warm, mcp, update")
     a = ap.parse_args()
     skip = set(a.skip.split(","))
     queries = a.queries or QUERIES
@@ -162,6 +201,8 @@ def main() -> int:
         result["cli"] = cli(a.vault, a.runs, queries)
     if "warm" not in skip:
         result["warm"] = warm(a.vault, a.runs, queries)
+    if "mcp" not in skip:
+        result["mcp"] = mcp(a.vault, a.runs, queries)
     if "update" not in skip:
         result["update"] = update(a.vault, a.runs)
     print(json.dumps(result, indent=1))

@@ -513,5 +513,11 @@ def _long(rx: re.Pattern[str], text: str, size: int) -> str:
 
 def warm(vault: Vault) -> None:
     """Open (or build) the index and bring it to HEAD's tree: the MCP server does it before the first recall."""
+    watched = _WATCHES.get(vault.root.resolve())
     with contextlib.suppress(Unusable):
-        _search(vault, vault.head_tree(), [])
+        if watched is None:
+            _search(vault, vault.head_tree(), [])
+            return
+        watched.before_status()  # the watch's starting point, so the first recall needs no git status either
+        tree, dirty, _, _ = _status_and_search(vault, [])
+        watched.after_status(tree, dirty)

@@ -188,7 +188,8 @@ def _run_memgit_directly(folder: Path, hooks: list[str]) -> None:
     """Each hook script starts memgit's hook itself, without the pre-commit framework (~220 ms of CPU per hook
     type, three per commit), while the work tree's .pre-commit-config.yaml is byte for byte the template's: the
     same command pre-commit would run, so every rule holds. Any other config (a hook of the user's added, a
-    config changed in the commit's work tree), or SKIP set, runs pre-commit as before. Bash builtins only:
+    config changed in the commit's work tree), SKIP set, or a hook of the user's that pre-commit keeps as
+    `<hook>.legacy` (and runs first) runs pre-commit as before. Bash builtins only:
     the comparison starts no process."""
     from memgit.resources import data_dir
 
@@ -207,7 +208,7 @@ def _run_memgit_directly(folder: Path, hooks: list[str]) -> None:
             continue
         block = (
             f"{_DIRECT}\n"
-            'if [ -z "${SKIP:-}" ] && [ -f .pre-commit-config.yaml ]; then\n'
+            f'if [ -z "${{SKIP:-}}" ] && [ ! -e "${{0%/*}}/{hook}.legacy" ] && [ -f .pre-commit-config.yaml ]; then\n'
             '    _memgit_cfg="$(< .pre-commit-config.yaml)"\n'
             f"    if {same}; then\n"
             f"        exec {_DIRECT_COMMANDS[hook]}\n"

@@ -125,6 +125,21 @@ def test_a_config_with_a_hook_of_the_users_runs_through_pre_commit(journaled: Pa
     rejected(journaled, r, before, "memgit rules", "my own check", f"{JOURNAL}:3 journal-append-only")
 
 
+def test_a_hook_of_the_users_kept_as_legacy_still_runs(journaled: Path) -> None:
+    """pre-commit keeps a hook the clone had before as `pre-commit.legacy` and runs it first: the direct path
+    must not skip it."""
+    legacy = journaled / ".git" / "hooks" / "pre-commit.legacy"
+    legacy.write_text("#!/bin/sh\necho my legacy hook ran\nexit 1\n")
+    legacy.chmod(0o755)
+    (journaled / JOURNAL).write_text((journaled / JOURNAL).read_text() + "- 10:00 appended by hand\n")
+    before = head(journaled)
+    rejected(journaled, add_commit(journaled, "append", JOURNAL), before, "my legacy hook ran")
+    legacy.write_text("#!/bin/sh\necho my legacy hook ran\n")
+    r = add_commit(journaled, "append", JOURNAL)
+    accepted(r)
+    assert "my legacy hook ran" in r.out and "memgit rules" in r.out
+
+
 def test_skip_set_runs_through_pre_commit(journaled: Path) -> None:
     """pre-commit's SKIP names hooks to skip: with it set the scripts leave the choice to pre-commit."""
     text = (journaled / JOURNAL).read_text()

@@ -169,16 +169,22 @@ def test_as_of_and_archive_give_the_same_hits_either_way(lived: Path) -> None:
         assert recall(lived, q, None, "--archive") == recall(lived, q, RG, "--archive")
 
 
-def test_concurrent_recalls_build_one_index_and_agree(lived: Path) -> None:
+def test_concurrent_recalls_build_one_index_update_it_once_and_agree(lived: Path) -> None:
     exe = str(BIN / "memgit")
-    procs = [
-        subprocess.Popen([exe, "recall", q, "--json", "--k", "50"], cwd=lived, stdout=subprocess.PIPE, text=True)
-        for q in ("zurich", "Hélène", "zurich", "東京")
-    ]
-    outs = [json.loads(p.communicate()[0]) for p in procs]
-    for q, out in zip(("zurich", "Hélène", "zurich", "東京"), outs, strict=True):
-        assert out == recall(lived, q, RG), q
-    assert len(databases(lived)) == 1
+    queries = ("zurich", "Hélène", "zurich", "東京")
+    for _round in range(2):  # first: four builds at once; then, after a commit: four updates at once
+        procs = [
+            subprocess.Popen([exe, "recall", q, "--json", "--k", "50"], cwd=lived, stdout=subprocess.PIPE, text=True)
+            for q in queries
+        ]
+        outs = [json.loads(p.communicate()[0]) for p in procs]
+        for q, out in zip(queries, outs, strict=True):
+            assert out == recall(lived, q, RG), q
+        assert len(databases(lived)) == 1
+        memgit_json("log", "Zürich, Hélène and 東京 in one line", cwd=lived)
+    assert stamp(lived) != git(lived, "rev-parse", "HEAD^{tree}").stdout.strip()  # not yet at the last commit
+    assert_same(lived, ["zurich"])
+    assert stamp(lived) == git(lived, "rev-parse", "HEAD^{tree}").stdout.strip()
 
 
 def test_unborn_head_reads_the_work_tree(tmp_path: Path) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import heapq
 import math
 import re
 from collections.abc import Iterable
@@ -239,10 +238,16 @@ class Recall:
         order = sorted(range(len(lines)), key=score.__getitem__)
         cut = score[order[CANDIDATES - 1]]
         keep = [i for i in order if score[i] < cut]
+        # among the lines tied at the cut: the shortest, then by path and line (sorted by length first, in C)
         tied = [i for i in order if score[i] == cut]
-        keep += heapq.nsmallest(
-            CANDIDATES - len(keep), tied, key=lambda i: (len(lines[i][2]), lines[i][0], lines[i][1])
-        )
+        need = CANDIDATES - len(keep)
+        size = [len(t) for _, _, t in lines]
+        tied.sort(key=size.__getitem__)
+        edge = size[tied[need - 1]]
+        keep += [i for i in tied if size[i] < edge]
+        keep += sorted((i for i in tied if size[i] == edge), key=lambda i: (lines[i][0], lines[i][1]))[
+            : CANDIDATES - len(keep)
+        ]
         return [lines[i] for i in keep]
 
     def _entity_matches(self, tree: str | None) -> Any:

@@ -62,6 +62,7 @@ TUNING = {
     "compounds": True,  # in a compounding language, "Töpferkurs" holds "Kurs" (its head: the last part)
     "proximity": 0.0,  # the question's words close together in a line: up to ×(1 + proximity)
     "name_only": 0.8,  # the coverage a hit matching only the named entity's name counts for "nothing relevant"
+    "unseen": 1.5,  # a question word no line of the vault holds: its weight in the mass to cover (coverage)
     "name_text": 0.0,  # BM25F weight of the name field vs the text (2: a name the text repeats counts more; off: a coin flip)
 }
 ENTITY_WORDS = {"people": "person", "companies": "company", "projects": "project"}
@@ -328,7 +329,8 @@ class Recall:
                     idf[t] = min(idf[t], max(origin))
         named = set(self.terms)
         focus = self._focus(docs)
-        mass = sum(idf[t] for t in self.terms) or 1.0
+        # a word of the question the vault has never written down weighs `unseen` times in what there is to cover
+        mass = sum(idf[t] * (TUNING["unseen"] if not df[t] else 1.0) for t in self.terms) or 1.0
         dated = mass / max(1, len(self.terms)) if self.when else 0.0  # the question's date counts as one average word
         mass += dated
         scaffold = _scaffold() if TUNING["scaffold"] else frozenset()

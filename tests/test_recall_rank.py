@@ -207,3 +207,13 @@ def test_a_hit_matching_only_the_name_does_not_answer_what_is_asked_about_them(v
     assert (rc, data["hits"]) == (1, []) and {h["text"] for h in data["weak"]} >= {"Lives in Seattle"}
     rc, data = recall(vault, "kenji silva city")  # "city" meets "lives" (the template's synonyms): an answer
     assert rc == 0 and data["hits"][0]["text"] == "Lives in Seattle", data["hits"][:2]
+
+
+def test_a_question_about_something_the_vault_never_recorded_is_nothing_relevant(vault: Path) -> None:
+    for slug in ("people/leila-chen", "people/mateo-rossi", "people/viktor-chen"):
+        memgit_json("fact", "add", slug, "Preferred channel: email", "--category", "preference", cwd=vault)
+    # nobody called Evander is in the vault: other people's preferred channel is not his
+    rc, data = recall(vault, "evander preferred channel")
+    assert (rc, data["hits"]) == (1, []) and data["weak"][0]["text"] == "Preferred channel: email"
+    rc, data = recall(vault, "leila preferred channel")
+    assert rc == 0 and data["hits"][0]["path"] == "people/leila-chen/items.json", data["hits"][:2]

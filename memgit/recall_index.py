@@ -44,6 +44,7 @@ SHIFT = 24  # a line's row id: file id << SHIFT | line number
 # back as "[Omitted long line with N matches]"
 MAX_COLUMNS = 4096
 STALE_TMP = 3600.0  # seconds: an unfinished build older than this crashed
+ALL_PATHS = 500  # a query matching lines in more files than this reads every path at once (and keeps them)
 _SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE files(id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, blob TEXT NOT NULL, size INTEGER NOT NULL);
@@ -157,7 +158,7 @@ class Index:
         self.lock = threading.Lock()
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.meta = dict(self.db.execute("SELECT key, value FROM meta").fetchall())
-        self.names: tuple[str | None, dict[int, str]] = (None, {})  # (tree, file id -> path) once read whole
+        self.names: tuple[int | None, dict[int, str]] = (None, {})  # (data_version, file id -> path) read whole
 
     def close(self) -> None:
         self.db.close()
@@ -197,6 +198,7 @@ class Index:
             changes = vault.repo.diff_trees(old or None, tree or None)
         except (GitError, KeyError, ValueError) as exc:  # its tree is gone (a rewritten history): build anew
             raise _Rebuild(str(exc)) from None
+        self.names = (None, {})  # this connection's own writes do not move data_version
         facts = _facts_only(vault)
         size = 0
         for c in changes:
@@ -239,12 +241,13 @@ class Index:
             "SELECT l.id, l.text FROM terms JOIN lines l ON l.id = terms.rowid WHERE terms MATCH ?", (match,)
         ).fetchall()
         ids = {rowid >> SHIFT for rowid, _ in found}
-        tree = self.tree()
-        if self.names[0] == tree:  # every path, kept while the index holds the same tree (a warm process)
+        # every path, kept while no connection has written since (file ids are reused after a delete)
+        version = int(self.db.execute("PRAGMA data_version").fetchone()[0])
+        if self.names[0] == version:
             names = self.names[1]
-        elif len(ids) > 500:  # many files: all the paths at once
+        elif len(ids) > ALL_PATHS:  # many files: all the paths at once
             names = dict(self.db.execute("SELECT id, path FROM files"))
-            self.names = (tree, names)
+            self.names = (version, names)
         else:
             marks = ",".join("?" * len(ids))
             names = dict(self.db.execute(f"SELECT id, path FROM files WHERE id IN ({marks})", sorted(ids)))
@@ -365,9 +368,10 @@ def _open(vault: Vault, tree: str | None, fresh: bool = False) -> Index:
             if index is not None:
                 index.close()
                 index = None
-            with contextlib.suppress(OSError):
-                newest.unlink()
-            newest = None
+            if newest.exists():  # unreadable, or made for other kinds: gone (else a newer build replaced it)
+                with contextlib.suppress(OSError):
+                    newest.unlink()
+            newest = _newest(where)
     raise sqlite3.DatabaseError(f"the recall index under {where} could not be built")
 
 

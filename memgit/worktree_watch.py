@@ -150,7 +150,12 @@ class Watch:
                 return None
             candidates = self.dirty | self.changed
             if tree != self.tree:
-                deltas = vault.repo.diff_trees(self.tree, tree)
+                from memgit.repo import GitError
+
+                try:
+                    deltas = vault.repo.diff_trees(self.tree, tree)
+                except (GitError, KeyError, ValueError):  # the old tree is gone (a rewritten history)
+                    return None
                 if len(deltas) > MAX_CANDIDATES:
                     return None
                 candidates |= {d.path for d in deltas}

@@ -266,3 +266,23 @@ def test_a_commit_racing_the_recall_gives_the_work_tree_git_status_saw(lived: Pa
     assert any("Moved to Zürich" in h["text"] for h in during["hits"])
     assert recall(lived, "zurich") == recall(lived, "zurich", RG)  # and the next recall sees the commit
     assert not any("Moved to Zürich" in h["text"] for h in recall(lived, "zurich")["hits"])
+
+
+def test_paths_kept_by_a_warm_process_are_dropped_when_another_process_writes(
+    lived: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """File ids are reused after a delete: a path map kept across recalls must not outlive another writer."""
+    from memgit import recall_index
+    from memgit.api import Vault
+    from memgit.recall import recall as library_recall
+
+    monkeypatch.setattr(recall_index, "ALL_PATHS", 0)  # every query reads (and keeps) the whole path map
+    assert library_recall(Vault(lived), "zurich", k=50) == recall(lived, "zurich", RG)
+    for n in range(3):  # another process moves the index: a file dropped, another added under its id
+        for old in (lived / "contexts").glob("take-*.md"):
+            old.unlink()
+        (lived / "contexts" / f"take-{n}.md").write_text(f"Zürich notes, take {n}\n")
+        git(lived, "add", "-A")
+        git(lived, "commit", "-qm", f"take {n}", "--no-verify")
+        assert memgit("recall", "zurich", "--json", cwd=lived, process=True).returncode == 0
+        assert library_recall(Vault(lived), "zurich", k=50) == recall(lived, "zurich", RG), n

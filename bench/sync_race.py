@@ -167,7 +167,11 @@ def remote_tree_counts(remote: Path, env: dict[str, str]) -> tuple[set[str], set
 
 
 def remote_markers(remote: Path, env: dict[str, str]) -> tuple[set[str], set[str]]:
-    """(markers in the tips of main, archive/* and proposals/*; markers NOW.md ever held in their history)."""
+    """(markers in the tips of main, archive/* and proposals/*; markers NOW.md ever held in their history).
+
+    --full-history: git log's default simplification follows only the parent whose NOW.md a merge kept, so
+    the commits of the side whose state lost the merge were not listed (a state counted missing although its
+    commit is on main)."""
     refs = [
         r
         for r in run(
@@ -181,7 +185,9 @@ def remote_markers(remote: Path, env: dict[str, str]) -> tuple[set[str], set[str
             ["git", "-C", str(remote), "grep", "-h", "-o", 'race:[^ "]*', ref, "--"], None, env, check=False
         ).stdout
         tips |= {m.split(":", 1)[1] if m.startswith("refs/") else m for m in out.split()}
-    history = run(["git", "-C", str(remote), "log", "-p", "--format=", *refs, "--", "NOW.md"], None, env).stdout
+    history = run(
+        ["git", "-C", str(remote), "log", "--full-history", "-p", "--format=", *refs, "--", "NOW.md"], None, env
+    ).stdout
     now = {w.lstrip("+- ").rstrip(".,") for w in history.split() if w.lstrip("+- ").startswith("race:")}
     return {m for m in tips if m.startswith("race:")}, now
 

@@ -103,8 +103,9 @@ def _keep_lost_state(
     info = repo.commit_info(source)
     moment = now or dt.datetime.fromtimestamp(info.time, dt.timezone.utc)
     journal = f"memory/{moment.date().isoformat()}.md"
-    head = journal_base(
-        writes[journal] if journal in writes else repo.read(ours_tree, journal), moment.date().isoformat()
-    )
+    # theirs archived that day (the merge takes it off main): the journal stays on main with every line, as when
+    # ours appended to it, instead of restarting with only this entry (which read as ours' lines rewritten)
+    current = writes[journal] if writes.get(journal) is not None else repo.read(ours_tree, journal)
+    head = journal_base(current, moment.date().isoformat())
     text = f"{path} replaced by a newer state in a merge; the older state said:\n" + "\n".join(lines)
     writes[journal] = head + format_entry(moment.strftime("%H:%M"), text, None, f"{path}@{source[:12]}").encode()

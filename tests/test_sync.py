@@ -539,6 +539,26 @@ def test_a_clone_with_local_work_merges_another_clones_archive(a: Clone, b: Clon
     assert b.run("verify").returncode == 0
 
 
+def test_a_lost_now_state_kept_in_a_day_the_other_side_archived(a: Clone, b: Clone, remote: Path) -> None:
+    """b's clock is on a day a archived; b's NOW state loses the merge and its lines go to b's day's journal:
+    that journal stays on main with every line (plus the state) instead of restarting with the state alone,
+    which read as b's journal rewritten and diverted b's sync (bench/sync_race.py --now)."""
+    a.json("log", "an old entry", now="2026-01-05T10:00:00")
+    a.json("sync")
+    b.json("sync")
+    b.json("now", "set", "b's older state", now="2026-01-05T11:00:00")
+    a.json("now", "set", "a's newer state", now="2026-02-01T10:00:00")
+    assert a.json("archive", now="2026-02-01T12:00:00")["archived"] == ["memory/2026-01-05.md"]
+    a.json("sync")
+    r = b.run("sync", "--json", now="2026-01-05T12:00:00")
+    assert r.returncode == 0, r.stdout + r.stderr  # not 5: nothing conflicts
+    assert "a's newer state" in remote_show(remote, "NOW.md")
+    day = remote_show(remote, "memory/2026-01-05.md")
+    assert "an old entry" in day and "b's older state" in day
+    assert "an old entry" in remote_show(remote, "memory/2026-01-05.md", "archive/2026-01")
+    assert b.run("verify").returncode == 0
+
+
 def test_archives_travel_through_pre_receive_and_into_a_fresh_clone(a: Clone, remote: Path, tmp_path: Path) -> None:
     hook = remote / "hooks" / "pre-receive"
     shutil.copy(ROOT / "hooks" / "pre-receive", hook)

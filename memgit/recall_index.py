@@ -295,16 +295,19 @@ def build(vault: Vault, tree: str | None) -> Path:
         db.execute("BEGIN")
         files: list[tuple[int, str, str, int]] = []
         if tree:
+            from memgit.progress import index_rebuild, tick
+
             facts = _facts_only(vault)
             repo = vault.repo
-            file_id = 0
-            for path, blob in repo.files(tree, links=False):
-                if not searched_by_rg(path):
-                    continue
-                file_id += 1
+            listed = [(p, b) for p, b in repo.files(tree, links=False) if searched_by_rg(p)]
+            progress = index_rebuild.get() if len(listed) > 500 else None  # the CLI's bar on a terminal
+            for file_id, (path, blob) in enumerate(listed, 1):
+                if progress is not None and file_id % 200 == 1:
+                    progress(file_id - 1, len(listed))
                 data = repo.blob(blob) or b""
                 files.append((file_id, path, blob, _size(data)))
                 _insert(db, _rows(file_id, data, facts(path)))
+            tick(progress, len(listed), len(listed))
             db.executemany("INSERT INTO files(id, path, blob, size) VALUES (?, ?, ?, ?)", files)
         total = sum(f[3] for f in files)
         db.executemany(

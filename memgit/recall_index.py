@@ -153,7 +153,7 @@ class Index:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.db = sqlite3.connect(
-            f"file:{path}?mode=rw", uri=True, isolation_level=None, timeout=60.0, check_same_thread=False
+            path.resolve().as_uri() + "?mode=rw", uri=True, isolation_level=None, timeout=60.0, check_same_thread=False
         )
         self.lock = threading.Lock()
         self.db.execute("PRAGMA synchronous=NORMAL")

@@ -187,11 +187,17 @@ def test_concurrent_recalls_build_one_index_update_it_once_and_agree(lived: Path
     assert stamp(lived) == git(lived, "rev-parse", "HEAD^{tree}").stdout.strip()
 
 
-def test_unborn_head_reads_the_work_tree(tmp_path: Path) -> None:
-    git(tmp_path, "init", "-q")
-    (tmp_path / "notes.md").write_text("Moved to Zürich\n")
-    assert recall(tmp_path, "zurich") == recall(tmp_path, "zurich", RG)
-    assert recall(tmp_path, "zurich")["hits"]
+def test_unborn_head_and_an_odd_folder_name(tmp_path: Path) -> None:
+    odd = tmp_path / "a vault #1 ?x %20"  # the database is opened by URI: the path must be quoted
+    odd.mkdir()
+    git(odd, "init", "-q")
+    (odd / "notes.md").write_text("Moved to Zürich\n")
+    assert recall(odd, "zurich") == recall(odd, "zurich", RG)
+    assert recall(odd, "zurich")["hits"]
+    git(odd, "add", "-A")
+    git(odd, "commit", "-qm", "notes")
+    assert recall(odd, "zurich") == recall(odd, "zurich", RG)
+    assert len(databases(odd)) == 1
 
 
 def test_a_watched_work_tree_needs_no_git_status_and_gives_the_same_hits(

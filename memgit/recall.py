@@ -295,7 +295,10 @@ class Recall:
         matched in its own memory, counts its idf without length normalisation); coverage is the share of
         the query's idf mass the hit matches (a synonym counts half), so one shared word cannot beat five;
         the prior (authority, the named entity's own memory, status, decay, template scaffolding) is a
-        bounded factor that orders hits of comparable relevance and never lifts a weak match over a strong one.
+        bounded factor that orders hits of comparable relevance and never lifts a weak match over a strong one; it
+        also holds the question's focus (a hit neither of nor naming the entity it names), what a who-question asks
+        for (a person, a relationship) and, for a question naming an entity, the words others' answers share
+        (pseudo-relevance feedback). Each part is a TUNING knob; docs/RECALL.md has their ablations.
 
         Decay needs a date, which may cost a file read or a git log; it can only lower a score, so
         it is computed best-first until the k-th score cannot be beaten by anything not yet decayed.

@@ -453,12 +453,11 @@ def grep(vault: Vault, rx: re.Pattern[str], alternatives: list[tuple[str, bool]]
     if watched is not None:
         tree = vault.head_tree()
         dirty = watched.changes(vault, tree)
-        if dirty is None:
-            watched.before_status()
     if dirty is None:
+        token = watched.before_status() if watched is not None else None
         tree, dirty, rows, total = _status_and_search(vault, alternatives)
-        if watched is not None:
-            watched.after_status(tree, dirty)
+        if watched is not None and token is not None:
+            watched.after_status(token, tree, dirty)
     else:
         rows, total = _search(vault, tree, alternatives)
     # an ASCII line without "_" holds a word starting with a prefix exactly where the pattern matches
@@ -525,6 +524,6 @@ def warm(vault: Vault) -> None:
         if watched is None:
             _search(vault, vault.head_tree(), [])
             return
-        watched.before_status()  # the watch's starting point, so the first recall needs no git status either
+        token = watched.before_status()  # the watch's starting point: the first recall needs no git status either
         tree, dirty, _, _ = _status_and_search(vault, [])
-        watched.after_status(tree, dirty)
+        watched.after_status(token, tree, dirty)

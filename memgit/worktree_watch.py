@@ -60,9 +60,14 @@ class Watch:
         self.lock = threading.Lock()
         self.folders: dict[int, str] = {}  # watch descriptor -> folder relative to root ('' = root)
         self.changed: set[str] = set()
-        self.lost = True  # no full status yet
         self.tree: str | None = None  # the tree the dirty set below is relative to
         self.dirty: set[str] = set()
+        # full git status runs are numbered as they start; an event lost (or a watch that could not be added)
+        # asks for one started after it: until then every question gets None
+        self.started = 0
+        self.applied = 0
+        self.needed = 1  # no full status yet
+        self.broken = False  # out of watches: a full git status every time
         try:
             self._add_tree("", mark=False)
         except Unavailable:
@@ -113,7 +118,7 @@ class Watch:
                 name = os.fsdecode(buf[at + EVENT.size : at + EVENT.size + size].rstrip(b"\0"))
                 at += EVENT.size + size
                 if mask & IN_Q_OVERFLOW:
-                    self.lost = True
+                    self._lose()
                     continue
                 folder = self.folders.get(wd)
                 if mask & IN_IGNORED:
@@ -123,19 +128,22 @@ class Watch:
                     continue
                 if mask & (IN_MOVE_SELF | IN_DELETE_SELF) and not name:
                     if mask & IN_MOVE_SELF:
-                        self.lost = True  # a watched folder moved: its paths here are stale
+                        self._lose()  # a watched folder moved: its paths here are stale
                     continue
                 if name == ".gitignore":
-                    self.lost = True  # what git ignores changed: untracked files may count now
+                    self._lose()  # what git ignores changed: untracked files may count now
                     continue
                 if name.startswith("."):
                     continue
                 path = f"{folder}/{name}" if folder else name
                 if mask & IN_ISDIR:
                     if mask & (IN_CREATE | IN_MOVED_TO):
-                        self._add_tree(path, mark=True)
+                        try:
+                            self._add_tree(path, mark=True)
+                        except Unavailable:
+                            self.broken = True  # a folder we cannot watch: git status from now on
                     elif mask & IN_MOVED_FROM:
-                        self.lost = True
+                        self._lose()
                     continue
                 self.changed.add(path)
 
@@ -144,9 +152,9 @@ class Watch:
         with self.lock:
             try:
                 self._drain()
-            except Unavailable:
-                self.lost = True
-            if self.lost:
+            except OSError:
+                self.broken = True
+            if self.broken or self.applied < self.needed:
                 return None
             candidates = self.dirty | self.changed
             if tree != self.tree:
@@ -168,16 +176,28 @@ class Watch:
             self.tree, self.dirty, self.changed = tree, differ, set()
             return set(differ)
 
-    def before_status(self) -> None:
-        """A full git status is about to start: what happened before it, it will see."""
-        with self.lock:
-            with contextlib.suppress(Unavailable):
-                self._drain()
-            self.changed, self.lost = set(), False
+    def _lose(self) -> None:
+        self.needed = self.started + 1
 
-    def after_status(self, tree: str | None, dirty: set[str]) -> None:
-        """What the full git status said: `dirty` differs from `tree` (events since it started are kept)."""
+    def before_status(self) -> tuple[int, frozenset[str]]:
+        """A full git status is about to start: its number, and the changes it will see."""
         with self.lock:
+            try:
+                self._drain()
+            except OSError:
+                self.broken = True
+            self.started += 1
+            return self.started, frozenset(self.changed)
+
+    def after_status(self, token: tuple[int, frozenset[str]], tree: str | None, dirty: set[str]) -> None:
+        """What the full git status said: `dirty` differs from `tree`. An older status than one already applied
+        is dropped; events since it started stay candidates."""
+        number, seen = token
+        with self.lock:
+            if number <= self.applied:
+                return
+            self.applied = number
+            self.changed -= seen
             self.tree, self.dirty = tree, set(dirty)
 
 

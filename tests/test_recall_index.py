@@ -292,3 +292,28 @@ def test_paths_kept_by_a_warm_process_are_dropped_when_another_process_writes(
         git(lived, "commit", "-qm", f"take {n}", "--no-verify")
         assert memgit("recall", "zurich", "--json", cwd=lived, process=True).returncode == 0
         assert library_recall(Vault(lived), "zurich", k=50) == recall(lived, "zurich", RG), n
+
+
+def test_an_older_git_status_never_overwrites_a_newer_one(lived: Path) -> None:
+    """Two MCP calls may each run a full git status; the one that started first may finish last."""
+    from memgit.api import Vault
+    from memgit.worktree_watch import Watch
+
+    if not Path("/proc/sys/fs/inotify").is_dir():
+        pytest.skip("inotify is Linux only")
+    watch = Watch(lived.resolve())
+    try:
+        vault = Vault(lived)
+        tree = vault.head_tree()
+        first = watch.before_status()  # this status sees the journal as committed
+        journal = next((lived / "memory").glob("2*.md"))
+        journal.write_text(journal.read_text() + "- 23:59 one more line\n", encoding="utf-8")
+        edited = journal.relative_to(lived).as_posix()
+        second = watch.before_status()  # this one sees the edit
+        watch.after_status(second, tree, {edited})
+        watch.after_status(first, tree, set())  # finishes last, knows less: dropped
+        assert watch.changes(vault, tree) == {edited}
+        journal.write_text(journal.read_text().replace("- 23:59 one more line\n", ""), encoding="utf-8")
+        assert watch.changes(vault, tree) == set()  # the edit undone: the event is checked against the tree
+    finally:
+        watch.close()

@@ -36,6 +36,7 @@ LAYERS = {
 K1, B = 1.2, 0.75
 _WORD = re.compile(r"[^\W_]+")
 _JOURNAL_META = re.compile(r"^- \d\d:\d\d |\[[a-z]+\] |\s*\((?:source|verbatim): .*\)\s*$")
+_SPEAKER = re.compile(r"^- \d\d:\d\d ([^\W\d_][^:()]{0,40}):\s")
 CANDIDATES = 3000  # matching lines ranked in full; more are cut by how many query words they share
 # The ranking's knobs (bench/recall_eval.py switches them for its ablations).
 TUNING = {
@@ -63,6 +64,7 @@ TUNING = {
     "proximity": 0.0,  # the question's words close together in a line: up to ×(1 + proximity)
     "name_only": 0.8,  # the coverage a hit matching only the named entity's name counts for "nothing relevant"
     "unseen": 1.5,  # a question word no line of the vault holds: its weight in the mass to cover (coverage)
+    "speaker": 1.0,  # field weight of a journal line's speaker ("- 15:53 Gina: ...") against its text
     "name_text": 0.0,  # BM25F weight of the name field vs the text (2: a name the text repeats counts more; off: a coin flip)
 }
 ENTITY_WORDS = {"people": "person", "companies": "company", "projects": "project"}
@@ -353,6 +355,8 @@ class Recall:
                 own = set()
             name = what = ask = 0.0
             words = set(bag)
+            said = _SPEAKER.match(d.text) if TUNING["speaker"] != 1.0 and reads[d.kind] == "entries" else None
+            speaker = set(self.tokens(said.group(1))) if said else set()
             for t, w in self.weights.items():
                 tf = bag.count(t)
                 if tf:
@@ -360,6 +364,8 @@ class Recall:
                         name += w * idf[t] * (_name_field(tf - 1) if d.kind in ENTITY_KINDS else 1.0)
                     else:
                         part = w * idf[t] * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / max(avgdl, 1e-9)))
+                        if t in speaker:  # field weight: the question names who says the line
+                            part *= TUNING["speaker"]
                         what += part
                         ask += 0.0 if t in subject else part
             got = sum(

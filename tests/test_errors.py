@@ -58,6 +58,7 @@ def test_broken_items_json_in_head_is_named_not_a_traceback(vault: Path) -> None
         ["expire", "sarah-abcdef"],
         ["supersede", "sarah-abcdef", "x"],
         ["expire"],
+        ["cite", "sarah-abcdef"],
     ):
         r = memgit(*args, cwd=vault)
         _no_traceback(r)

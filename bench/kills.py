@@ -7,7 +7,8 @@ that runs hooks/pre-receive.
 
 Each round picks an operation (seeded), starts it as a real `memgit` process in its own process group,
 and SIGKILLs that process after a random delay drawn from [0, 1.2 x the operation's measured duration]
-(calibrated on unkilled runs, updated by every run that finished), so kills land at every stage: start-up, the lock, the commit, the
+(calibrated on unkilled runs after ten simulated days of journals, updated by every run that
+finished; an archive run counts only if it moved journals), so kills land at every stage: start-up, the lock, the commit, the
 work-tree sync, a push under way. A kill that came after the process exited leaves an acknowledged
 write. After each kill the bench waits until every process of the group is gone (a `git push` child
 outlives its parent), notes any lock file left (git's index.lock, a ref's .lock, the vault lock still
@@ -107,7 +108,9 @@ class Bench:
             self.acked[bucket] += data.get("branches") or []
 
     def once(self, op: str, kill_after: float | None) -> tuple[int | None, float, bool]:
-        """Run op; SIGKILL it after kill_after seconds (None: let it finish). (exit code or None if killed, seconds, killed)."""
+        """Run op; SIGKILL it after kill_after seconds (None: let it finish). (exit code or None if killed, seconds,
+        killed). The seconds of a finished run count towards the op's typical duration only if it did its work
+        (an archive with nothing old enough to move ends before it reaches its commit)."""
         marker = f"kill:s{self.step}"
         cmd, bucket = self.command(op, marker)
         start = time.monotonic()
@@ -132,6 +135,8 @@ class Bench:
         self.settle(p.pid)
         if not killed and p.returncode == 0:
             self.record(op, bucket, marker, out)
+            if op != "archive" or json.loads(out).get("archived"):
+                self.durations[op].append(took)
         elif not killed and p.returncode not in (0, 1, 3, 5):
             self.stuck.append(f"{op}: exit {p.returncode}: {(err or out).strip()[-300:]}")
         if killed:
@@ -193,21 +198,21 @@ def main() -> int:
     cpu0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     try:
         b = Bench(base, args.seed)
+        for _ in range(30):  # ten simulated days of journals, so that archive has work from the start
+            b.once("log", None)
         for op in OPS * 2:  # calibration: how long each operation takes here, unkilled
-            _code, took, _ = b.once(op, None)
-            b.durations[op].append(took)
-        typical = {op: statistics.median(d) for op, d in b.durations.items()}
+            b.once(op, None)
+        typical = {op: statistics.median(d or [1.0]) for op, d in b.durations.items()}
         killed_in: dict[str, int] = dict.fromkeys(OPS, 0)
         finished: dict[str, int] = dict.fromkeys(OPS, 0)
         for k in range(args.kills):
             op = b.rng.choice(OPS)
-            _code, took, killed = b.once(op, b.rng.uniform(0, 1.2 * typical[op]))
+            _code, _took, killed = b.once(op, b.rng.uniform(0, 1.2 * typical[op]))
             if killed:
                 killed_in[op] += 1
             else:
                 finished[op] += 1
-                b.durations[op].append(took)  # an archive with work to do takes longer than the calibration's
-                typical[op] = statistics.median(b.durations[op])
+                typical[op] = statistics.median(b.durations[op] or [typical[op]])
             for lock in b.locks_left():
                 b.left[lock] = b.left.get(lock, 0) + 1
             b.probe(f"kill {k} ({op})")

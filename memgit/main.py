@@ -122,6 +122,18 @@ def _run(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     command = _command_of(argv)
+    if command == "recall":  # its git status runs while the rest is imported (memgit/recall_status.py)
+        from memgit.recall_status import discard, early
+
+        early(argv)
+        try:
+            return _main(argv, command)
+        finally:
+            discard()
+    return _main(argv, command)
+
+
+def _main(argv: list[str], command: str | None) -> int:
     # `memgit --version` needs no command's parser
     parser = build_parser("" if command is None and argv[:1] == ["--version"] else command)
     try:

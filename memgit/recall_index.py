@@ -28,11 +28,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from memgit import recall_status
+from memgit.recall_status import Status
 from memgit.tokens import line_words
 
 if TYPE_CHECKING:
     import re
-    import subprocess
 
     from memgit.context import VaultContext as Vault
     from memgit.worktree_watch import Watch
@@ -58,9 +59,7 @@ class Found(NamedTuple):
     searched: int  # bytes rg would have searched
 
 
-def enabled() -> bool:
-    """MEMGIT_RECALL_INDEX=0 makes recall run rg over the whole work tree instead (tests and benches compare both)."""
-    return os.environ.get("MEMGIT_RECALL_INDEX", "1") not in ("0", "off", "rg")
+enabled = recall_status.enabled
 
 
 def searched_by_rg(path: str) -> bool:
@@ -108,43 +107,7 @@ def _rows(file_id: int, data: bytes, facts_only: bool) -> list[tuple[int, str, s
     return out
 
 
-class _WorkTree:
-    """`git status` of the work tree, started at once and read when needed: the commit it compared against and
-    every path whose work-tree state differs from it (modified, deleted, untracked)."""
-
-    def __init__(self, root: Path) -> None:
-        from memgit import gitcli
-
-        self.proc: subprocess.Popen[bytes] = gitcli.start(
-            root,
-            "--no-optional-locks",
-            "status",
-            "--porcelain=v2",
-            "-z",
-            "--branch",
-            "--untracked-files=all",
-            "--no-renames",
-            "--ignore-submodules=all",
-        )
-
-    def wait(self) -> tuple[str | None, set[str]]:
-        from memgit.errors import MemgitError
-
-        out, err = self.proc.communicate()
-        if self.proc.returncode != 0:
-            raise MemgitError(f"git status failed: {err.decode(errors='replace').strip()}", "check the vault's git")
-        head: str | None = None
-        dirty: set[str] = set()
-        for rec in out.split(b"\0"):
-            if rec.startswith(b"# branch.oid "):
-                value = rec[13:].decode()
-                head = None if value == "(initial)" else value
-            elif rec[:2] in (b"1 ", b"u "):
-                fields = 8 if rec[:1] == b"1" else 10
-                dirty.add(rec.split(b" ", fields)[fields].decode("utf-8", errors="surrogateescape"))
-            elif rec.startswith(b"? "):
-                dirty.add(rec[2:].decode("utf-8", errors="surrogateescape"))
-        return head, dirty
+_WorkTree = Status  # git status of the work tree (memgit/recall_status.py)
 
 
 class Index:
@@ -402,33 +365,11 @@ def _search(
         raise Unusable(str(exc)) from None
 
 
-_STARTED: list[tuple[Path, _WorkTree]] = []  # a git status started before the vault was opened (the CLI)
+prestart, discard = recall_status.prestart, recall_status.discard
 
 
-def prestart(path: str | os.PathLike[str]) -> None:
-    """Start the work tree's git status now, so it runs while the rest of recall is imported and set up."""
-    discard()
-    with contextlib.suppress(OSError):  # no such folder: opening the vault says so
-        _STARTED.append((Path(path).resolve(), _WorkTree(Path(path))))
-
-
-def discard() -> None:
-    """Stop a prestarted git status nobody used."""
-    while _STARTED:
-        _, status = _STARTED.pop()
-        if status.proc.poll() is None:
-            status.proc.kill()
-        status.proc.communicate()
-
-
-def _status(root: Path) -> _WorkTree:
-    while _STARTED:
-        where, status = _STARTED.pop()
-        if where == root.resolve() or root.resolve() in where.parents:
-            return status
-        _STARTED.append((where, status))
-        discard()
-    return _WorkTree(root)
+def _status(root: Path) -> Status:
+    return recall_status.take(root) or _WorkTree(root)
 
 
 _WATCHES: dict[Path, Watch] = {}
@@ -501,9 +442,7 @@ def _status_and_search(
         rows, total = _search(vault, tree, alternatives)
         head, dirty = status.wait()
     finally:
-        if status.proc.returncode is None:
-            status.proc.kill()
-            status.proc.wait()
+        status.stop()
     at = vault.repo.commit_tree(head) if head is not None else None
     if at != tree:  # a commit landed after HEAD was read: status compared the work tree with its tree
         tree = at

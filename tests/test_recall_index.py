@@ -250,28 +250,29 @@ def test_a_watched_work_tree_needs_no_git_status_and_gives_the_same_hits(
         recall_index._WATCHES.pop(vault.root.resolve()).close()
 
 
-def test_a_commit_racing_the_recall_gives_the_work_tree_git_status_saw(lived: Path) -> None:
-    """git status runs from the command's start; a commit that lands before the index is read must not mix
-    the index at the new commit with a status taken against the old one."""
-    from memgit import recall_index
+def test_head_moving_between_git_status_and_the_index_read_is_not_mixed(lived: Path) -> None:
+    """git status runs from the command's start; HEAD may move before the index is read. The index must be
+    read at the commit git status compared the work tree with, never at the one HEAD names a moment later."""
+    from memgit import recall_index, recall_status
     from memgit.api import Vault
     from memgit.recall import recall as library_recall
 
-    before = recall(lived, "zurich", RG)
-    recall_index.prestart(lived)
-    _, started = recall_index._STARTED[-1]
-    started.proc.wait()  # git status has looked at the work tree: HEAD and the journal as they are now
     journal = next((lived / "memory").glob("2*.md"))
     journal.write_text(journal.read_text().replace("Zürich", "Zug"), encoding="utf-8")
-    git(lived, "commit", "-qam", "zug", "--no-verify")  # HEAD moves before the recall reads it
+    git(lived, "commit", "-qam", "zug", "--no-verify")
+    work_tree = recall(lived, "zurich", RG)  # the work tree stays as it is from here on
+    recall_status.prestart(lived)
+    _, started = recall_status._STARTED[-1]
+    for proc in started.procs:  # git status has compared the work tree with the new commit
+        proc.wait()
+    git(lived, "reset", "-q", "--soft", "HEAD~1")  # HEAD moves back; the git index and the work tree do not
     try:
         during = library_recall(Vault(lived), "zurich", k=50)
     finally:
         recall_index.discard()
-    assert during == before  # the vault as git status saw it, whole
-    assert any("Moved to Zürich" in h["text"] for h in during["hits"])
-    assert recall(lived, "zurich") == recall(lived, "zurich", RG)  # and the next recall sees the commit
-    assert not any("Moved to Zürich" in h["text"] for h in recall(lived, "zurich")["hits"])
+    assert during == work_tree
+    assert not any("Moved to Zürich" in h["text"] for h in during["hits"])
+    assert recall(lived, "zurich") == recall(lived, "zurich", RG)  # the next recall, at HEAD~1 with the edit dirty
 
 
 def test_paths_kept_by_a_warm_process_are_dropped_when_another_process_writes(

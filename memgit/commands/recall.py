@@ -42,16 +42,16 @@ def _line(h: Mapping[str, Any]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from memgit import recall_index
+    from memgit import recall_status
 
-    if args.as_of is None and recall_index.enabled():
-        recall_index.prestart(args.vault_dir)  # git status runs while the vault opens and the query is read
+    if args.as_of is None and recall_status.enabled():
+        recall_status.prestart(args.vault_dir)  # git status runs while the vault opens (memgit/main.py starts it)
     try:
         result = _common.vault(args).recall(
             _common.read_text(args.query), args.k, args.as_of, args.layer, args.history, args.archive, args.valid_at
         )
     finally:
-        recall_index.discard()
+        recall_status.discard()
     weak = result.get("weak", [])
     none = (
         "nothing relevant: no hit matches half of the question" + "".join(f"\n  weak: {_line(h)}" for h in weak[:3])

@@ -3,10 +3,12 @@
 
     python bench/mcp_start.py VAULT [--repeat 5] [--query WORD]
 
-Per run (a new server process each): ms from spawn to the `initialize` answer, and ms from sending the
-first tools/call (recall, sent right after `initialize`) to its answer, then a second recall (the warm cost,
-for the penalty of the first), and ms from spawn to the first call's answer (what a client waits in all).
-Prints the medians as one JSON line.
+Per run (a new server process each), as a client starts: ms from spawn to the `initialize` answer, ms for
+the first `tools/list` (sent right after it), ms from sending the first tools/call (recall) to its answer, then
+a second recall (the warm cost, for the penalty of the first), and ms from spawn to the first call's answer
+(what a client waits in all). Prints the medians as one JSON line. The server keeps the SDK's tools/list
+answer in the vault's .git/memgit/mcp-tools.json: the first run of a new build fills it (`--cold` deletes it
+before every run, to measure a start without it).
 """
 
 from __future__ import annotations
@@ -36,8 +38,11 @@ def rpc(proc: subprocess.Popen[bytes], msg: dict[str, object]) -> dict[str, obje
             return data  # type: ignore[no-any-return]
 
 
-def one(vault: Path, query: str) -> tuple[float, float, float, float]:
+def one(vault: Path, query: str, cold: bool) -> tuple[float, float, float, float, float]:
     exe = shutil.which("memgit", path=str(Path(sys.executable).parent)) or "memgit"
+    if cold:
+        gitdir = subprocess.run(["git", "-C", str(vault), "rev-parse", "--absolute-git-dir"], capture_output=True)
+        (Path(gitdir.stdout.decode().strip()) / "memgit" / "mcp-tools.json").unlink(missing_ok=True)
     t0 = time.perf_counter()
     proc = subprocess.Popen(
         [exe, "-C", str(vault), "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
@@ -46,6 +51,8 @@ def one(vault: Path, query: str) -> tuple[float, float, float, float]:
     rpc(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init})
     t1 = time.perf_counter()
     rpc(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+    listed = rpc(proc, {"jsonrpc": "2.0", "id": 9, "method": "tools/list"})
+    assert listed is not None and "result" in listed, listed
     call = {"name": "recall", "arguments": {"query": query}}
     t2 = time.perf_counter()
     answer = rpc(proc, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call})
@@ -55,7 +62,7 @@ def one(vault: Path, query: str) -> tuple[float, float, float, float]:
     assert answer is not None and "result" in answer, answer
     proc.stdin.close()  # type: ignore[union-attr]
     proc.wait(timeout=30)
-    return (t1 - t0) * 1000, (t3 - t2) * 1000, (t4 - t3) * 1000, (t3 - t0) * 1000
+    return (t1 - t0) * 1000, (t3 - t2) * 1000, (t4 - t3) * 1000, (t3 - t0) * 1000, (t2 - t1) * 1000
 
 
 def main() -> int:
@@ -66,8 +73,9 @@ def main() -> int:
     ap.add_argument(
         "--samples", action="store_true", help="print every run's seconds (for bench/run.py) instead of medians"
     )
+    ap.add_argument("--cold", action="store_true", help="delete the tools/list cache before each run")
     args = ap.parse_args()
-    runs = [one(args.vault, args.query) for _ in range(args.repeat)]
+    runs = [one(args.vault, args.query, args.cold) for _ in range(args.repeat)]
     if args.samples:
         print(
             json.dumps(
@@ -78,11 +86,12 @@ def main() -> int:
             )
         )
         return 0
-    med = [statistics.median(r[i] for r in runs) for i in range(4)]
+    med = [statistics.median(r[i] for r in runs) for i in range(5)]
     print(
         json.dumps(
             {
                 "initialize_ms": round(med[0]),
+                "tools_list_ms": round(med[4]),
                 "first_call_ms": round(med[1]),
                 "second_call_ms": round(med[2]),
                 "first_call_penalty_ms": round(med[1] - med[2]),

@@ -28,7 +28,7 @@ it, and that no import cycle exists):
    ``context`` (``VaultContext``: repo, config, clock, writer, transact; what ops and read paths take)
 5. features: ``ops/`` and every command's library half (any module not listed elsewhere)
 6. api: ``api`` (``Vault``: the context plus one method per command, results typed in ``results``)
-7. cli: ``main``, ``commands/``, ``mcp_server``
+7. cli: ``main``, ``commands/``, ``mcp_server``, ``mcp_tools`` (the MCP tools' bodies, without the SDK)
 """
 
 from __future__ import annotations

@@ -6,19 +6,17 @@ Every CLI verb an agent uses is a tool: parameters carry descriptions (pydantic 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar, cast
+from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
-from memgit import __version__
+from memgit import __version__, mcp_tools
 from memgit.errors import MemgitError
-
-T = TypeVar("T")
 
 LogKind = Literal["note", "decision", "completion", "lesson", "preference", "instruction"]
 Layer = Literal[
@@ -50,16 +48,12 @@ def build(path: Path, instructions: str) -> MCPServer:
         instructions=instructions,
     )
 
-    def call(fn: Callable[[Vault], T]) -> T:
-        # a fresh Vault per call: the server is long-lived and other writers move HEAD under it
+    def tool(name: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        """The tool's body (memgit/mcp_tools.py, also called before the SDK has loaded) with these arguments."""
         try:
-            return fn(Vault(path))
+            return mcp_tools.call(path, name, arguments)
         except MemgitError as exc:
-            raise ToolError(f"{exc.message}" + (f" (hint: {exc.hint})" if exc.hint else "")) from None
-
-    def record(fn: Callable[[Vault], Mapping[str, Any]]) -> dict[str, Any]:
-        """A typed result (memgit/results.py) as the tool's JSON object."""
-        return dict(call(fn))
+            raise ToolError(mcp_tools.error_text(exc)) from None
 
     # ---- reads ----------------------------------------------------------------------------------
 
@@ -78,11 +72,7 @@ def build(path: Path, instructions: str) -> MCPServer:
         ] = False,
         valid_at: Annotated[str | None, Field(description="only facts valid on this date (YYYY-MM-DD)")] = None,
     ) -> dict[str, Any]:
-        return record(
-            lambda v: v.recall(
-                query, k=k, as_of=as_of, layer=layer, history=history, archive=archive, valid_at=valid_at
-            )
-        )
+        return tool("recall", locals())
 
     @server.tool(
         description="Trace a fact id, path:line or path#heading to the commit, writer, date and source that put it there.",
@@ -94,7 +84,7 @@ def build(path: Path, instructions: str) -> MCPServer:
         ],
         as_of: AsOf = None,
     ) -> dict[str, Any]:
-        return record(lambda v: v.cite(ref, as_of))
+        return tool("cite", locals())
 
     @server.tool(
         description="The session-start handoff: instructions, policy text, NOW.md, the active context, decisions, preferences to confirm, MEMORY.md, journal, expiring items; within a token budget.",
@@ -104,7 +94,7 @@ def build(path: Path, instructions: str) -> MCPServer:
         budget: Annotated[int, Field(description="token budget (estimated as characters / 4)", ge=20)] = 2000,
         as_of: AsOf = None,
     ) -> dict[str, Any]:
-        return record(lambda v: v.brief(budget, as_of))
+        return tool("brief", locals())
 
     @server.tool(description="List an entity's facts (active ones unless all=true).", annotations=READ)
     def fact_list(
@@ -112,26 +102,26 @@ def build(path: Path, instructions: str) -> MCPServer:
         all: Annotated[bool, Field(description="include superseded and expired facts")] = False,
         as_of: AsOf = None,
     ) -> dict[str, Any]:
-        return record(lambda v: v.fact_list(entity, all, as_of))
+        return tool("fact_list", locals())
 
     @server.tool(description="Show one fact with all its fields.", annotations=READ)
     def fact_show(id: FactId) -> dict[str, Any]:
-        return record(lambda v: v.fact_show(id))
+        return tool("fact_show", locals())
 
     @server.tool(description="NOW.md as it is: what is true today.", annotations=READ)
     def now_show() -> dict[str, Any]:
-        return record(lambda v: v.now_show())
+        return tool("now_show", locals())
 
     @server.tool(description="List the virtual contexts and which one is active.", annotations=READ)
     def context_list() -> dict[str, Any]:
-        return record(lambda v: v.context_list())
+        return tool("context_list", locals())
 
     @server.tool(
         description="Counts of what the vault holds: entities, facts, decisions, lessons, preferences, journals, archive branches.",
         annotations=READ,
     )
     def stats(as_of: AsOf = None) -> dict[str, Any]:
-        return record(lambda v: v.stats(as_of))
+        return tool("stats", locals())
 
     # ---- writes: each one commit or nothing ------------------------------------------------------
 
@@ -144,7 +134,7 @@ def build(path: Path, instructions: str) -> MCPServer:
         kind: Annotated[LogKind | None, Field(description="what the entry is (default note)")] = None,
         source: Source = None,
     ) -> dict[str, Any]:
-        return record(lambda v: v.log(text, kind, source))
+        return tool("log", locals())
 
     @server.tool(description="Add an atomic fact to an entity (one commit).", annotations=WRITE)
     def fact_add(
@@ -160,7 +150,7 @@ def build(path: Path, instructions: str) -> MCPServer:
         valid_from: Annotated[str | None, Field(description="YYYY-MM-DD it became true (default today)")] = None,
         valid_until: Annotated[str | None, Field(description="YYYY-MM-DD it stops being true")] = None,
     ) -> dict[str, Any]:
-        return record(lambda v: v.fact_add(entity, text, category, source, valid_from, valid_until))
+        return tool("fact_add", locals())
 
     @server.tool(
         description="Replace a fact (by id) or a decision (by path) with a new one; the old one is retired and linked, in one commit.",
@@ -172,7 +162,7 @@ def build(path: Path, instructions: str) -> MCPServer:
         reason: Annotated[str | None, Field(description="why it changed")] = None,
         source: Source = None,
     ) -> dict[str, Any]:
-        return record(lambda v: v.supersede(ref, text, reason, source))
+        return tool("supersede", locals())
 
     @server.tool(
         description="Expire one fact (it stopped being true), or with no id every active fact past its valid_until (one commit).",
@@ -184,7 +174,7 @@ def build(path: Path, instructions: str) -> MCPServer:
         ] = None,
         until: Annotated[str | None, Field(description="YYYY-MM-DD it stopped being true (default today)")] = None,
     ) -> dict[str, Any]:
-        return record(lambda v: v.expire(id, until))
+        return tool("expire", locals())
 
     @server.tool(
         description="Record a decision with its context and the alternatives not taken (one commit).", annotations=WRITE
@@ -196,7 +186,7 @@ def build(path: Path, instructions: str) -> MCPServer:
         alternatives: Annotated[list[str] | None, Field(description="options considered and not taken")] = None,
         tags: Annotated[list[str] | None, Field(description="tags for finding it later")] = None,
     ) -> dict[str, Any]:
-        return record(lambda v: v.decide(title, context, decision, alternatives or [], tags or []))
+        return tool("decide", locals())
 
     @server.tool(description="Add a dated lesson to lessons/TOPIC.md (one commit).", annotations=WRITE)
     def lesson(
@@ -204,7 +194,7 @@ def build(path: Path, instructions: str) -> MCPServer:
         title: Annotated[str, Field(description="the lesson in a few words")],
         body: Annotated[str, Field(description="what was learned and why it matters")],
     ) -> dict[str, Any]:
-        return record(lambda v: v.lesson(topic, title, body))
+        return tool("lesson", locals())
 
     @server.tool(
         description="Record a preference in preferences/TOPIC.md, or re-confirm it when it is already there (one commit).",
@@ -214,14 +204,14 @@ def build(path: Path, instructions: str) -> MCPServer:
         topic: Annotated[str, Field(description="the preference's topic, e.g. editor")],
         text: Annotated[str, Field(description="the preference, one sentence")],
     ) -> dict[str, Any]:
-        return record(lambda v: v.prefer(topic, text))
+        return tool("prefer", locals())
 
     @server.tool(
         description="Overwrite NOW.md: what is true today (current state only, no journal or lessons).",
         annotations=WRITE,
     )
     def now_set(text: Annotated[str, Field(description="today's state, Markdown")]) -> dict[str, Any]:
-        return record(lambda v: v.now_set(text))
+        return tool("now_set", locals())
 
     @server.tool(
         description="Switch the active context: saves the outgoing context's state from NOW.md and loads NAME's into NOW.md (one commit; created if new).",
@@ -230,7 +220,7 @@ def build(path: Path, instructions: str) -> MCPServer:
     def context_switch(
         name: Annotated[str, Field(description="the context to make active, e.g. billing-migration")],
     ) -> dict[str, Any]:
-        return record(lambda v: v.context_switch(name))
+        return tool("context_switch", locals())
 
     @server.tool(
         description="Save a context's last state (default: the active one, from NOW.md) and bring its key facts, decisions and related files up to date.",
@@ -240,7 +230,7 @@ def build(path: Path, instructions: str) -> MCPServer:
         name: Annotated[str | None, Field(description="the context (default: the active one)")] = None,
         state: Annotated[str | None, Field(description="the state to save instead of NOW.md")] = None,
     ) -> dict[str, Any]:
-        return record(lambda v: v.context_save(name, state))
+        return tool("context_save", locals())
 
     @server.tool(
         description="Append session records (JSON lines, one object per line) to sessions/DATE/ID.jsonl, stored byte for byte (one commit).",
@@ -250,14 +240,14 @@ def build(path: Path, instructions: str) -> MCPServer:
         session_id: Annotated[str, Field(description="the session id: letters, digits, '.', '_' and '-'")],
         records: Annotated[str, Field(description='one JSON object per line, e.g. {"role": "user", "content": "..."}')],
     ) -> dict[str, Any]:
-        return record(lambda v: v.session_append(session_id, records))
+        return tool("session_append", locals())
 
     @server.tool(
         description="Extract facts from journal entries and session records added since the last extraction, through a model command (one commit).",
         annotations=CYCLE,
     )
     def extract(cmd: Cmd) -> dict[str, Any]:
-        return record(lambda v: v.extract(cmd))
+        return tool("extract", locals())
 
     @server.tool(
         description="Distil MEMORY.md: promote the week's lessons and decisions, drop lines restating retired facts, stay under the cap (one commit, or a proposal branch).",
@@ -273,7 +263,7 @@ def build(path: Path, instructions: str) -> MCPServer:
         propose: Annotated[bool, Field(description="commit to proposals/curate-DATE for a person to merge")] = False,
         dry_run: Annotated[bool, Field(description="report what would change; write nothing")] = False,
     ) -> dict[str, Any]:
-        return call(lambda v: cast("dict[str, Any]", v.curate(cmd, propose, dry_run)))  # a TypedDict: JSON as is
+        return tool("curate", locals())
 
     @server.tool(
         description="Run the configured maintenance cycle (extract, expire, archive, weekly synthesize and curate, sync): idempotent, each step one commit or nothing; call it from your heartbeat.",
@@ -283,7 +273,7 @@ def build(path: Path, instructions: str) -> MCPServer:
         dry_run: Annotated[bool, Field(description="report what each step would do; write nothing")] = False,
         steps: Annotated[list[Step] | None, Field(description="run only these steps")] = None,
     ) -> dict[str, Any]:
-        return call(lambda v: cast("dict[str, Any]", v.heartbeat(dry_run, list(steps) if steps else None)))
+        return tool("heartbeat", locals())
 
     def read(name: str) -> str:
         try:

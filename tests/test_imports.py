@@ -128,7 +128,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ),
     ("features", ("*",)),
     ("api", ("api",)),
-    ("cli", ("main", "__main__", "commands", "commands.*", "mcp_server")),
+    ("cli", ("main", "__main__", "commands", "commands.*", "mcp_server", "mcp_tools")),
 ]
 # the package's lazy `memgit.Vault` re-export (its __getattr__) is the one import allowed to point up
 ALLOWED_UP = {("", "api")}

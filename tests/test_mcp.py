@@ -387,3 +387,162 @@ def test_the_early_initialize_answer_is_the_sdks_answer(vault: Path, version: st
 def test_a_first_line_that_is_not_initialize_goes_to_the_sdk(vault: Path) -> None:
     out = raw_session(vault, {"jsonrpc": "2.0", "id": 7, "method": "initialize", "params": {"capabilities": {}}})
     assert [m.get("id") for m in out] == [7] and "error" in out[0], out  # malformed params: the SDK's error
+
+
+# ---- requests answered before the SDK is ready (memgit/commands/mcp.py `Early`) --------------------
+
+EARLY = "memgit mcp: answered before the SDK loaded: "
+
+
+def raw_lines(vault: Path, *lines: dict[str, Any]) -> tuple[dict[Any, bytes], list[Any]]:
+    """The server's answer lines by request id, byte for byte, and the ids it answered before the SDK was
+    ready (MEMGIT_DEBUG=1 names them on stderr)."""
+    exe = shutil.which("memgit", path=str(BIN)) or "memgit"
+    proc = subprocess.Popen(
+        [exe, "-C", str(vault), "mcp", "--agent", AGENT],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, **NOW, "MEMGIT_DEBUG": "1"},
+    )
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    proc.stdin.write("".join(json.dumps(m) + "\n" for m in lines).encode())
+    proc.stdin.flush()
+    waiting = {m["id"] for m in lines if "id" in m}
+    out: dict[Any, bytes] = {}
+    while waiting:
+        line = proc.stdout.readline()
+        assert line, proc.stderr.read()
+        rid = json.loads(line).get("id")
+        assert rid not in out, line  # each request answered once
+        out[rid] = line
+        waiting.discard(rid)
+    proc.stdin.close()
+    assert proc.stdout.read() == b""
+    assert proc.wait(timeout=60) == 0
+    early = [
+        json.loads(ln.removeprefix(EARLY))["id"]
+        for ln in proc.stderr.read().decode().splitlines()
+        if ln.startswith(EARLY)
+    ]
+    return out, early
+
+
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+
+
+def tools_list(rid: Any) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": rid, "method": "tools/list"}
+
+
+def tools_call(rid: Any, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": {"name": name, "arguments": arguments}}
+
+
+def test_tools_list_is_answered_from_a_cache_of_the_sdks_answer(vault: Path) -> None:
+    cache = vault / ".git/memgit/mcp-tools.json"
+    assert not cache.exists()
+    first, early = raw_lines(vault, initialize(1, "2025-06-18"), INITIALIZED, tools_list(2))
+    assert early == [] and cache.exists()  # no cache: the SDK answered, and its answer was kept
+    second, early = raw_lines(vault, initialize(1, "2025-06-18"), INITIALIZED, tools_list(2), tools_list(3))
+    assert early == [2, 3]
+    assert second[2] == second[3].replace(b'"id":3', b'"id":2', 1) == first[2]  # byte for byte
+    # another protocol version: its own answer, learnt from the SDK
+    _, early = raw_lines(vault, initialize(1, "2024-11-05"), INITIALIZED, tools_list(2))
+    assert early == [] and set(json.loads(cache.read_text())["tools/list"]) == {"2025-06-18", "2024-11-05"}
+    # a key that is not this build's (another memgit, SDK or tool source): wait for the SDK, then keep its answer
+    data = json.loads(cache.read_text())
+    data["key"]["source"] = "0" * 64
+    cache.write_text(json.dumps(data))
+    stale, early = raw_lines(vault, initialize(1, "2025-06-18"), INITIALIZED, tools_list(2))
+    assert early == [] and stale[2] == first[2]
+    assert json.loads(cache.read_text())["key"]["source"] != "0" * 64
+    # a ping first: everything after it waits for the SDK, so answers keep their order
+    _, early = raw_lines(
+        vault, initialize(1, "2025-06-18"), INITIALIZED, {"jsonrpc": "2.0", "id": 2, "method": "ping"}, tools_list(3)
+    )
+    assert early == []
+
+
+def compare_early_with_sdk(
+    vault: Path, tmp_path: Path, version: str, calls: list[tuple[str, dict[str, Any], bool]]
+) -> dict[int, Any]:
+    """The same calls on two copies of the vault, one server answering before its SDK is ready, the other with a
+    ping first (every later request waits for the SDK): each answer line must be the same bytes. A call that may
+    be answered early and was not (the SDK was ready first) is tried again on fresh copies, up to 4 times.
+    The results by request id."""
+    results: dict[int, Any] = {}
+    todo = list(range(len(calls)))
+    for attempt in range(4):
+        ours, sdks = tmp_path / f"ours-{version}-{attempt}", tmp_path / f"sdks-{version}-{attempt}"
+        shutil.copytree(vault, ours, symlinks=True)
+        shutil.copytree(vault, sdks, symlinks=True)
+        requests = [tools_call(10 + n, *calls[n][:2]) for n in todo]
+        a, early_a = raw_lines(ours, initialize(1, version), INITIALIZED, *requests)
+        ping = {"jsonrpc": "2.0", "id": "p", "method": "ping"}
+        b, early_b = raw_lines(sdks, initialize(1, version), INITIALIZED, ping, *requests)
+        assert early_b == []
+        for n in todo:
+            assert a[10 + n] == b[10 + n], calls[n]
+            assert (10 + n in early_a) <= calls[n][2], calls[n]  # never a call left to the SDK
+            results[n] = json.loads(a[10 + n])["result"]
+        assert git(ours, "rev-parse", "HEAD").stdout == git(sdks, "rev-parse", "HEAD").stdout  # the same commits
+        todo = [n for n in todo if calls[n][2] and 10 + n not in early_a]
+        if not todo:
+            return results
+    raise AssertionError(f"never answered before the SDK loaded: {[calls[n] for n in todo]}")
+
+
+@pytest.mark.parametrize("version", ["2025-06-18", "2025-11-25"])
+def test_early_tool_calls_answer_as_the_sdk_does(vault: Path, tmp_path: Path, version: str) -> None:
+    fact = memgit_json(
+        "fact", "add", "people/sarah", "Works at Zanzibar Robotics", "--category", "relationship", cwd=vault, env=NOW
+    )
+    raw_lines(vault, initialize(1, version), INITIALIZED, tools_list(2))  # the SDK's tools/list, cached
+    reads: list[tuple[str, dict[str, Any], bool]] = [
+        ("recall", {"query": "zanzibar"}, True),
+        ("recall", {"query": "zanzibar robotics", "k": 3, "history": True, "layer": "fact"}, True),
+        ("cite", {"ref": fact["id"]}, True),
+        ("fact_list", {"entity": "people/sarah"}, True),
+        ("now_show", {}, True),
+        ("cite", {"ref": "nobody-zzzzzz"}, True),  # a memgit error: the SDK's tool error
+        ("log", {"text": ""}, True),  # the same, from a write
+        ("recall", {"query": "zanzibar", "k": 0}, False),  # the SDK's validation error: left to the SDK
+        ("recall", {"query": "zanzibar", "k": "3"}, False),  # the SDK would coerce it
+        ("log", {"text": "x", "kind": "gossip"}, False),
+        ("now_show", {"extra": 1}, False),  # the SDK ignores it
+        ("fact_list", {}, False),
+    ]
+    results = compare_early_with_sdk(vault, tmp_path, version, reads)
+    errors = [n for n, r in results.items() if r["isError"]]
+    assert [reads[n][:2] for n in errors] == [reads[n][:2] for n in (5, 6, 7, 9, 11)]
+    assert results[0]["structuredContent"]["hits"][0]["id"] == fact["id"]
+    assert results[2]["structuredContent"]["asserted"]["commit"] == fact["commit"]
+    if version != "2025-06-18":
+        return
+    # writes, one per server (the SDK runs requests concurrently: two writes could commit in either order)
+    log = compare_early_with_sdk(
+        vault, tmp_path / "log", version, [("log", {"text": "Shipped the report", "kind": "completion"}, True)]
+    )
+    assert not log[0]["isError"] and log[0]["structuredContent"]["path"] == "memory/2026-01-15.md"
+    decided = compare_early_with_sdk(
+        vault,
+        tmp_path / "decide",
+        version,
+        [("decide", {"title": "Use Postgres", "context": "A database", "decision": "Postgres", "tags": ["db"]}, True)],
+    )
+    assert not decided[0]["isError"] and decided[0]["structuredContent"]["path"].startswith("decisions/")
+
+
+def test_every_sdk_tool_runs_the_body_of_the_same_name_and_parameters(vault: Path) -> None:
+    """The early path calls memgit/mcp_tools.py with the SDK schema's parameters: the two must name the same."""
+    from memgit import mcp_tools
+    from memgit.commands.mcp import INSTRUCTIONS
+    from memgit.mcp_server import build
+
+    server = build(vault, INSTRUCTIONS)
+    listed = anyio.run(server.list_tools)
+    assert {t.name for t in listed} == set(mcp_tools.TOOLS)
+    for t in listed:
+        code = mcp_tools.TOOLS[t.name].__code__
+        assert list(t.input_schema.get("properties", {})) == list(code.co_varnames[1 : code.co_argcount]), t.name

@@ -10,6 +10,7 @@ from typing import Any
 
 from memgit import __version__
 from memgit.commands import _common
+from memgit.errors import MemgitError
 
 
 def register(sub: Any) -> None:
@@ -20,8 +21,8 @@ def register(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from memgit.api import Vault
 
-    root = Vault(args.vault_dir).root  # fail fast, with a clear error, before loading the MCP SDK
-    serve(Path(root), args.agent)
+    vault = Vault(args.vault_dir)  # fail fast, with a clear error, before loading the MCP SDK
+    serve(Path(vault.root), args.agent, vault.repo.gitdir)
     return 0
 
 
@@ -123,7 +124,255 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
-def serve(path: Path, agent: str | None = None) -> None:
+# ---- requests answered while the SDK loads -----------------------------------------------------------
+#
+# `tools/list` from a cache of the SDK's own answer (.git/memgit/mcp-tools.json: written when the SDK answers
+# one, keyed by memgit's version, the SDK's version, the tool modules' source and the negotiated protocol
+# version; rebuildable, never a source of truth). `tools/call` through the same tool bodies the SDK's tools
+# run (memgit/mcp_tools.py), its answer shaped as the SDK shapes it (tests/test_mcp.py compares the two
+# byte for byte), when the arguments are plainly valid against the cached input schema; anything else (no
+# cache, another protocol version, arguments the SDK would coerce or reject, any other method) waits for the
+# SDK, and so does every request after it, so answers keep their order. Notifications are replayed to the SDK.
+
+CACHE = "mcp-tools.json"
+# the negotiated versions whose tools/call answers tests/test_mcp.py compares with the SDK's
+EARLY_CALL_VERSIONS = ("2025-06-18", "2025-11-25")
+
+
+def _negotiated(answer: bytes) -> str:
+    import json
+
+    return str(json.loads(answer)["result"]["protocolVersion"])
+
+
+def _request_id(line: bytes, method: str) -> Any:
+    """The id of a JSON-RPC request for METHOD on this line, else None."""
+    import json
+
+    try:
+        msg = json.loads(line)
+    except ValueError:
+        return None
+    if isinstance(msg, dict) and msg.get("method") == method and isinstance(msg.get("id"), (int, str)):
+        return msg["id"]
+    return None
+
+
+def cache_key() -> dict[str, str]:
+    """What the cached tools/list answer depends on besides the protocol version."""
+    import hashlib
+    from importlib.metadata import version
+
+    import memgit
+
+    folder = Path(memgit.__file__).parent
+    digest = hashlib.sha256()
+    for name in ("mcp_server.py", "mcp_tools.py"):
+        digest.update((folder / name).read_bytes())
+    return {"memgit": __version__, "sdk": version("mcp"), "source": digest.hexdigest()}
+
+
+def _plain(schema: Any, value: Any, top: bool = True) -> bool:
+    """VALUE is valid for this JSON schema (a property of a tool's input schema, as the SDK generates it) in a
+    way the SDK's validation takes as it is: no coercion, no JSON inside a string, no form not listed here."""
+    import json
+
+    if not isinstance(schema, dict) or set(schema) - {
+        "type",
+        "title",
+        "description",
+        "default",
+        "enum",
+        "minimum",
+        "maximum",
+        "anyOf",
+        "items",
+    }:
+        return False
+    if top and isinstance(value, str) and (schema.get("type") != "string" or "enum" in schema):
+        # the SDK parses a string given for a parameter not typed `str` as JSON first
+        try:
+            parsed = json.loads(value)
+        except (ValueError, RecursionError):
+            parsed = value
+        if not isinstance(parsed, (str, int, float)):
+            return False
+    if "anyOf" in schema:
+        return "type" not in schema and any(_plain(option, value, False) for option in schema["anyOf"])
+    kind = schema.get("type")
+    if "enum" in schema and value not in schema["enum"]:
+        return False
+    if kind == "string":
+        return isinstance(value, str)
+    if kind == "boolean":
+        return type(value) is bool
+    if kind == "null":
+        return value is None
+    if kind == "integer":
+        low, high = schema.get("minimum"), schema.get("maximum")
+        return (
+            type(value) is int
+            and (low is None or (type(low) is int and value >= low))
+            and (high is None or (type(high) is int and value <= high))
+        )
+    if kind == "array":
+        return isinstance(value, list) and all(_plain(schema.get("items"), item, False) for item in value)
+    return False
+
+
+def plain_arguments(schema: Any, arguments: Any) -> dict[str, Any] | None:
+    """Every parameter's value (the schema's defaults filled in) when ARGUMENTS are plainly valid for this input
+    schema, else None (the SDK validates them)."""
+    if not isinstance(schema, dict) or not isinstance(arguments, dict) or schema.get("type") != "object":
+        return None
+    if set(schema) - {"type", "title", "properties", "required"}:
+        return None
+    props, required = schema.get("properties", {}), schema.get("required", [])
+    if not isinstance(props, dict) or not isinstance(required, list):
+        return None
+    if set(arguments) - set(props) or set(required) - set(arguments):
+        return None
+    out: dict[str, Any] = {}
+    for name, prop in props.items():
+        if name in arguments:
+            if not _plain(prop, arguments[name]):
+                return None
+            out[name] = arguments[name]
+        elif isinstance(prop, dict) and "default" in prop:
+            out[name] = prop["default"]
+        else:
+            return None
+    return out
+
+
+class Early:
+    """Answers to the requests that come before the SDK is ready (see above)."""
+
+    def __init__(self, path: Path, cache: Path, version: str) -> None:
+        self.path, self.cache, self.version = path, cache, version
+        self.cached = False  # the cache holds the SDK's tools/list answer for this start
+        self._listed: dict[str, Any] | None = None
+        self._read = False
+
+    def listed(self) -> dict[str, Any] | None:
+        """The SDK's tools/list result from the cache, when its key is this start's."""
+        import json
+
+        if not self._read:
+            self._read = True
+            try:
+                data = json.loads(self.cache.read_bytes())
+            except (OSError, ValueError):
+                return None
+            if isinstance(data, dict) and data.get("key") == cache_key():
+                result = (data.get("tools/list") or {}).get(self.version)
+                if isinstance(result, dict) and isinstance(result.get("tools"), list):
+                    self._listed, self.cached = result, True
+        return self._listed
+
+    def handle(self, line: bytes) -> tuple[str, bytes]:
+        """("answer", the answer line), ("notification", b"") or ("sdk", b"")."""
+        import json
+
+        try:
+            msg = json.loads(line)
+        except ValueError:
+            return "sdk", b""
+        if not isinstance(msg, dict) or msg.get("jsonrpc") != "2.0" or not isinstance(msg.get("method"), str):
+            return "sdk", b""
+        if "id" not in msg:
+            return "notification", b""
+        rid, method, params = msg["id"], msg["method"], msg.get("params")
+        if isinstance(rid, bool) or not isinstance(rid, (int, str)):
+            return "sdk", b""
+        if method == "tools/list" and params in (None, {}):
+            listed = self.listed()
+            if listed is not None:
+                return "answer", _line(rid, listed)
+        elif method == "tools/call" and self.version in EARLY_CALL_VERSIONS and isinstance(params, dict):
+            answer = self._call(rid, params)
+            if answer is not None:
+                return "answer", answer
+        return "sdk", b""
+
+    def _call(self, rid: Any, params: dict[str, Any]) -> bytes | None:
+        from memgit import mcp_tools
+
+        name = params.get("name")
+        if set(params) - {"name", "arguments"} or not isinstance(name, str) or name not in mcp_tools.TOOLS:
+            return None
+        listed = self.listed()
+        schema = (
+            next((t.get("inputSchema") for t in listed["tools"] if t.get("name") == name), None) if listed else None
+        )
+        arguments = plain_arguments(schema, params.get("arguments", {}))
+        if arguments is None:
+            return None
+        import pydantic_core
+
+        try:
+            out = mcp_tools.call(self.path, name, arguments)
+        except MemgitError as exc:
+            return _line(rid, _tool_error(f"Error executing tool {name}: {mcp_tools.error_text(exc)}"))
+        except Exception:  # as the SDK does: the client reads a generic error, the server's log the traceback
+            import traceback
+
+            traceback.print_exc()
+            return _line(rid, _tool_error(f"Error executing tool {name}"))
+        text = pydantic_core.to_json(out, fallback=str, indent=2).decode()
+        result = {
+            "content": [{"text": text, "type": "text"}],
+            "isError": False,
+            "structuredContent": pydantic_core.to_jsonable_python(out),
+        }
+        return _line(rid, result)
+
+    def learn(self, line: bytes, listing: dict[Any, None]) -> None:
+        """Keep the SDK's answer to a tools/list (LISTING: the ids asked) in the cache."""
+        import json
+
+        try:
+            msg = json.loads(line)
+        except ValueError:
+            return
+        if not isinstance(msg, dict) or msg.get("id") not in listing or "method" in msg:
+            return
+        listing.pop(msg["id"])
+        result = msg.get("result")
+        if not isinstance(result, dict) or not isinstance(result.get("tools"), list) or result.get("nextCursor"):
+            return
+        key = cache_key()
+        try:
+            data = json.loads(self.cache.read_bytes())
+        except (OSError, ValueError):
+            data = None
+        if not isinstance(data, dict) or data.get("key") != key or not isinstance(data.get("tools/list"), dict):
+            data = {"key": key, "tools/list": {}}
+        self.cached = True
+        if data["tools/list"].get(self.version) == result:
+            return  # kept already
+        data["tools/list"][self.version] = result
+        tmp = self.cache.with_name(f"{self.cache.name}.{os.getpid()}.tmp")
+        try:
+            self.cache.parent.mkdir(parents=True, exist_ok=True)
+            tmp.write_text(json.dumps(data, ensure_ascii=False))
+            os.replace(tmp, self.cache)
+        except OSError:
+            tmp.unlink(missing_ok=True)  # a read-only .git: every start waits for the SDK's tools/list
+
+
+def _tool_error(text: str) -> dict[str, Any]:
+    return {"content": [{"text": text, "type": "text"}], "isError": True}
+
+
+def _line(rid: Any, result: Any) -> bytes:
+    """A JSON-RPC answer as the SDK writes it (pydantic's compact JSON)."""
+    import pydantic_core
+
+    return pydantic_core.to_json({"jsonrpc": "2.0", "id": rid, "result": result}) + b"\n"
+
+
+def serve(path: Path, agent: str | None = None, gitdir: Path | None = None) -> None:
     import threading
     from contextlib import suppress
 
@@ -142,11 +391,31 @@ def serve(path: Path, agent: str | None = None) -> None:
     loader = threading.Thread(target=load, name="memgit-mcp-load", daemon=True)
     loader.start()
     wire_in, wire_out = os.dup(0), os.dup(1)
-    reader = os.fdopen(wire_in, "rb", buffering=0)
-    first = _readline(reader)
+    lines = _Lines(wire_in)
+    first = lines.next()
     early = initialize_answer(first) if first else None
+    replay = [first] if first else []  # what the SDK reads first: the initialize, then notifications
+    answers: Early | None = None
     if early is not None:
         _write_all(wire_out, early[1])
+        if gitdir is not None:
+            answers = Early(path, gitdir / "memgit" / CACHE, _negotiated(early[1]))
+            while loader.is_alive():  # answer what can be answered until the SDK is ready
+                line = lines.next(timeout=0.02)
+                if line is None:
+                    continue
+                if not line:
+                    break  # the client is gone: the SDK sees the end
+                kind, answer = answers.handle(line)
+                if kind == "answer":
+                    _write_all(wire_out, answer)
+                    if os.environ.get("MEMGIT_DEBUG") == "1":
+                        print(f"memgit mcp: answered before the SDK loaded: {line.decode().strip()}", file=sys.stderr)
+                elif kind == "notification":
+                    replay.append(line)
+                else:
+                    lines.push_back(line)  # the SDK answers this request and everything after it
+                    break
     loader.join()
     server = loaded[0]
     if isinstance(server, BaseException):
@@ -161,13 +430,18 @@ def serve(path: Path, agent: str | None = None) -> None:
     os.dup2(out_w, 1)
     os.close(in_r)
     os.close(out_w)
+    listing: dict[Any, None] = {}  # ids of tools/list requests the SDK answers (its answer is cached)
 
     def feed() -> None:
         try:
-            if first:
-                _write_all(in_w, first)
-            while chunk := reader.read(65536):
-                _write_all(in_w, chunk)
+            for first_lines in replay:
+                _write_all(in_w, first_lines)
+            while line := lines.next():
+                if answers is not None and not answers.cached and b"tools/list" in line:
+                    rid = _request_id(line, "tools/list")
+                    if rid is not None:
+                        listing[rid] = None
+                _write_all(in_w, line)
         except OSError:
             pass  # the server is gone
         finally:
@@ -182,6 +456,8 @@ def serve(path: Path, agent: str | None = None) -> None:
                     continue
                 with suppress(OSError):  # the client is gone: keep draining so the server never blocks
                     _write_all(wire_out, line)
+                if listing and answers is not None:
+                    answers.learn(line, listing)
 
     threading.Thread(target=feed, name="memgit-mcp-in", daemon=True).start()
     drainer = threading.Thread(target=drain, name="memgit-mcp-out", daemon=True)
@@ -196,13 +472,34 @@ def serve(path: Path, agent: str | None = None) -> None:
         drainer.join(timeout=10)
 
 
-def _readline(reader: Any) -> bytes:
-    """One line from an unbuffered binary stream, byte by byte (nothing past it is consumed)."""
-    out = bytearray()
-    while True:
-        b = reader.read(1)
-        if not b:
-            return bytes(out)
-        out += b
-        if b == b"\n":
-            return bytes(out)
+class _Lines:
+    """Lines from a file descriptor, read in chunks; what is not taken stays for the SDK."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd, self.buf, self.eof = fd, bytearray(), False
+
+    def next(self, timeout: float | None = None) -> bytes | None:
+        """The next line with its newline (at the end: what is left, b"" when nothing); None when no line came
+        within TIMEOUT seconds."""
+        import select
+
+        while True:
+            end = self.buf.find(b"\n")
+            if end >= 0:
+                line = bytes(self.buf[: end + 1])
+                del self.buf[: end + 1]
+                return line
+            if self.eof:
+                line = bytes(self.buf)
+                self.buf.clear()
+                return line
+            if timeout is not None and not select.select([self.fd], [], [], timeout)[0]:
+                return None
+            chunk = os.read(self.fd, 65536)
+            if chunk:
+                self.buf += chunk
+            else:
+                self.eof = True
+
+    def push_back(self, line: bytes) -> None:
+        self.buf[0:0] = line

@@ -73,15 +73,64 @@ def commit_to(
     tree; the pending record is written before the branch moves, so a writer killed in between is finished
     by the next one (`recover`). Callers hold the vault lock.
     """
-    from memgit.repo import GitError
-
     repo = vault.repo
     if tip == "parent":
         tip = parents[0] if parents else None
     args = (tree, parents, message, author, vault.commit_time())
     commit = repo.create_commit(None, *args)
+    locked = False
     if wait_for_git:  # as late as can be: a `git commit` that starts after this look finds the branch moved
         git_locks_free(vault, ref)
+        if paths:
+            locked = _lock_index_after_humans(vault, ref)
+    try:
+        return _move(vault, ref, commit, tip, args, paths, expected, locked)
+    finally:
+        if locked:
+            repo.release_index_lock()
+
+
+def _lock_index_after_humans(vault: Vault, ref: str) -> bool:
+    """Hold git's index.lock from before the branch moves until index and work tree follow: a person's `git
+    commit` that starts meanwhile stops at once on git's own "index.lock exists" (before its hooks), instead
+    of reading the moved HEAD with the old index (its hook then saw our journal lines as removed) or failing
+    at its end ("cannot lock ref 'HEAD'"). One already under way is seen after the lock is taken, and goes
+    first. True if taken; False when another git process keeps the lock (the write goes on as before)."""
+    from memgit import humans
+    from memgit.repo import GitError
+
+    repo = vault.repo
+    deadline = time.monotonic() + humans.WAIT
+    busy = time.monotonic() + GIT_LOCK_WAIT
+    while True:
+        try:
+            repo.take_index_lock()
+        except GitError:
+            if time.monotonic() < busy:  # a `git add` of a person's, say: short
+                time.sleep(0.02)
+                continue
+            return False  # sync_paths meets the same lock: the commit lands with a warning, as before
+        if not humans.committing(repo.gitdir, repo.workdir) or time.monotonic() >= deadline:
+            return True
+        repo.release_index_lock()
+        git_locks_free(vault, ref)
+        busy = time.monotonic() + GIT_LOCK_WAIT
+
+
+def _move(
+    vault: Vault,
+    ref: str,
+    commit: str,
+    tip: str | None,
+    args: tuple[str, list[str], str, tuple[str, str], tuple[int, int]],
+    paths: list[str] | None,
+    expected: dict[str, str | None] | None,
+    locked: bool,
+) -> str:
+    from memgit.repo import GitError
+
+    repo = vault.repo
+    parents = args[1]
     pending = repo.gitdir / "memgit" / PENDING
     if paths:
         pending.parent.mkdir(exist_ok=True)
@@ -98,7 +147,7 @@ def commit_to(
     if not paths:
         return commit
     try:
-        repo.sync_paths(tree, paths, expected or {})
+        repo.sync_paths(args[0], paths, expected or {}, locked=locked)
     except (GitError, OSError) as exc:
         # The commit landed: failing now would make the caller repeat a write that is in history.
         # pending.json stays, so the next memgit write brings index and work tree in step.

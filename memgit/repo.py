@@ -458,17 +458,11 @@ class Repo:
         except (GitError, OSError, ValueError) as exc:
             raise Conflict(f"{ref}: could not update ({exc})", "retry the write") from None
 
-    def sync_paths(self, tree: str, paths: Iterable[str], expected: dict[str, str | None]) -> None:
-        """Bring index and work tree in step with `tree` for paths, leaving every other path alone.
-
-        expected[path] is the blob the index held before (None: absent); a path whose index entry
-        the user changed meanwhile is left as the user has it. Humans first: git's own index.lock is
-        taken before the work tree is touched, so a `git commit` in progress (and pre-commit's
-        stash of unstaged work inside it) never sees files change under it; GitError if it is held.
-        """
+    def take_index_lock(self) -> None:
+        """Take git's own index.lock (GitError if another process holds it). The lock is born naming its holder
+        (a hard link of a written file: O_EXCL's atomicity, with content), so one left by a memgit killed while
+        holding it is known as such and cleared by the next writer. Release with release_index_lock."""
         lock = self.gitdir / "index.lock"
-        # the lock is born naming its holder (a hard link of a written file: O_EXCL's atomicity, with content),
-        # so one left by a memgit killed while holding it is known as such and cleared by the next writer
         tag = self.gitdir / "memgit" / "index-lock.tag"
         tag.parent.mkdir(exist_ok=True)
         tag.write_bytes(INDEX_LOCK_TAG + str(os.getpid()).encode())
@@ -481,6 +475,23 @@ class Repo:
                 os.link(tag, lock)
         finally:
             tag.unlink(missing_ok=True)
+
+    def release_index_lock(self) -> None:
+        (self.gitdir / "index.lock").unlink(missing_ok=True)
+
+    def sync_paths(
+        self, tree: str, paths: Iterable[str], expected: dict[str, str | None], locked: bool = False
+    ) -> None:
+        """Bring index and work tree in step with `tree` for paths, leaving every other path alone.
+
+        expected[path] is the blob the index held before (None: absent); a path whose index entry
+        the user changed meanwhile is left as the user has it. Humans first: git's own index.lock is
+        taken before the work tree is touched, so a `git commit` in progress (and pre-commit's
+        stash of unstaged work inside it) never sees files change under it; GitError if it is held.
+        locked: the caller holds index.lock already (take_index_lock) and releases it.
+        """
+        if not locked:
+            self.take_index_lock()
         try:
             # the new index is built beside the lock and renamed over the index while the lock is held
             scratch = self.gitdir / "memgit" / "index.next"
@@ -517,7 +528,8 @@ class Repo:
             idx.write()
             os.replace(scratch, self.gitdir / "index")  # atomic for readers; the (tagged) lock is held till now
         finally:
-            lock.unlink(missing_ok=True)
+            if not locked:
+                self.release_index_lock()
 
     def clear_stale_index_lock(self) -> bool:
         """Remove .git/index.lock if a memgit process that is gone left it (killed in sync_paths); True if removed.

@@ -442,11 +442,17 @@ def tools_call(rid: Any, name: str, arguments: dict[str, Any]) -> dict[str, Any]
 def test_tools_list_is_answered_from_a_cache_of_the_sdks_answer(vault: Path) -> None:
     cache = vault / ".git/memgit/mcp-tools.json"
     assert not cache.exists()
-    first, early = raw_lines(vault, initialize(1, "2025-06-18"), INITIALIZED, tools_list(2))
-    assert early == [] and cache.exists()  # no cache: the SDK answered, and its answer was kept
-    second, early = raw_lines(vault, initialize(1, "2025-06-18"), INITIALIZED, tools_list(2), tools_list(3))
-    assert early == [2, 3]
+    lists = [
+        {"jsonrpc": "2.0", "id": 4, "method": "resources/list"},
+        {"jsonrpc": "2.0", "id": 5, "method": "prompts/list"},
+    ]
+    first, early = raw_lines(vault, initialize(1, "2025-06-18"), INITIALIZED, tools_list(2), *lists)
+    assert early == [] and cache.exists()  # no cache: the SDK answered, and its answers were kept
+    second, early = raw_lines(vault, initialize(1, "2025-06-18"), INITIALIZED, tools_list(2), tools_list(3), *lists)
+    assert early == [2, 3, 4, 5]
     assert second[2] == second[3].replace(b'"id":3', b'"id":2', 1) == first[2]  # byte for byte
+    assert second[4] == first[4] and second[5] == first[5]
+    assert b"memgit://NOW.md" in second[4] and b'"prompts":[]' in second[5]
     # another protocol version: its own answer, learnt from the SDK
     _, early = raw_lines(vault, initialize(1, "2024-11-05"), INITIALIZED, tools_list(2))
     assert early == [] and set(json.loads(cache.read_text())["tools/list"]) == {"2025-06-18", "2024-11-05"}

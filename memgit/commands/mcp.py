@@ -126,8 +126,8 @@ def _write_all(fd: int, data: bytes) -> None:
 
 # ---- requests answered while the SDK loads -----------------------------------------------------------
 #
-# `tools/list` from a cache of the SDK's own answer (.git/memgit/mcp-tools.json: written when the SDK answers
-# one, keyed by memgit's version, the SDK's version, the tool modules' source and the negotiated protocol
+# `tools/list` (and `resources/list`, `prompts/list`) from a cache of the SDK's own answer
+# (.git/memgit/mcp-tools.json: written when the SDK answers one, keyed by memgit's version, the SDK's version, the tool modules' source and the negotiated protocol
 # version; rebuildable, never a source of truth). `tools/call` through the same tool bodies the SDK's tools
 # run (memgit/mcp_tools.py), its answer shaped as the SDK shapes it (tests/test_mcp.py compares the two
 # byte for byte), when the arguments are plainly valid against the cached input schema; anything else (no
@@ -135,6 +135,7 @@ def _write_all(fd: int, data: bytes) -> None:
 # SDK, and so does every request after it, so answers keep their order. Notifications are replayed to the SDK.
 
 CACHE = "mcp-tools.json"
+LISTS = {"tools/list": "tools", "resources/list": "resources", "prompts/list": "prompts"}  # method: its list
 # the negotiated versions whose tools/call answers tests/test_mcp.py compares with the SDK's
 EARLY_CALL_VERSIONS = ("2025-06-18", "2025-11-25")
 
@@ -145,21 +146,21 @@ def _negotiated(answer: bytes) -> str:
     return str(json.loads(answer)["result"]["protocolVersion"])
 
 
-def _request_id(line: bytes, method: str) -> Any:
-    """The id of a JSON-RPC request for METHOD on this line, else None."""
+def _list_request(line: bytes) -> tuple[Any, str] | None:
+    """(id, method) of a JSON-RPC request on this line for a list the cache keeps, else None."""
     import json
 
     try:
         msg = json.loads(line)
     except ValueError:
         return None
-    if isinstance(msg, dict) and msg.get("method") == method and isinstance(msg.get("id"), (int, str)):
-        return msg["id"]
+    if isinstance(msg, dict) and msg.get("method") in LISTS and isinstance(msg.get("id"), (int, str)):
+        return msg["id"], msg["method"]
     return None
 
 
 def cache_key() -> dict[str, str]:
-    """What the cached tools/list answer depends on besides the protocol version."""
+    """What the cached list answers depend on besides the protocol version."""
     import hashlib
     from importlib.metadata import version
 
@@ -250,12 +251,12 @@ class Early:
 
     def __init__(self, path: Path, cache: Path, version: str) -> None:
         self.path, self.cache, self.version = path, cache, version
-        self.cached = False  # the cache holds the SDK's tools/list answer for this start
-        self._listed: dict[str, Any] | None = None
+        self.cached: set[str] = set()  # the list methods whose SDK answer the cache holds for this start
+        self._listed: dict[str, dict[str, Any]] = {}
         self._read = False
 
-    def listed(self) -> dict[str, Any] | None:
-        """The SDK's tools/list result from the cache, when its key is this start's."""
+    def listed(self, method: str) -> dict[str, Any] | None:
+        """The SDK's result for this list method from the cache, when its key is this start's."""
         import json
 
         if not self._read:
@@ -265,10 +266,12 @@ class Early:
             except (OSError, ValueError):
                 return None
             if isinstance(data, dict) and data.get("key") == cache_key():
-                result = (data.get("tools/list") or {}).get(self.version)
-                if isinstance(result, dict) and isinstance(result.get("tools"), list):
-                    self._listed, self.cached = result, True
-        return self._listed
+                for name, field in LISTS.items():
+                    result = (data.get(name) or {}).get(self.version)
+                    if isinstance(result, dict) and isinstance(result.get(field), list):
+                        self._listed[name] = result
+                        self.cached.add(name)
+        return self._listed.get(method)
 
     def handle(self, line: bytes) -> tuple[str, bytes]:
         """("answer", the answer line), ("notification", b"") or ("sdk", b"")."""
@@ -285,8 +288,8 @@ class Early:
         rid, method, params = msg["id"], msg["method"], msg.get("params")
         if isinstance(rid, bool) or not isinstance(rid, (int, str)):
             return "sdk", b""
-        if method == "tools/list" and params in (None, {}):
-            listed = self.listed()
+        if method in LISTS and params in (None, {}):
+            listed = self.listed(method)
             if listed is not None:
                 return "answer", _line(rid, listed)
         elif method == "tools/call" and self.version in EARLY_CALL_VERSIONS and isinstance(params, dict):
@@ -301,7 +304,7 @@ class Early:
         name = params.get("name")
         if set(params) - {"name", "arguments"} or not isinstance(name, str) or name not in mcp_tools.TOOLS:
             return None
-        listed = self.listed()
+        listed = self.listed("tools/list")
         schema = (
             next((t.get("inputSchema") for t in listed["tools"] if t.get("name") == name), None) if listed else None
         )
@@ -327,8 +330,8 @@ class Early:
         }
         return _line(rid, result)
 
-    def learn(self, line: bytes, listing: dict[Any, None]) -> None:
-        """Keep the SDK's answer to a tools/list (LISTING: the ids asked) in the cache."""
+    def learn(self, line: bytes, listing: dict[Any, str]) -> None:
+        """Keep the SDK's answer to a list request (LISTING: the ids asked, their methods) in the cache."""
         import json
 
         try:
@@ -337,28 +340,30 @@ class Early:
             return
         if not isinstance(msg, dict) or msg.get("id") not in listing or "method" in msg:
             return
-        listing.pop(msg["id"])
+        method = listing.pop(msg["id"])
         result = msg.get("result")
-        if not isinstance(result, dict) or not isinstance(result.get("tools"), list) or result.get("nextCursor"):
+        if not isinstance(result, dict) or not isinstance(result.get(LISTS[method]), list) or "nextCursor" in result:
             return
         key = cache_key()
         try:
             data = json.loads(self.cache.read_bytes())
         except (OSError, ValueError):
             data = None
-        if not isinstance(data, dict) or data.get("key") != key or not isinstance(data.get("tools/list"), dict):
-            data = {"key": key, "tools/list": {}}
-        self.cached = True
-        if data["tools/list"].get(self.version) == result:
+        if not isinstance(data, dict) or data.get("key") != key:
+            data = {"key": key}
+        if not isinstance(data.get(method), dict):
+            data[method] = {}
+        self.cached.add(method)
+        if data[method].get(self.version) == result:
             return  # kept already
-        data["tools/list"][self.version] = result
+        data[method][self.version] = result
         tmp = self.cache.with_name(f"{self.cache.name}.{os.getpid()}.tmp")
         try:
             self.cache.parent.mkdir(parents=True, exist_ok=True)
             tmp.write_text(json.dumps(data, ensure_ascii=False))
             os.replace(tmp, self.cache)
         except OSError:
-            tmp.unlink(missing_ok=True)  # a read-only .git: every start waits for the SDK's tools/list
+            tmp.unlink(missing_ok=True)  # a read-only .git: every start waits for the SDK's lists
 
 
 def _tool_error(text: str) -> dict[str, Any]:
@@ -430,17 +435,17 @@ def serve(path: Path, agent: str | None = None, gitdir: Path | None = None) -> N
     os.dup2(out_w, 1)
     os.close(in_r)
     os.close(out_w)
-    listing: dict[Any, None] = {}  # ids of tools/list requests the SDK answers (its answer is cached)
+    listing: dict[Any, str] = {}  # ids of list requests the SDK answers, their methods (the answers are cached)
 
     def feed() -> None:
         try:
             for first_lines in replay:
                 _write_all(in_w, first_lines)
             while line := lines.next():
-                if answers is not None and not answers.cached and b"tools/list" in line:
-                    rid = _request_id(line, "tools/list")
-                    if rid is not None:
-                        listing[rid] = None
+                if answers is not None and b"/list" in line:
+                    asked = _list_request(line)
+                    if asked is not None and asked[1] not in answers.cached:
+                        listing[asked[0]] = asked[1]
                 _write_all(in_w, line)
         except OSError:
             pass  # the server is gone

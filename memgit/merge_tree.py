@@ -106,6 +106,9 @@ def _keep_lost_state(
     # theirs archived that day (the merge takes it off main): the journal stays on main with every line, as when
     # ours appended to it, instead of restarting with only this entry (which read as ours' lines rewritten)
     current = writes[journal] if writes.get(journal) is not None else repo.read(ours_tree, journal)
+    if current is None:  # a day that left main: it comes back with its archived lines first, never restarted
+        for _branch, tip in sorted(repo.archive_tips().items()):  # (a restart read as theirs rewriting that day)
+            current = repo.read(repo.commit_tree(tip), journal) or current
     head = journal_base(current, moment.date().isoformat())
     text = f"{path} replaced by a newer state in a merge; the older state said:\n" + "\n".join(lines)
     writes[journal] = head + format_entry(moment.strftime("%H:%M"), text, None, f"{path}@{source[:12]}").encode()

@@ -559,6 +559,32 @@ def test_a_lost_now_state_kept_in_a_day_the_other_side_archived(a: Clone, b: Clo
     assert b.run("verify").returncode == 0
 
 
+def test_a_lost_now_state_never_restarts_an_archived_day(a: Clone, b: Clone, remote: Path, tmp_path: Path) -> None:
+    """b already follows the archive (no journal for the day) when its NOW state loses a merge on that day:
+    the day comes back with its archived lines first, so a clone that still has the old journal merges it as
+    an append (a journal restarted with the state alone diverted that clone: bench/sync_race.py --now)."""
+    c = make_clone(remote, tmp_path / "c", "gamma@host-c")
+    a.json("log", "an old entry", now="2026-01-05T10:00:00")
+    a.json("sync")
+    c.json("sync")
+    assert a.json("archive", now="2026-02-01T12:00:00")["archived"] == ["memory/2026-01-05.md"]
+    a.json("sync")
+    b.json("sync")
+    assert not (b.path / "memory/2026-01-05.md").exists()
+    b.json("now", "set", "b's older state", now="2026-01-05T11:00:00")
+    a.json("now", "set", "a's newer state", now="2026-02-01T13:00:00")
+    a.json("sync")
+    r = b.run("sync", "--json", now="2026-01-05T12:00:00")
+    assert r.returncode == 0, r.stdout + r.stderr
+    day = remote_show(remote, "memory/2026-01-05.md")
+    assert day.index("an old entry") < day.index("b's older state")
+    c.json("log", "c's own entry", now="2026-02-01T14:00:00")
+    r = c.run("sync", "--json", now="2026-02-01T14:00:00")
+    assert r.returncode == 0, r.stdout + r.stderr  # not 5
+    assert not ls_remote(remote, "refs/heads/proposals/*")
+    assert c.run("verify").returncode == 0
+
+
 def test_archives_travel_through_pre_receive_and_into_a_fresh_clone(a: Clone, remote: Path, tmp_path: Path) -> None:
     hook = remote / "hooks" / "pre-receive"
     shutil.copy(ROOT / "hooks" / "pre-receive", hook)

@@ -384,6 +384,24 @@ def test_the_early_initialize_answer_is_the_sdks_answer(vault: Path, version: st
     assert out[2] == {"jsonrpc": "2.0", "id": 3, "result": {}}
 
 
+def test_the_server_exits_when_its_client_closes_stdin(vault: Path) -> None:
+    """The SDK's stdio transport keeps a private duplicate of fd 1 open after `run` returns; while it stayed
+    open the answer pipe never ended and `memgit mcp` took 10 s (its drain timeout) to exit."""
+    exe = shutil.which("memgit", path=str(BIN)) or "memgit"
+    proc = subprocess.Popen(
+        [exe, "-C", str(vault), "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    for m in (initialize(1, "2025-06-18"), {"jsonrpc": "2.0", "method": "notifications/initialized"}):
+        proc.stdin.write((json.dumps(m) + "\n").encode())
+    proc.stdin.write((json.dumps({"jsonrpc": "2.0", "id": 2, "method": "ping"}) + "\n").encode())
+    proc.stdin.flush()
+    assert json.loads(proc.stdout.readline())["id"] == 1
+    assert json.loads(proc.stdout.readline()) == {"jsonrpc": "2.0", "id": 2, "result": {}}  # the SDK serves
+    proc.stdin.close()
+    assert proc.wait(timeout=5) == 0  # 10 s before the fix
+
+
 def test_a_first_line_that_is_not_initialize_goes_to_the_sdk(vault: Path) -> None:
     out = raw_session(vault, {"jsonrpc": "2.0", "id": 7, "method": "initialize", "params": {"capabilities": {}}})
     assert [m.get("id") for m in out] == [7] and "error" in out[0], out  # malformed params: the SDK's error

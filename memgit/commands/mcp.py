@@ -431,6 +431,7 @@ def serve(path: Path, agent: str | None = None, gitdir: Path | None = None) -> N
     # the SDK reads fd 0 and writes fd 1: pipes fed and drained here
     in_r, in_w = os.pipe()
     out_r, out_w = os.pipe()
+    out_pipe = (os.fstat(out_r).st_dev, os.fstat(out_r).st_ino)
     os.dup2(in_r, 0)
     os.dup2(out_w, 1)
     os.close(in_r)
@@ -471,10 +472,31 @@ def serve(path: Path, agent: str | None = None, gitdir: Path | None = None) -> N
         server.run("stdio")
     finally:
         sys.stdout.flush()
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, 1)  # the last writer of the pipe: the drainer sees its end after every answer
-        os.close(devnull)
+        _close_writers(out_pipe)  # every writer of the pipe gone: the drainer sees its end after every answer
         drainer.join(timeout=10)
+
+
+def _close_writers(pipe: tuple[int, int]) -> None:
+    """Point every descriptor that writes into the answer pipe at /dev/null: fd 1, and the private duplicate
+    the SDK's stdio transport keeps of it (released with its stream object, not when `run` returns; while it
+    stayed open the drainer never saw the pipe's end and `memgit mcp` took 10 s to exit after its client left)."""
+    import fcntl
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        for name in os.listdir("/dev/fd"):
+            fd = int(name)
+            if fd == devnull:
+                continue
+            try:
+                st = os.fstat(fd)
+                writes = fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_WRONLY
+            except OSError:
+                continue  # the listing's own descriptor, already closed
+            if writes and (st.st_dev, st.st_ino) == pipe:
+                os.dup2(devnull, fd)
+    finally:
+        os.close(devnull)
 
 
 class _Lines:

@@ -22,9 +22,20 @@ ARGS = (
 UNTRACKED = ("--no-optional-locks", "ls-files", "-z", "--others", "--exclude-standard", "--full-name", ":/")
 
 
+_SWITCH = {"": True, "1": True, "on": True, "index": True, "0": False, "off": False, "rg": False}
+
+
 def enabled() -> bool:
-    """MEMGIT_RECALL_INDEX=0 makes recall run rg over the whole work tree instead (tests and benches compare both)."""
-    return os.environ.get("MEMGIT_RECALL_INDEX", "1") not in ("0", "off", "rg")
+    """MEMGIT_RECALL_INDEX=0 makes recall run rg over the whole work tree instead (tests and benches compare both);
+    any other value than those of _SWITCH is refused (exit 2), as the other MEMGIT_* variables are."""
+    value = os.environ.get("MEMGIT_RECALL_INDEX", "1")
+    if value.strip().lower() not in _SWITCH:
+        from memgit.errors import UsageError
+
+        raise UsageError(
+            f"MEMGIT_RECALL_INDEX={value!r} is not a switch", "set it to 1 (the recall index) or 0 (rg), or unset it"
+        )
+    return _SWITCH[value.strip().lower()]
 
 
 class Status:
@@ -118,8 +129,13 @@ def prestart(path: str | os.PathLike[str]) -> None:
 
 def early(argv: Sequence[str]) -> None:
     """`memgit [-C PATH] recall ...` without --as-of: git status starts before anything else is imported."""
-    if not enabled() or any(a == "--as-of" or a.startswith("--as-of=") for a in argv):
-        return
+    from memgit.errors import UsageError
+
+    try:
+        if not enabled() or any(a == "--as-of" or a.startswith("--as-of=") for a in argv):
+            return
+    except UsageError:
+        return  # the command itself reports it (exit 2)
     path = "."
     for i, arg in enumerate(argv):
         if arg == "-C" and i + 1 < len(argv):

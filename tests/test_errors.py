@@ -263,3 +263,10 @@ def test_a_date_time_where_a_date_is_expected_means_its_calendar_date(vault: Pat
         cwd=vault,
     )
     assert bad.returncode == 2 and "not a date" in bad.stderr
+
+
+@pytest.mark.parametrize("value", ["abc", "2", "yes please"])
+def test_a_recall_index_switch_that_is_not_one_exits_2_naming_it(vault: Path, value: str) -> None:
+    r = memgit("recall", "anything", cwd=vault, env={"MEMGIT_RECALL_INDEX": value})
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "MEMGIT_RECALL_INDEX" in r.stderr and "Traceback" not in r.stderr

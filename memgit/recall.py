@@ -6,6 +6,7 @@ import contextlib
 import datetime as dt
 import math
 import re
+from collections import Counter
 from collections.abc import Iterable
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -65,6 +66,7 @@ TUNING = {
     "name_only": 0.8,  # the coverage a hit matching only the named entity's name counts for "nothing relevant"
     "unseen": 1.5,  # a question word no line of the vault holds: its weight in the mass to cover (coverage)
     "speaker": 1.0,  # field weight of a journal line's speaker ("- 15:53 Gina: ...") against its text
+    "repeat": 0.5,  # a journal entry its speaker says again word for word ("How was your week?"): small talk, not memory
     "name_text": 0.0,  # BM25F weight of the name field vs the text (2: a name the text repeats counts more; off: a coin flip)
 }
 ENTITY_WORDS = {"people": "person", "companies": "company", "projects": "project"}
@@ -299,8 +301,8 @@ class Recall:
         the prior (authority, the named entity's own memory, status, decay, template scaffolding) is a
         bounded factor that orders hits of comparable relevance and never lifts a weak match over a strong one; it
         also holds the question's focus (a hit neither of nor naming the entity it names), what a who-question asks
-        for (a person, a relationship) and, for a question naming an entity, the words others' answers share
-        (pseudo-relevance feedback). Each part is a TUNING knob; docs/RECALL.md has their ablations.
+        for (a person, a relationship), small talk (a journal entry said again word for word: ×`repeat`) and, for a
+        question naming an entity, the words others' answers share (pseudo-relevance feedback). Each part is a TUNING knob; docs/RECALL.md has their ablations.
 
         Decay needs a date, which may cost a file read or a git log; it can only lower a score, so
         it is computed best-first until the k-th score cannot be beaten by anything not yet decayed.
@@ -339,6 +341,7 @@ class Recall:
         dated = mass / max(1, len(self.terms)) if self.when else 0.0  # the question's date counts as one average word
         mass += dated
         scaffold = _scaffold() if TUNING["scaffold"] else frozenset()
+        repeats = self._repeated(docs)
         subject = focus[0] if focus else set()
         who = TUNING["who"] != 1.0 and self.asks_who
         asks: list[float] = []  # what each hit matches of the question's "what" (its words but the named entity's)
@@ -403,6 +406,10 @@ class Recall:
                 prior *= TUNING["date_boost"]  # the question's date is matched: relevance, not a prior
             if (d.path, d.text) in scaffold:  # the template's own words about memgit: not the user's memory
                 prior *= TUNING["scaffold_factor"]
+            if (
+                repeats.get(d.text, 0) > 1
+            ):  # said again word for word by the same speaker: small talk, not what they remember
+                prior *= TUNING["repeat"]
             if subject and not ask and set(self.terms) - subject:
                 d.flags["name_only"] = True
             factors.append((d.coverage ** TUNING["coord"]) * prior)
@@ -418,6 +425,16 @@ class Recall:
                         d.score += factor * w * floor * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / max(avgdl, 1e-9)))
         self._decay(sorted(docs, key=lambda d: -d.score))
         return docs
+
+    def _repeated(self, docs: list[Doc]) -> dict[str, int]:
+        """How often each journal entry's words (after its time; its speaker kept) stand among the candidates: a
+        greeting, a "same here", said again and again, is not an event to remember."""
+        if TUNING["repeat"] == 1.0:
+            return {}
+        # "- 15:53 Gina: How was your week?" -> "Gina: How was your week?"
+        keys = [(d.text, d.text[8:] if d.text[4:5] == ":" else d.text) for d in docs if d.kind == "journal"]
+        said = Counter(key for _, key in keys)
+        return {text: said[key] for text, key in keys}
 
     def _near(self, text: str, words: set[str]) -> float:
         """How close the question's words stand in a line: (matched - 1) / (shortest window holding them - 1), 0..1."""

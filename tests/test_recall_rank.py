@@ -217,3 +217,21 @@ def test_a_question_about_something_the_vault_never_recorded_is_nothing_relevant
     assert (rc, data["hits"]) == (1, []) and data["weak"][0]["text"] == "Preferred channel: email"
     rc, data = recall(vault, "leila preferred channel")
     assert rc == 0 and data["hits"][0]["path"] == "people/leila-chen/items.json", data["hits"][:2]
+
+
+def test_small_talk_said_again_and_again_yields_to_what_happened(vault: Path) -> None:
+    # a dialogue journal: Gina asks "How was your week?" every session; she said "Lisbon" once
+    for day in ("02", "03", "04"):
+        memgit_json("log", "Gina: How was your week?", cwd=vault, env={"MEMGIT_NOW": f"2026-03-{day}T10:00:00"})
+        memgit_json("log", "Tom: Pretty busy, but good.", cwd=vault, env={"MEMGIT_NOW": f"2026-03-{day}T10:05:00"})
+    trip = memgit_json(
+        "log",
+        "Gina: We just got back from Lisbon; the old harbour was amazing.",
+        cwd=vault,
+        env={"MEMGIT_NOW": "2026-03-03T11:00:00"},
+    )["id"]
+    # "travel" is nowhere: every line of Gina's shares only her name; the short greeting no longer wins on length
+    _rc, data = recall(vault, "where did gina travel", env={"MEMGIT_NOW": "2026-03-10T10:00:00"})
+    hits = data["hits"] or data["weak"]
+    assert hits[0]["cite"] == trip, hits[:3]
+    assert [h["text"] for h in hits[1:4]] == ["- 10:00 Gina: How was your week?"] * 3  # still found, below

@@ -18,7 +18,7 @@ Layers, lowest first; a module imports only from its own layer or below (tests/t
 it, and that no import cycle exists):
 
 1. base: ``errors``, ``clock``, ``resources``, ``tokens``, ``lock``, ``progress`` (the progress callback type), ``humans`` (a person's commit in progress)
-2. formats and tools: ``config``, ``frontmatter``, ``schema``, ``itemsfile``, ``entries``, ``repo``,
+2. formats and tools: ``config``, ``frontmatter``, ``schema``, ``itemsfile``, ``entries``, ``repo``, ``gitlight``,
    ``gitcli``, ``rg``, ``modelcmd``, ``identity``, ``changes``, ``names``, ``asof``, ``acknowledged``, ``signing``, ``kinds`` (one
    ``KindSpec`` per memory kind: globs, schema, authority, line format, index, recall, merge, cite), ``detect``
    (credentials and hidden characters in text), ``secretlists`` (the allow-list and redaction receipts)

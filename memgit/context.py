@@ -11,7 +11,7 @@ import os
 from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, TypeVar, cast
 
 from memgit.config import CONFIG_PATH, Config
 from memgit.errors import UsageError
@@ -26,10 +26,20 @@ T = TypeVar("T")
 
 
 class VaultContext:
-    def __init__(self, path: str | os.PathLike[str] = ".") -> None:
-        from memgit.repo import Repo
+    def __init__(self, path: str | os.PathLike[str] = ".", lazy: bool = False) -> None:
+        """`lazy`: open the repository with pygit2 only when something asks more than where it is, HEAD, HEAD's tree
+        and its config (memgit/gitlight.py; recall's CLI, whose index is usually at HEAD already)."""
+        found = None
+        if lazy:
+            from memgit import gitlight
 
-        self.repo: Repo = Repo(path)
+            found = gitlight.find(path)
+        if found is not None:
+            self.repo: Repo = cast("Repo", gitlight.LazyRepo(path, *found))
+        else:
+            from memgit.repo import Repo
+
+            self.repo = Repo(path)
         self.root: Path = self.repo.workdir or self.repo.gitdir
         # things that went wrong after a write landed (it is in history; the caller is told, not failed)
         self.warnings: list[str] = []

@@ -17,7 +17,6 @@ readers pick the newest complete database, so a crashed build or two builds at o
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import sqlite3
@@ -73,6 +72,8 @@ def searched_by_rg(path: str) -> bool:
 
 def _fingerprint(vault: Vault) -> str:
     """What decides which lines are kept: the kinds (an entity's items.json keeps only its "fact" lines)."""
+    import hashlib  # only here: ~5 ms to import
+
     cfg = vault.config
     data = json.dumps([cfg.get("kinds", {}), cfg.get("entity_kinds", [])], sort_keys=True, default=str)
     return hashlib.sha1(f"{VERSION}|{unicodedata.unidata_version}|{data}".encode()).hexdigest()
@@ -216,6 +217,20 @@ class Index:
             names = dict(self.db.execute(f"SELECT id, path FROM files WHERE id IN ({marks})", sorted(ids)))
         mask = (1 << SHIFT) - 1
         return [(names[rowid >> SHIFT], rowid & mask, text) for rowid, text in found], total
+
+    def sizes(self, tree: str, paths: list[str]) -> dict[str, int] | None:
+        """The bytes rg counts in each indexed path of `tree` (a path not indexed: a link, absent, hidden or an INDEX
+        page, counts none); None when the index holds another tree by now (another process moved it)."""
+        with self.lock:
+            self.db.execute("BEGIN")
+            try:
+                if self.tree() != tree:
+                    return None
+                marks = ",".join("?" * len(paths))
+                found = dict(self.db.execute(f"SELECT path, size FROM files WHERE path IN ({marks})", paths))
+            finally:
+                self.db.execute("COMMIT")
+        return {p: int(found.get(p, 0)) for p in paths}
 
 
 class _Rebuild(Exception):
@@ -409,12 +424,10 @@ def grep(vault: Vault, rx: re.Pattern[str], alternatives: list[tuple[str, bool]]
         if p not in dirty and ((t.isascii() and "_" not in t) or rx.search(t))
     ]
     searched = total
-    repo = vault.repo
-    for path in sorted(dirty):
-        if not searched_by_rg(path):
-            continue
-        if tree is not None and not repo.is_link(tree, path):
-            searched -= _size(repo.read(tree, path) or b"")  # its committed bytes were counted above
+    paths = sorted(p for p in dirty if searched_by_rg(p))
+    committed = _committed(vault, tree, paths) if tree is not None and paths else {}
+    for path in paths:
+        searched -= committed.get(path, 0)  # its committed bytes were counted above
         target = vault.root / path
         if target.is_symlink() or not target.is_file():
             continue
@@ -430,6 +443,18 @@ def grep(vault: Vault, rx: re.Pattern[str], alternatives: list[tuple[str, bool]]
             if line and rx.search(line):
                 lines.append((path, n, _long(rx, line, len(raw) + (n < last))))
     return Found(lines, searched)
+
+
+def _committed(vault: Vault, tree: str, paths: list[str]) -> dict[str, int]:
+    """The bytes the index counted for each path at `tree`: from the index while it holds that tree, else from git."""
+    index = _OPEN.get(folder(vault))
+    found = None
+    with contextlib.suppress(sqlite3.Error):
+        found = index.sizes(tree, paths) if index is not None else None
+    if found is not None:
+        return found
+    repo = vault.repo
+    return {p: 0 if repo.is_link(tree, p) else _size(repo.read(tree, p) or b"") for p in paths}
 
 
 def _status_and_search(

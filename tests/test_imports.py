@@ -96,6 +96,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "itemsfile",
             "entries",
             "repo",
+            "gitlight",
             "gitcli",
             "rg",
             "modelcmd",

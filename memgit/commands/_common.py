@@ -24,10 +24,11 @@ def add(
     return p
 
 
-def vault(args: argparse.Namespace) -> Vault:
+def vault(args: argparse.Namespace, lazy: bool = False) -> Vault:
+    """The vault the command runs in; `lazy`: pygit2 only once something needs it (memgit/gitlight.py)."""
     from memgit.api import Vault
 
-    v = Vault(args.vault_dir)
+    v = Vault(args.vault_dir, lazy=lazy)
     args.opened_vault = v  # emit() reports the warnings of what it did
     return v
 

@@ -47,7 +47,8 @@ def run(args: argparse.Namespace) -> int:
     if args.as_of is None and recall_status.enabled():
         recall_status.prestart(args.vault_dir)  # git status runs while the vault opens (memgit/main.py starts it)
     try:
-        result = _common.vault(args).recall(
+        # the index is usually at HEAD already: pygit2 loads only if it must be brought there (or for --as-of)
+        result = _common.vault(args, lazy=args.as_of is None).recall(
             _common.read_text(args.query), args.k, args.as_of, args.layer, args.history, args.archive, args.valid_at
         )
     finally:

@@ -132,6 +132,12 @@ def summarize(config: Config, page: str, entries: dict[str, list[Any]]) -> tuple
     return summary, text
 
 
+def page_blob(config: Config, page: str, rows: str) -> str:
+    """The blob id of a page's file holding these rendered rows."""
+    section, shard = page.split("~", 1)
+    return blob_id(_page_file(config, section, shard, rows))
+
+
 def _page_file(config: Config, section: str, shard: str, rows: str) -> bytes:
     title = _section_info(config, section)[0]
     return f"{HEADER}\n# {title}: {shard}\n\n{rows}".encode()
@@ -157,10 +163,9 @@ def _paged(config: Config, section: str, pages: list[dict[str, Any]]) -> bool:
 
 
 def expected_files(
-    config: Config, summaries: dict[str, dict[str, Any]], archives: str
+    config: Config, summaries: dict[str, dict[str, Any]], main: bytes
 ) -> dict[str, tuple[str, Producer]]:
-    """path -> (blob id, a function producing the bytes) for every generated index file."""
-    main = render_main(config, summaries, archives).encode()
+    """path -> (blob id, a function producing the bytes) for every generated index file; `main` is INDEX.md."""
     out: dict[str, tuple[str, Producer]] = {"INDEX.md": (blob_id(main), _fixed(main))}
     for section, pages in _by_section(summaries).items():
         if not _paged(config, section, pages):
@@ -176,16 +181,92 @@ def expected_files(
     return out
 
 
-def render_files(
-    config: Config, summaries: dict[str, dict[str, Any]], archives: str, page_text: PageText
-) -> dict[str, bytes]:
-    return {path: produce(page_text) for path, (_, produce) in expected_files(config, summaries, archives).items()}
+def section_names(config: Config) -> list[str]:
+    """INDEX.md's sections in order: the entity kinds, every other declared section, the recent journals last."""
+    from memgit.kinds import indexed
+
+    order = [
+        s.index.section for s in indexed() if s.index is not None and s.index.section not in ("{entity}", "journals")
+    ]
+    return [*config.entity_kinds, *dict.fromkeys([*order, "journals"])]
 
 
-def render_main(config: Config, summaries: dict[str, dict[str, Any]], archives: str) -> str:
+def section_block(config: Config, name: str, pages: list[dict[str, Any]]) -> list[str]:
+    """One section's lines in INDEX.md, from its pages' summaries (sorted by page, each with its `top` rows)."""
     cap = _cap(config)
-    ref = reference_date(summaries)
+    title, folder, reverse = _section_info(config, name)
+    total = sum(p["count"] for p in pages)
+    tops = sorted(((*tuple(k), r) for p in pages for k, r in p["top"]), reverse=reverse)
+    rows = [t[-1] for t in tops]
+    lines: list[str] = []
+    if name == "journals":
+        lines.extend([f"## {title} ({total} on main)", ""])
+        lines.extend(rows[: int(config.get("index", {}).get("recent_journals", 7))] or ["_none yet_"])
+        lines.append("")
+        return lines
+    lines.extend([f"## {title} ({total})", ""])
+    if not rows:
+        lines.append("_none yet_")
+    elif _paged(config, name, pages):
+        lines.extend(rows[:cap])
+        lines.append(f"- … {total - min(cap, len(rows))} more in [{folder}/INDEX.md]({folder}/INDEX.md)")
+    else:
+        lines.extend(rows)
+    lines.append("")
+    return lines
+
+
+def alerts_block(
+    config: Config, ref: str, summaries: dict[str, dict[str, Any]], parts: dict[str, dict[str, Any]]
+) -> list[str]:
+    """The Expiring soon / Stale / Expired sections: from the entity pages' dated and expired facts and the
+    preferences' confirmations (`parts`: page -> until, expired, prefs), judged against the reference date."""
+    cap = _cap(config)
     sections = _by_section(summaries)
+    expiring: list[tuple[str, str]] = []
+    stale: list[tuple[str, str]] = []
+    expired: list[str] = []
+    n_expired = 0
+    window = int(config.get("expiring_within_days", 14))
+    confirm = int(config.get("confirm_after_days", 90))
+    for ekind in config.entity_kinds:
+        for p in sections.get(ekind, []):
+            part = parts.get(f"{ekind}~{p['shard']}", {})
+            for fid, fact, until in part.get("until", []):
+                if until and ref and until < ref:
+                    stale.append(
+                        (until, f"- {fid}: {_clip(fact, 70)}: valid until {until}, still active (`memgit expire`)")
+                    )
+                elif until and ref and _days(ref, until) <= window:
+                    expiring.append((until, f"- {fid}: {_clip(fact, 70)}: valid until {until}"))
+            expired.extend(part.get("expired", []))
+            n_expired += p.get("n_expired", 0)
+    for p in sections.get("preferences", []):
+        for topic, path, confirmed in parts.get(f"preferences~{p['shard']}", {}).get("prefs", []):
+            if not confirmed or (ref and _days(confirmed, ref) > confirm):
+                stale.append(
+                    (
+                        confirmed or "",
+                        scrub(f"- preference [{_clip(topic, 60)}]({path}): not confirmed for over {confirm} days"),
+                    )
+                )
+    lines: list[str] = []
+    for title, rows, total in (
+        ("Expiring soon", [r for _, r in sorted(expiring)], len(expiring)),
+        ("Stale", [r for _, r in sorted(stale)], len(stale)),
+        ("Expired", sorted(expired), n_expired),
+    ):
+        lines.extend([f"## {title} ({total})", ""])
+        lines.extend(rows[:cap] or ["_none_"])
+        if total > cap:
+            lines.append(f"- … {total - cap} more (`memgit recall --history`)")
+        lines.append("")
+    return lines
+
+
+def compose(config: Config, ref: str, blocks: dict[str, list[str]], archives: str, alerts: list[str]) -> str:
+    """INDEX.md from its parts: each section's block (`section_block`) and the alerts (`alerts_block`)."""
+    cap = _cap(config)
     lines = [
         HEADER,
         "# INDEX",
@@ -204,38 +285,8 @@ def render_main(config: Config, summaries: dict[str, dict[str, Any]], archives: 
         "- [AGENTS.md](AGENTS.md): canonical policy (humans only)",
         "",
     ]
-
-    def section(name: str) -> None:
-        title, folder, reverse = _section_info(config, name)
-        pages = sections.get(name, [])
-        total = sum(p["count"] for p in pages)
-        tops = sorted(((*tuple(k), r) for p in pages for k, r in p["top"]), reverse=reverse)
-        rows = [t[-1] for t in tops]
-        if name == "journals":
-            lines.extend([f"## {title} ({total} on main)", ""])
-            lines.extend(rows[: int(config.get("index", {}).get("recent_journals", 7))] or ["_none yet_"])
-            lines.append("")
-            return
-        lines.extend([f"## {title} ({total})", ""])
-        if not rows:
-            lines.append("_none yet_")
-        elif _paged(config, name, pages):
-            lines.extend(rows[:cap])
-            lines.append(f"- … {total - min(cap, len(rows))} more in [{folder}/INDEX.md]({folder}/INDEX.md)")
-        else:
-            lines.extend(rows)
-        lines.append("")
-
-    for ekind in config.entity_kinds:
-        section(ekind)
-    from memgit.kinds import indexed
-
-    # every declared section, in declaration order; journals (the recent list) last
-    order = [
-        s.index.section for s in indexed() if s.index is not None and s.index.section not in ("{entity}", "journals")
-    ]
-    for name in dict.fromkeys([*order, "journals"]):
-        section(name)
+    for name in section_names(config):
+        lines.extend(blocks[name])
     arch = [f"- {b}{rest}" for b, rest in sorted(_archive_lines(archives), reverse=True)]
     lines.extend([f"## Archive branches ({len(arch)})", ""])
     lines.extend(
@@ -243,42 +294,7 @@ def render_main(config: Config, summaries: dict[str, dict[str, Any]], archives: 
         or ["_none yet_ (`memgit archive` moves old journals there; `memgit recall --archive` searches them)"]
     )
     lines.append("")
-    expiring: list[tuple[str, str]] = []
-    stale: list[tuple[str, str]] = []
-    expired: list[str] = []
-    n_expired = 0
-    window = int(config.get("expiring_within_days", 14))
-    confirm = int(config.get("confirm_after_days", 90))
-    for ekind in config.entity_kinds:
-        for p in sections.get(ekind, []):
-            for fid, fact, until in p.get("until", []):
-                if until and ref and until < ref:
-                    stale.append(
-                        (until, f"- {fid}: {_clip(fact, 70)}: valid until {until}, still active (`memgit expire`)")
-                    )
-                elif until and ref and _days(ref, until) <= window:
-                    expiring.append((until, f"- {fid}: {_clip(fact, 70)}: valid until {until}"))
-            expired.extend(p.get("expired", []))
-            n_expired += p.get("n_expired", 0)
-    for p in sections.get("preferences", []):
-        for topic, path, confirmed in p.get("prefs", []):
-            if not confirmed or (ref and _days(confirmed, ref) > confirm):
-                stale.append(
-                    (
-                        confirmed or "",
-                        scrub(f"- preference [{_clip(topic, 60)}]({path}): not confirmed for over {confirm} days"),
-                    )
-                )
-    for title, rows, total in (
-        ("Expiring soon", [r for _, r in sorted(expiring)], len(expiring)),
-        ("Stale", [r for _, r in sorted(stale)], len(stale)),
-        ("Expired", sorted(expired), n_expired),
-    ):
-        lines.extend([f"## {title} ({total})", ""])
-        lines.extend(rows[:cap] or ["_none_"])
-        if total > cap:
-            lines.append(f"- … {total - cap} more (`memgit recall --history`)")
-        lines.append("")
+    lines.extend(alerts)
     return "\n".join(lines).rstrip("\n") + "\n"
 
 

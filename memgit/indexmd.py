@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from memgit.config import INDEX_PATH
 from memgit.lock import flock
@@ -24,7 +24,17 @@ if TYPE_CHECKING:
     from memgit.config import Config
     from memgit.repo import Repo
 
-CACHE_VERSION = 6
+CACHE_VERSION = 7
+_ALERT_ROWS = ("until", "expired", "prefs")  # a page's rows the alerts come from (kept in alerts.json)
+T = TypeVar("T")
+
+
+def _digest(data: Any) -> str:
+    import hashlib
+
+    return hashlib.sha1(json.dumps(data, separators=(",", ":"), sort_keys=True).encode()).hexdigest()[:16]
+
+
 ARCHIVE_LOG = "memory/ARCHIVE.md"
 
 
@@ -77,7 +87,16 @@ def _write(path: Path, data: bytes) -> None:
 
 
 class IndexBuilder:
-    """Index pages for one tree at a time; `persist=False` reads the disk cache but never writes it."""
+    """Index pages for one tree at a time; `persist=False` reads the disk cache but never writes it.
+
+    The cache (.git/memgit/index/) is split so that a write reads and writes what it touches: meta.json holds
+    each page's small summary, INDEX.md's parts (each section's lines, the alerts and the date they were judged
+    at) and which save wrote each side file; pages/<page>.json, .md and .top.json hold a page's entries, rendered
+    rows and first rows (read only when the page or its section changes); alerts.json the dated, expired and
+    preference rows the alerts come from (read only when an entity page changes or the reference date moves).
+    A save removes meta.json first and writes it last, and each side file names the save that wrote it: a crash
+    in between, a file missing, broken or from another save means a rebuild from the tree, never a wrong index.
+    """
 
     def __init__(self, repo: Repo, config: Config, config_blob: str | None, persist: bool = True) -> None:
         self.repo = repo
@@ -89,12 +108,19 @@ class IndexBuilder:
 
     def _reset(self) -> None:
         self.tree: str | None = None
-        self.summaries: dict[str, dict[str, Any]] = {}  # page -> summary (see index_render.summarize)
+        # page -> summary (see index_render.summarize) without its rows: section, shard, count, newest, blob, ...
+        self.summaries: dict[str, dict[str, Any]] = {}
         self.archives = ""
         self._entries: dict[str, dict[str, list[Any]]] = {}  # page -> {path: [blob, kind, entry]}, loaded lazily
         self._texts: dict[str, str] = {}  # page -> rendered page body, loaded lazily
+        self._tops: dict[str, list[Any]] = {}  # page -> its first rows [[sort key, row], ...], loaded lazily
+        self._alerts: dict[str, dict[str, Any]] | None = None  # page -> {until, expired, prefs}; None: not loaded
+        self._blocks: dict[str, list[str]] = {}  # section -> its lines in INDEX.md (absent: to render)
+        self._alert_lines: list[Any] | None = None  # [reference date, the alerts' lines] (None: to render)
+        self._saves: dict[str, str] = {}  # page -> the save that wrote its side files; "alerts" -> alerts.json's
         self._dirty: set[str] = set()
-        self._disk_ok = False  # the page files on disk belong to self.tree
+        self._alerts_dirty = False
+        self._disk_ok = False  # the side files on disk belong to self.tree
 
     # ---- cache ---------------------------------------------------------------------------------
 
@@ -105,58 +131,101 @@ class IndexBuilder:
             return
         if data.get("version") != CACHE_VERSION or data.get("config") != self.config_blob:
             return
-        self.tree = data["tree"]
-        self.summaries = data["summaries"]
-        self.archives = data.get("archives", "")
+        try:
+            self.tree, self.summaries, self.archives = data["tree"], data["summaries"], data["archives"]
+            self._blocks, self._alert_lines, self._saves = data["blocks"], data["alerts"], data["saves"]
+        except KeyError:
+            self._reset()
+            return
         self._disk_ok = True
 
     def _page_file(self, page: str, ext: str) -> Path:
         return self.folder / "pages" / f"{page}.{ext}"
 
+    def _side(self, path: Path, save: str | None) -> Any:
+        """A side file's content, if it is the one the save named in meta.json wrote (else the cache is stale)."""
+        try:
+            data = json.loads(path.read_text())
+        except (OSError, ValueError):
+            raise _StaleCache() from None
+        if not isinstance(data, dict) or save is None or data.get("save") != save:
+            raise _StaleCache()
+        return data["data"]
+
     def entries(self, page: str) -> dict[str, list[Any]]:
         if page not in self._entries:
             loaded: dict[str, list[Any]] = {}
             if self._disk_ok and page in self.summaries:
-                try:
-                    loaded = json.loads(self._page_file(page, "json").read_text())
-                except (OSError, ValueError):
-                    raise _StaleCache() from None
+                loaded = self._side(self._page_file(page, "json"), self._saves.get(page))
             self._entries[page] = loaded
         return self._entries[page]
 
     def page_text(self, page: str) -> str:
         if page not in self._texts:
+            from memgit.index_render import page_blob
+
             try:
-                self._texts[page] = self._page_file(page, "md").read_text()
+                text = self._page_file(page, "md").read_text()
             except OSError:
                 raise _StaleCache() from None
+            if page not in self.summaries or page_blob(self.config, page, text) != self.summaries[page]["blob"]:
+                raise _StaleCache()  # not the rows the summary was made from
+            self._texts[page] = text
         return self._texts[page]
+
+    def _top(self, page: str) -> list[Any]:
+        if page not in self._tops:
+            if not self._disk_ok:
+                raise _StaleCache()
+            self._tops[page] = self._side(self._page_file(page, "top.json"), self._saves.get(page))
+        return self._tops[page]
+
+    def _alert_parts(self) -> dict[str, dict[str, Any]]:
+        if self._alerts is None:
+            if not self._disk_ok:  # nothing brought to a tree yet
+                self._alerts = {}
+                return self._alerts
+            self._alerts = self._side(self.folder / "alerts.json", self._saves.get("alerts"))
+            assert self._alerts is not None
+        return self._alerts
 
     def save(self) -> None:
         if not self.persist:
             return
         (self.folder / "pages").mkdir(parents=True, exist_ok=True)
         (self.folder / "meta.json").unlink(missing_ok=True)  # a crash in between leaves no cache, not a wrong one
+        save = os.urandom(6).hex()
+
+        def side(path: Path, data: Any) -> None:
+            _write(path, json.dumps({"save": save, "data": data}, separators=(",", ":"), ensure_ascii=False).encode())
+
         for page in self._dirty:
             if page in self.summaries:
-                _write(
-                    self._page_file(page, "json"),
-                    json.dumps(self._entries[page], separators=(",", ":"), ensure_ascii=False).encode(),
-                )
+                side(self._page_file(page, "json"), self._entries[page])
+                side(self._page_file(page, "top.json"), self._tops[page])
                 _write(self._page_file(page, "md"), self._texts[page].encode())
+                self._saves[page] = save
             else:
-                self._page_file(page, "json").unlink(missing_ok=True)
-                self._page_file(page, "md").unlink(missing_ok=True)
+                for ext in ("json", "top.json", "md"):
+                    self._page_file(page, ext).unlink(missing_ok=True)
+                self._saves.pop(page, None)
+        if self._alerts_dirty:
+            side(self.folder / "alerts.json", self._alerts)
+            self._saves["alerts"] = save
         meta = {
             "version": CACHE_VERSION,
             "config": self.config_blob,
             "tree": self.tree,
             "archives": self.archives,
             "summaries": self.summaries,
+            "blocks": self._blocks,
+            "alerts": self._alert_lines,
+            "saves": self._saves,
         }
-        # ASCII escapes: the C encoder's fast path (17 -> 6 ms for the 1.6 MB at 10k entities); json.loads reads it back alike
+        # ASCII escapes: the C encoder's fast path; json.loads reads it back alike
         _write(self.folder / "meta.json", json.dumps(meta, separators=(",", ":")).encode())
         self._dirty.clear()
+        self._alerts_dirty = False
         self._disk_ok = True
 
     # ---- update --------------------------------------------------------------------------------
@@ -164,9 +233,11 @@ class IndexBuilder:
     def update(self, tree: str) -> None:
         try:
             self._update(tree)
+            self._render_parts()
         except _StaleCache:
             self._reset()
             self._update(tree)
+            self._render_parts()
 
     def _update(self, tree: str) -> None:
         from memgit.index_render import summarize
@@ -176,7 +247,8 @@ class IndexBuilder:
         if self.tree is not None:
             deltas = [(d.path, d.new) for d in self.repo.diff_trees(self.tree, tree)]
         else:  # no usable cache: every file is new
-            self.summaries, self._entries, self._texts, self._disk_ok = {}, {}, {}, False
+            self._reset()
+            self._alerts, self._alerts_dirty = {}, True
             deltas = list(self.repo.files(tree))
         touched: set[str] = set()
         progress = index_rebuild.get() if len(deltas) > 500 else None
@@ -200,34 +272,93 @@ class IndexBuilder:
         tick(progress, len(deltas), len(deltas))
         for page in touched:
             summary, text = summarize(self.config, page, self._entries[page])
+            self._blocks.pop(page.split("~", 1)[0], None)
+            # the rows the alerts come from: alerts.json is read and written only when a page's rows changed
+            rows = {k: summary.pop(k) for k in _ALERT_ROWS if k in summary} if summary is not None else {}
+            digest = _digest(rows) if rows else ""
+            if digest != self.summaries.get(page, {}).get("alerts", ""):
+                alerts = self._alert_parts()
+                if rows:
+                    alerts[page] = rows
+                else:
+                    alerts.pop(page, None)
+                self._alerts_dirty = True
+                self._alert_lines = None
             if summary is None:
                 self.summaries.pop(page, None)
+                self._tops.pop(page, None)
             else:
+                if digest:
+                    summary["alerts"] = digest
+                self._tops[page] = summary.pop("top")
                 self.summaries[page] = summary
                 self._texts[page] = text
         self._dirty |= touched
         self.tree = tree
 
+    def _render_parts(self) -> None:
+        """Each section's lines that a change made stale, and the alerts when their rows or the date changed."""
+        from memgit.index_render import alerts_block, reference_date, section_block, section_names
+
+        pages: dict[str, list[str]] = {}
+        for page in sorted(self.summaries):
+            pages.setdefault(page.split("~", 1)[0], []).append(page)
+        for name in section_names(self.config):
+            if name not in self._blocks:
+                found = [{**self.summaries[p], "top": self._top(p)} for p in pages.get(name, [])]
+                self._blocks[name] = section_block(self.config, name, found)
+        ref = reference_date(self.summaries)
+        if self._alert_lines is None or self._alert_lines[0] != ref:
+            self._alert_lines = [ref, alerts_block(self.config, ref, self.summaries, self._alert_parts())]
+
     # ---- output --------------------------------------------------------------------------------
+
+    def _main(self) -> bytes:
+        from memgit.index_render import compose
+
+        assert self._alert_lines is not None
+        ref, alerts = self._alert_lines
+        return compose(self.config, ref, self._blocks, self.archives, alerts).encode()
+
+    def _expected(self) -> dict[str, tuple[str, Callable[[Callable[[str], str]], bytes]]]:
+        from memgit.index_render import expected_files
+
+        if self._alert_lines is None:  # nothing brought to a tree yet: the index of an empty one
+            self._render_parts()
+        return expected_files(self.config, self.summaries, self._main())
+
+    def _rebuilt(self, output: Callable[[], T]) -> T:
+        """output(), once more from a rebuild if a side file turns out missing or stale while producing it."""
+        try:
+            return output()
+        except _StaleCache:
+            tree = self.tree
+            self._reset()
+            if self.persist:  # saved before this was found: the next builder rebuilds (and saves) rather than trust it
+                (self.folder / "meta.json").unlink(missing_ok=True)
+            if tree is not None:
+                self.update(tree)
+            return output()
 
     def render(self) -> dict[str, bytes]:
         """Every generated index file for the current tree."""
-        from memgit.index_render import render_files
-
-        return render_files(self.config, self.summaries, self.archives, self.page_text)
+        return self._rebuilt(lambda: {path: produce(self.page_text) for path, (_, produce) in self._expected().items()})
 
     def expected(self, path: str) -> bytes | None:
         """The generated content of one index file for the current tree (None: it must not exist)."""
-        from memgit.index_render import expected_files
 
-        found = expected_files(self.config, self.summaries, self.archives).get(path)
-        return found[1](self.page_text) if found else None
+        def one() -> bytes | None:
+            found = self._expected().get(path)
+            return found[1](self.page_text) if found else None
+
+        return self._rebuilt(one)
 
     def writes(self, tree: str) -> dict[str, bytes | None]:
         """What must change in `tree` so its index files are the generated ones (None deletes)."""
-        from memgit.index_render import expected_files
+        return self._rebuilt(lambda: self._writes(tree))
 
-        expected = expected_files(self.config, self.summaries, self.archives)  # path -> (blob id, producer)
+    def _writes(self, tree: str) -> dict[str, bytes | None]:
+        expected = self._expected()  # path -> (blob id, producer)
         present = _index_blobs(self.repo, tree)  # one listing per folder, not a path walk per file
         out: dict[str, bytes | None] = {}
         for path, (blob, produce) in expected.items():

@@ -108,7 +108,8 @@ class Repo:
         else:
             self.workdir = Path(self.git.workdir)
         self.gitdir = Path(self.git.path)
-        self._index_memo: tuple[tuple[int, int, int], pygit2.Index] | None = None  # see index_blobs
+        # the parsed git index, its file's stamp, and whether sync_paths may write it (see index_blobs)
+        self._index_memo: tuple[tuple[int, int, int] | None, pygit2.Index, bool] | None = None
         # in a pre-receive hook git keeps the pushed objects in a quarantine directory until the hook
         # accepts them; git's own commands see it through the environment, libgit2 does not
         quarantine = os.environ.get("GIT_QUARANTINE_PATH")
@@ -493,16 +494,8 @@ class Repo:
         if not locked:
             self.take_index_lock()
         try:
-            # the new index is built beside the lock and renamed over the index while the lock is held
-            scratch = self.gitdir / "memgit" / "index.next"
-            scratch.parent.mkdir(exist_ok=True)
-            scratch.unlink(missing_ok=True)
-            # libgit2's lock on the scratch index: only ever taken under index.lock, which we hold, so a left one
-            # is a killed memgit's and would make every later write fail ("the index is locked")
-            scratch.with_name(scratch.name + ".lock").unlink(missing_ok=True)
-            if (self.gitdir / "index").exists():
-                shutil.copyfile(self.gitdir / "index", scratch)
-            idx = pygit2.Index(str(scratch))
+            idx = self._index_for_write()
+            self._index_memo = None  # changed from here on: only what was written is remembered
             for path in paths:
                 new = self.blob_id(tree, path)
                 try:  # pygit2's Index has no .get()
@@ -525,11 +518,67 @@ class Repo:
                             _prune_empty(target.parent, self.workdir)
                     else:
                         _atomic_write(target, self.blob(new) or b"")
-            idx.write()
-            os.replace(scratch, self.gitdir / "index")  # atomic for readers; the (tagged) lock is held till now
+            idx.write()  # libgit2 writes <scratch>.lock and renames it to <scratch>
+            index = self.gitdir / "index"
+            os.replace(self._scratch_index(), index)  # atomic for readers; the (tagged) lock is held till now
+            self._index_memo = (_stamp(index.stat()), idx, True)  # what it holds is what was just written
         finally:
             if not locked:
                 self.release_index_lock()
+
+    def _scratch_index(self) -> Path:
+        """Where this process builds the next git index (beside the lock, renamed over the index while it is held)."""
+        return self.gitdir / "memgit" / f"index.{os.getpid()}"
+
+    def _read_index(self) -> tuple[tuple[int, int, int] | None, pygit2.Index, bool]:
+        """The git index parsed from a private hard link (`_scratch_index`, removed once read: libgit2 keeps no handle),
+        so that sync_paths can change and write the parsed index without reading it again: (the stamp of the file
+        read, None if there was none; the index; writable). A .git that takes no file (read-only) is read in place,
+        and such an index is never written."""
+        index = self.gitdir / "index"
+        scratch = self._scratch_index()
+        _clear_dead_scratch(scratch.parent)
+        try:
+            scratch.parent.mkdir(exist_ok=True)
+            scratch.unlink(missing_ok=True)
+            # libgit2's lock on the scratch index, left by a killed process of the same pid: it would make the
+            # write fail ("the index is locked"); no other process uses this name
+            scratch.with_name(scratch.name + ".lock").unlink(missing_ok=True)
+            try:
+                os.link(index, scratch)
+                stamp: tuple[int, int, int] | None = _stamp(scratch.stat())  # the very file read
+            except FileNotFoundError:
+                stamp = None  # no index yet: an empty one
+            except OSError:  # no hard links here: a copy, stamped before it (a newer file then only means a re-read)
+                stamp = _stamp(index.stat())
+                shutil.copyfile(index, scratch)
+        except OSError:
+            try:
+                stamp = _stamp(index.stat())
+            except FileNotFoundError:
+                stamp = None
+            return stamp, pygit2.Index(str(index)), False
+        try:
+            return stamp, pygit2.Index(str(scratch)), True
+        finally:
+            scratch.unlink(missing_ok=True)
+
+    def _index_for_write(self) -> pygit2.Index:
+        """The parsed git index to change, under index.lock: the one index_blobs read if the file is the same on
+        disk (git and libgit2 always write a new file and rename it, holding index.lock, which we hold), else
+        read now. Either way held by no one else and written to `_scratch_index`."""
+        index = self.gitdir / "index"
+        memo = self._index_memo
+        try:
+            stamp = _stamp(index.stat())
+        except FileNotFoundError:
+            stamp = None
+        if memo is not None and memo[2] and memo[0] == stamp:
+            return memo[1]
+        _, idx, writable = self._read_index()
+        if not writable:
+            raise GitError(f"{self.gitdir}: cannot write the next index beside it")
+        return idx
 
     def clear_stale_index_lock(self) -> bool:
         """Remove .git/index.lock if a memgit process that is gone left it (killed in sync_paths); True if removed.
@@ -570,14 +619,12 @@ class Repo:
         2.4 MB, ~20 ms a read."""
         path = self.gitdir / "index"
         try:
-            st = path.stat()
+            stamp = _stamp(path.stat())
         except FileNotFoundError:
             return dict.fromkeys(paths)
-        key = (st.st_ino, st.st_size, st.st_mtime_ns)
         memo = self._index_memo
-        if memo is None or memo[0] != key:
-            memo = (key, pygit2.Index(str(path)))
-            self._index_memo = memo
+        if memo is None or memo[0] != stamp:
+            memo = self._index_memo = self._read_index()
         idx = memo[1]
         return {p: (str(idx[p].id) if p in idx else None) for p in paths}
 
@@ -595,6 +642,35 @@ class Repo:
         if blob is None:
             return False
         return str(pygit2.hash(target.read_bytes())) == blob
+
+
+def _clear_dead_scratch(folder: Path) -> None:
+    """Remove the scratch indexes (and libgit2's locks on them) of memgit processes that are gone (killed while
+    writing the next index), and the one name every writer used before them."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        parts = name.split(".")
+        if parts[0] != "index" or len(parts) not in (2, 3) or parts[2:] not in ([], ["lock"]):
+            continue
+        if parts[1] != "next":
+            if not parts[1].isdigit():
+                continue
+            try:
+                os.kill(int(parts[1]), 0)
+                continue  # alive (or another user's): its own
+            except ProcessLookupError:
+                pass
+            except (PermissionError, OverflowError):
+                continue
+        (folder / name).unlink(missing_ok=True)
+
+
+def _stamp(st: os.stat_result) -> tuple[int, int, int]:
+    """What tells one version of the git index file from another (every writer renames a new file over it)."""
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
 def _atomic_write(target: Path, data: bytes) -> None:

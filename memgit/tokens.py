@@ -11,8 +11,15 @@ from functools import lru_cache
 DEFAULT_LANGUAGES = ("english",)
 _WORD = re.compile(r"[^\W_]+")
 _CJK = "\u3040-\u30ff\u3100-\u312f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
-_PARTS = re.compile(f"[{_CJK}]+|[^{_CJK}]+")
-_IS_CJK = re.compile(f"[{_CJK}]")
+
+
+@lru_cache(maxsize=1)
+def _cjk() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """(CJK or not-CJK parts, a CJK character, a CJK run), compiled on first use: their Unicode ranges cost ~5 ms
+    to compile, which a process that only folds ASCII words (a write's noise check, an ASCII query) never pays."""
+    return re.compile(f"[{_CJK}]+|[^{_CJK}]+"), re.compile(f"[{_CJK}]"), re.compile(f"[{_CJK}]+")
+
+
 # letters NFKD does not take apart
 _LETTERS = str.maketrans({"ø": "o", "æ": "ae", "œ": "oe", "đ": "d", "ł": "l", "þ": "th", "ð": "d", "ı": "i", "ħ": "h"})
 
@@ -69,9 +76,10 @@ def analyze(text: str, languages: Sequence[str] = DEFAULT_LANGUAGES) -> list[tup
     if low.isascii():  # most text: no CJK, nothing to fold (the same pairs as below, word for word)
         return [(w, stem(w)) for w in _WORD.findall(low) if len(w) > 1 and w not in stop]
     out: list[tuple[str, str]] = []
+    parts, is_cjk, _ = _cjk()
     for word in _WORD.findall(low):
-        for part in (word,) if word.isascii() else _PARTS.findall(word):
-            if _IS_CJK.match(part):
+        for part in (word,) if word.isascii() else parts.findall(word):
+            if is_cjk.match(part):
                 out.extend(
                     (g, g) for g in ([part] if len(part) == 1 else [part[i : i + 2] for i in range(len(part) - 1)])
                 )
@@ -105,7 +113,7 @@ def alternatives(pairs: Iterable[tuple[str, str]]) -> list[tuple[str, bool]]:
     CJK term matched anywhere. The on-disk recall index (memgit/recall_index.py) asks for the same prefixes."""
     alts: set[tuple[str, bool]] = set()
     for surface, term in pairs:
-        if _IS_CJK.match(term):
+        if not term.isascii() and _cjk()[1].match(term):
             alts.add((term, True))
             continue
         n = 0
@@ -132,9 +140,6 @@ def pattern(pairs: Iterable[tuple[str, str]]) -> str:
     return "(?:" + "|".join(sorted(alts)) + ")" if alts else r"(?!)"
 
 
-_CJK_RUN = re.compile(f"[{_CJK}]+")
-
-
 def line_words(line: str) -> list[str]:
     """The words of a line as the recall index keeps them: every word folded ('Zürich' -> 'zurich'), unstemmed and
     with stop words (a query prefix may be any word's start), plus each CJK character and bigram of the line's
@@ -142,7 +147,7 @@ def line_words(line: str) -> list[str]:
     low = line.casefold()
     found = dict.fromkeys(_WORD.findall(low if low.isascii() else fold(line)))
     if not low.isascii():
-        for run in _CJK_RUN.findall(low):
+        for run in _cjk()[2].findall(low):
             found.update(dict.fromkeys(run))
             found.update(dict.fromkeys(run[i : i + 2] for i in range(len(run) - 1)))
     return list(found)

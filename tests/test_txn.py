@@ -288,3 +288,45 @@ def test_recovery_meeting_a_locked_index_is_retryable_and_changes_nothing(vault:
     memgit_json("log", "Second", cwd=vault, env=NOW)
     assert not pending.exists() and status(vault) == ""
     assert journal_entries(vault) == ["- 10:04 First", "- 10:04 Second"]
+
+
+def test_the_index_read_once_is_written_only_while_unchanged_on_disk(vault: Path) -> None:
+    """A write parses git's index once (staged blobs, then the update under index.lock), but only while the file is
+    the one it read: a person's `git add` in between is kept, and what sync_paths wrote is what git reads."""
+    from memgit.repo import Repo
+
+    repo = Repo(vault)
+    tree = repo.commit_tree(repo.head_id())
+    assert repo.index_blobs(["NOW.md"]) == {"NOW.md": repo.blob_id(tree, "NOW.md")}
+    (vault / "scratch.md").write_text("a person's note\n")
+    git(vault, "add", "scratch.md")  # a new index file after the read above
+    staged = git(vault, "rev-parse", ":scratch.md").stdout.strip()
+    (vault / "NOW.md").unlink()
+    repo.sync_paths(tree, ["NOW.md"], {"NOW.md": repo.blob_id(tree, "NOW.md")})
+    assert git(vault, "rev-parse", ":scratch.md").stdout.strip() == staged
+    assert status(vault) == "A  scratch.md\n"
+    # unchanged since: the index just written is the one the next write starts from, and it matches git's view
+    assert repo.index_blobs(["scratch.md", "NOW.md"]) == {"scratch.md": staged, "NOW.md": repo.blob_id(tree, "NOW.md")}
+    (vault / "NOW.md").unlink()
+    repo.sync_paths(tree, ["NOW.md"], {"NOW.md": repo.blob_id(tree, "NOW.md")})
+    assert status(vault) == "A  scratch.md\n"
+    assert git(vault, "ls-files", "--stage", "NOW.md").stdout.split()[1] == repo.blob_id(tree, "NOW.md")
+    assert [p.name for p in (vault / ".git" / "memgit").glob("index.*")] == []
+
+
+def test_a_scratch_index_left_by_a_killed_writer_is_cleared(vault: Path) -> None:
+    """The next index is built beside git's as .git/memgit/index.<pid>; what a killed process left there (and
+    libgit2's lock on it) is removed by the next write, which lands; a live process's scratch is left alone."""
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    folder = vault / ".git" / "memgit"
+    folder.mkdir(exist_ok=True)
+    left = [folder / f"index.{dead.pid}", folder / f"index.{dead.pid}.lock", folder / "index.next.lock"]
+    for path in left:
+        path.write_bytes(b"DIRC")
+    alive = folder / f"index.{os.getppid()}"
+    alive.write_bytes(b"DIRC")
+    memgit_json("log", "after the crash", cwd=vault, env=NOW)
+    assert not [p for p in left if p.exists()] and alive.exists()
+    assert "- 10:04 after the crash" in journal_entries(vault) and status(vault) == ""
+    fsck_clean(vault)

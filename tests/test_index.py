@@ -283,3 +283,71 @@ def test_incremental_equals_full_past_the_cap_in_any_order(tmp_path: Path) -> No
     s = sections(show(vault, "HEAD:INDEX.md"))
     assert len(s["Expired (14)"]) == 6 and s["Expired (14)"][-1].startswith("- … 9 more")
     assert s["Expired (14)"][:5] == sorted(s["Expired (14)"][:5])
+
+
+def cache_files(vault: Path) -> dict[str, tuple[int, int]]:
+    """The index cache's files: name -> (inode, mtime) (a rewrite replaces the file)."""
+    folder = vault / ".git" / "memgit" / "index"
+    return {p.relative_to(folder).as_posix(): (p.stat().st_ino, p.stat().st_mtime_ns) for p in folder.rglob("*.json")}
+
+
+def test_a_write_reads_and_writes_only_the_cache_files_it_touches(rich: Path) -> None:
+    """The cache is split by what a write touches: a journal line rewrites meta.json and the journal page, never
+    another section's page files or the alerts' rows (a file it does not read may even be gone), and an entity
+    fact rewrites its own page and the alerts' rows only when they change; every INDEX.md equals a rebuild."""
+    memgit_json("log", "warm the cache", cwd=rich, env=at("2026-01-07T15:00:00"))
+    before = cache_files(rich)
+    assert "alerts.json" in before and "pages/people~s.top.json" in before
+    (rich / ".git" / "memgit" / "index" / "pages" / "people~s.top.json").unlink()  # a journal write needs it not
+    memgit_json("log", "one more line", cwd=rich, env=at("2026-01-07T16:00:00"))
+    after = cache_files(rich)
+    changed = sorted(name for name in after if after[name] != before.get(name))
+    assert changed == ["meta.json", "pages/journals~2026.json", "pages/journals~2026.top.json"], changed
+    assert "pages/people~s.top.json" not in after
+    assert index_files(Repo(rich), head(rich)) == from_scratch(Repo(rich), head(rich))
+    # a fact without a valid-until leaves the alerts' rows alone; the missing side file of its section is found
+    # missing and the cache rebuilt from the tree, with the same bytes
+    memgit_json(
+        "fact", "add", "people/sam", "Plays chess", "--category", "relationship", cwd=rich, env=at("2026-01-07T17:00:00")
+    )
+    assert "pages/people~s.top.json" in cache_files(rich)
+    assert index_files(Repo(rich), head(rich)) == from_scratch(Repo(rich), head(rich))
+    before = cache_files(rich)
+    memgit_json(
+        "fact", "add", "people/sam", "Likes tea", "--category", "preference", cwd=rich, env=at("2026-01-07T18:00:00")
+    )
+    after = cache_files(rich)
+    changed = sorted(name for name in after if after[name] != before.get(name))
+    assert changed == ["meta.json", "pages/people~s.json", "pages/people~s.top.json"], changed
+    memgit_json(
+        "fact", "add", "people/sam", "Away", "--category", "status", "--valid-until", "2026-01-12",
+        cwd=rich, env=at("2026-01-07T19:00:00"),
+    )  # fmt: skip
+    assert cache_files(rich)["alerts.json"] != after["alerts.json"]
+    s = sections(show(rich, "HEAD:INDEX.md"))
+    assert any("Away: valid until 2026-01-12" in row for row in s["Expiring soon (2)"]), s
+    assert index_files(Repo(rich), head(rich)) == from_scratch(Repo(rich), head(rich))
+
+
+@pytest.mark.parametrize("damage", ["stale", "broken", "no-meta"])
+def test_a_cache_file_from_another_save_or_broken_means_a_rebuild(rich: Path, damage: str) -> None:
+    """Each side file names the save that wrote it: one left from an earlier save (a crash between files, a
+    partial copy), a broken one, or a missing meta.json is never trusted; the write rebuilds from the tree."""
+    folder = rich / ".git" / "memgit" / "index"
+    memgit_json("log", "warm the cache", cwd=rich, env=at("2026-01-07T15:00:00"))
+    old = (folder / "alerts.json").read_bytes()
+    memgit_json(
+        "fact", "add", "people/sam", "Away", "--category", "status", "--valid-until", "2026-01-12",
+        cwd=rich, env=at("2026-01-07T16:00:00"),
+    )  # fmt: skip
+    if damage == "stale":
+        (folder / "alerts.json").write_bytes(old)  # the previous save's rows: Sam's line missing
+    elif damage == "broken":
+        (folder / "alerts.json").write_bytes(old[: len(old) // 2])
+    else:
+        (folder / "meta.json").unlink()
+    # a new day: the alerts are judged again, from alerts.json
+    memgit_json("log", "next day", cwd=rich, env=at("2026-01-08T09:00:00"))
+    assert index_files(Repo(rich), head(rich)) == from_scratch(Repo(rich), head(rich))
+    assert "Away: valid until 2026-01-12" in show(rich, "HEAD:INDEX.md").decode()
+    assert status(rich) == ""

@@ -308,7 +308,14 @@ def test_a_write_reads_and_writes_only_the_cache_files_it_touches(rich: Path) ->
     # a fact without a valid-until leaves the alerts' rows alone; the missing side file of its section is found
     # missing and the cache rebuilt from the tree, with the same bytes
     memgit_json(
-        "fact", "add", "people/sam", "Plays chess", "--category", "relationship", cwd=rich, env=at("2026-01-07T17:00:00")
+        "fact",
+        "add",
+        "people/sam",
+        "Plays chess",
+        "--category",
+        "relationship",
+        cwd=rich,
+        env=at("2026-01-07T17:00:00"),
     )
     assert "pages/people~s.top.json" in cache_files(rich)
     assert index_files(Repo(rich), head(rich)) == from_scratch(Repo(rich), head(rich))

@@ -327,9 +327,17 @@ def test_a_write_reads_and_writes_only_the_cache_files_it_touches(rich: Path) ->
     changed = sorted(name for name in after if after[name] != before.get(name))
     assert changed == ["meta.json", "pages/people~s.json", "pages/people~s.top.json"], changed
     memgit_json(
-        "fact", "add", "people/sam", "Away", "--category", "status", "--valid-until", "2026-01-12",
-        cwd=rich, env=at("2026-01-07T19:00:00"),
-    )  # fmt: skip
+        "fact",
+        "add",
+        "people/sam",
+        "Away",
+        "--category",
+        "status",
+        "--valid-until",
+        "2026-01-12",
+        cwd=rich,
+        env=at("2026-01-07T19:00:00"),
+    )
     assert cache_files(rich)["alerts.json"] != after["alerts.json"]
     s = sections(show(rich, "HEAD:INDEX.md"))
     assert any("Away: valid until 2026-01-12" in row for row in s["Expiring soon (2)"]), s
@@ -344,9 +352,17 @@ def test_a_cache_file_from_another_save_or_broken_means_a_rebuild(rich: Path, da
     memgit_json("log", "warm the cache", cwd=rich, env=at("2026-01-07T15:00:00"))
     old = (folder / "alerts.json").read_bytes()
     memgit_json(
-        "fact", "add", "people/sam", "Away", "--category", "status", "--valid-until", "2026-01-12",
-        cwd=rich, env=at("2026-01-07T16:00:00"),
-    )  # fmt: skip
+        "fact",
+        "add",
+        "people/sam",
+        "Away",
+        "--category",
+        "status",
+        "--valid-until",
+        "2026-01-12",
+        cwd=rich,
+        env=at("2026-01-07T16:00:00"),
+    )
     if damage == "stale":
         (folder / "alerts.json").write_bytes(old)  # the previous save's rows: Sam's line missing
     elif damage == "broken":

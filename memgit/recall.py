@@ -66,7 +66,7 @@ TUNING = {
     "name_only": 0.8,  # the coverage a hit matching only the named entity's name counts for "nothing relevant"
     "unseen": 1.5,  # a question word no line of the vault holds: its weight in the mass to cover (coverage)
     "speaker": 1.0,  # field weight of a journal line's speaker ("- 15:53 Gina: ...") against its text
-    "repeat": 0.5,  # a journal entry its speaker says again word for word ("How was your week?"): small talk, not memory
+    "repeat": 0.5,  # a journal entry said again word for word ("Gina: How was your week?"): ×0.5 per doubling
     "name_text": 0.0,  # BM25F weight of the name field vs the text (2: a name the text repeats counts more; off: a coin flip)
 }
 ENTITY_WORDS = {"people": "person", "companies": "company", "projects": "project"}
@@ -406,10 +406,8 @@ class Recall:
                 prior *= TUNING["date_boost"]  # the question's date is matched: relevance, not a prior
             if (d.path, d.text) in scaffold:  # the template's own words about memgit: not the user's memory
                 prior *= TUNING["scaffold_factor"]
-            if (
-                repeats.get(d.text, 0) > 1
-            ):  # said again word for word by the same speaker: small talk, not what they remember
-                prior *= TUNING["repeat"]
+            # said again word for word by the same speaker: small talk, not what they remember (each doubling: ×repeat)
+            prior *= TUNING["repeat"] ** math.log2(repeats.get(d.text, 1))
             if subject and not ask and set(self.terms) - subject:
                 d.flags["name_only"] = True
             factors.append((d.coverage ** TUNING["coord"]) * prior)

@@ -235,3 +235,20 @@ def test_small_talk_said_again_and_again_yields_to_what_happened(vault: Path) ->
     hits = data["hits"] or data["weak"]
     assert hits[0]["cite"] == trip, hits[:3]
     assert [h["text"] for h in hits[1:4]] == ["- 10:00 Gina: How was your week?"] * 3  # still found, below
+
+
+def test_the_more_often_a_line_is_said_the_less_it_says(vault: Path) -> None:
+    # "I should really read more books" matches every word of the question, four times; the answer matches two, once
+    for day in ("02", "03", "04", "05"):
+        text = "Gina: I should really read more books this year."
+        memgit_json("log", text, cwd=vault, env={"MEMGIT_NOW": f"2026-03-{day}T10:00:00"})
+        memgit_json("log", "Tom: Pretty busy, but good.", cwd=vault, env={"MEMGIT_NOW": f"2026-03-{day}T10:05:00"})
+    book = memgit_json(
+        "log",
+        "Gina: I'm reading Piranesi right now and can't put it down.",
+        cwd=vault,
+        env={"MEMGIT_NOW": "2026-03-03T11:00:00"},
+    )["id"]
+    rc, data = recall(vault, "which book is gina reading", env={"MEMGIT_NOW": "2026-03-10T10:00:00"})
+    assert rc == 0 and data["hits"][0]["cite"] == book, data["hits"][:3]
+    assert data["hits"][1]["coverage"] == 1.0 > data["hits"][0]["coverage"]  # said four times: x0.5 per doubling

@@ -124,12 +124,14 @@ class Staged(NamedTuple):
     head: str
     config_blob: str
     paths: list[tuple[str, str | None, str | None]]  # (path, blob at HEAD, staged blob); None: absent
+    top: Path
+    head_tree: str
 
 
 _ZERO = "0" * 40
 
 
-def _hook_env(top: Path) -> dict[str, str]:
+def hook_env(top: Path) -> dict[str, str]:
     # GIT_INDEX_FILE is the truth inside a hook (`commit -a`, `commit <paths>` use a temporary index)
     env = no_git_env()
     index_file = os.environ.get("GIT_INDEX_FILE")
@@ -143,24 +145,29 @@ def staged(cwd: Path, config_path: str) -> Staged | None:
     (no commit yet, no committed config, a SHA-256 repository): the caller reads it with pygit2."""
     env = no_git_env()
     proc = subprocess.run(
-        ["git", "rev-parse", "--absolute-git-dir", "--show-toplevel", "HEAD", f"HEAD:{config_path}"],
+        ["git", "rev-parse", "--absolute-git-dir", "--show-toplevel", "HEAD", f"HEAD:{config_path}", "HEAD^{tree}"],
         cwd=cwd,
         capture_output=True,
         env=env,
     )
     lines = proc.stdout.decode("utf-8", errors="surrogateescape").splitlines()
-    if proc.returncode != 0 or len(lines) != 4 or len(lines[2]) != 40:
+    if proc.returncode != 0 or len(lines) != 5 or len(lines[2]) != 40:
         return None
-    gitdir, top, head, config_blob = Path(lines[0]), Path(lines[1]), lines[2], lines[3]
+    gitdir, top, head, config_blob, head_tree = Path(lines[0]), Path(lines[1]), lines[2], lines[3], lines[4]
     proc = subprocess.run(
         ["git", "diff-index", "--cached", "--raw", "-z", "--no-renames", head],
         cwd=top,
         capture_output=True,
-        env=_hook_env(top),
+        env=hook_env(top),
     )
     if proc.returncode != 0:
         raise MemgitError(f"git diff-index failed: {proc.stderr.decode(errors='replace').strip()}")
-    fields = proc.stdout.split(b"\0")
+    return Staged(gitdir, head, config_blob, _raw(proc.stdout), top, head_tree)
+
+
+def _raw(output: bytes) -> list[tuple[str, str | None, str | None]]:
+    """`git diff-* --raw -z --no-renames` as (path, old blob, new blob); None: absent."""
+    fields = output.split(b"\0")
     out: list[tuple[str, str | None, str | None]] = []
     for i in range(0, len(fields) - 1, 2):
         old_mode, new_mode, old, new, _ = fields[i].decode().lstrip(":").split(" ")
@@ -169,7 +176,12 @@ def staged(cwd: Path, config_path: str) -> Staged | None:
         b = new if new != _ZERO and new_mode != "160000" else None
         if a != b:
             out.append((path, a, b))
-    return Staged(gitdir, head, config_blob, out)
+    return out
+
+
+def diff_trees(cwd: Path, a: str, b: str) -> list[tuple[str, str | None, str | None]]:
+    """What differs between two trees, file by file, as (path, blob in a, blob in b); None: absent."""
+    return _raw(run(cwd, "diff-tree", "-r", "-z", "--no-renames", a, b).stdout)
 
 
 def read_blobs(cwd: Path, ids: list[str], missing_ok: bool = False) -> dict[str, bytes]:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from memgit.changes import Change, Problem
     from memgit.context import VaultContext as Vault
+    from memgit.gitcli import Staged
 
 
 class _GitConfig:
@@ -40,7 +41,9 @@ TREE_RULES = (
 )
 
 
-def check(path: Path, only: list[str] | None = None, files: list[str] | None = None) -> list[Problem]:
+def check(
+    path: Path, only: list[str] | None = None, files: list[str] | None = None, stage_index: bool = False
+) -> list[Problem]:
     """The rules on what `git commit` is about to record (the pre-commit hook).
 
     Read with git plumbing (`diff-index --cached`, one `cat-file --batch`) and the config cached by its blob
@@ -52,6 +55,9 @@ def check(path: Path, only: list[str] | None = None, files: list[str] | None = N
     process unless the names pass 128 KB, when each of pre-commit's processes checks it all). A name outside
     the staged change means `pre-commit run --all-files` (or `--files`): each named file is checked as it
     is in the work tree (check_files).
+
+    `stage_index` (the direct hook path only: the pre-commit framework fails a hook that changes files): once
+    the rules pass, stage the regenerated index files into the commit (memgit/hookfold.py).
     """
     from memgit import gitcli, identity, rules, secretlists
     from memgit.changes import Change, Context
@@ -71,11 +77,21 @@ def check(path: Path, only: list[str] | None = None, files: list[str] | None = N
     blob = found.config_blob
     config = Config.of_blob(found.gitdir, blob, lambda: gitcli.read_blobs(path, [blob])[blob])
     kinds = {p: config.kind_of(p) for p, _, _ in found.paths}
+    ours: dict[str, str | None] = {}
+    if stage_index and only is None:
+        from memgit import hookfold
+
+        ours = hookfold.leftovers(found, kinds)  # index files an unfinished commit's hook staged: not the person's
+        if ours:
+            whole, found = found, found._replace(paths=[t for t in found.paths if t[0] not in ours])
+            kinds = {p: k for p, k in kinds.items() if p not in ours}
     if (
         "index" in kinds.values() or "decision" in kinds.values()
     ):  # a decision's rule reads its successor in the staged tree
         from memgit.context import VaultContext as Vault
 
+        if ours:
+            _unstage(whole, ours)
         return check_staged(Vault(path), only)
     # judged by the parent: HEAD's secret allow-list and redaction receipts, read in the same batch
     lists_at = [f"HEAD:{secretlists.ALLOW_PATH}", f"HEAD:{secretlists.RECEIPTS_PATH}"]
@@ -103,7 +119,23 @@ def check(path: Path, only: list[str] | None = None, files: list[str] | None = N
         return signing.will_sign(path, proc.stdout if proc.returncode == 0 else None)
 
     ctx = Context(config, today, writer.is_agent, writer.label, secrets=lists, signed=signed)
-    return _config_problems(staged, only) + rules.run(staged, ctx, only)
+    problems = _config_problems(staged, only) + rules.run(staged, ctx, only)
+    if stage_index and only is None and not problems:
+        from memgit import hookfold
+
+        deltas = [(p, new) for p, _, new in found.paths]
+        if not hookfold.stage_index(found, config, deltas, blobs, ours) and ours:
+            _unstage(whole, ours)
+    return problems
+
+
+def _unstage(found: Staged, ours: dict[str, str | None]) -> None:
+    """HEAD's version of the index files an earlier hook staged, back in the index (memgit/hookfold.py)."""
+    from memgit import gitcli, hookfold
+
+    paths = [(p, old, new) for p, old, new in found.paths if p in ours]
+    blobs = gitcli.read_blobs(found.top, sorted({b for _, old, new in paths for b in (old, new) if b}))
+    hookfold.unstage(found._replace(paths=paths), ours, blobs)
 
 
 def check_files(
@@ -201,7 +233,7 @@ def check_staged(vault: Vault, only: list[str] | None = None) -> list[Problem]:
 def refresh_index(vault: Vault) -> str | None:
     """After a raw commit: regenerate INDEX.md and commit it if it changed. Returns the new commit, if any."""
     from memgit.errors import Conflict
-    from memgit.indexmd import index_writes
+    from memgit.indexmd import index_writes, mark_fresh
     from memgit.lock import vault_lock
 
     repo = vault.repo
@@ -218,6 +250,7 @@ def refresh_index(vault: Vault) -> str | None:
             tree = repo.commit_tree(head)
             writes = index_writes(repo, vault.config, tree, repo.blob_id(tree, ".memgit.yaml"))
             if not writes:
+                mark_fresh(repo.gitdir, tree, tree)  # its post-commit needs no memgit
                 return None
             if repo.operation_in_progress():
                 # never touch a merge, rebase, cherry-pick or revert in progress: a commit would move HEAD
@@ -232,7 +265,7 @@ def refresh_index(vault: Vault) -> str | None:
             message = f"index: refresh for {head[:12]}\n\nMemgit-Op: index\nMemgit-Refresh: {head}\n"
             from memgit.commit import commit_to
 
-            return commit_to(
+            commit = commit_to(
                 vault,
                 repo.branch_ref(),
                 final,
@@ -243,5 +276,7 @@ def refresh_index(vault: Vault) -> str | None:
                 expected,
                 wait_for_git=False,
             )
+            mark_fresh(repo.gitdir, final, tree)  # the cache holds `tree`
+            return commit
     except Conflict:
         return None  # a memgit writer is busy and will regenerate INDEX.md in its own commit

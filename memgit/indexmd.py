@@ -86,6 +86,30 @@ def _write(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
+FRESH = Path("memgit") / "fresh-tree"  # "<tree> <tree the cache was built for>"
+
+
+def mark_fresh(gitdir: Path, tree: str, base: str) -> None:
+    """Record that `tree`'s index files are the generated ones (the cache holds `base`, which differs from it
+    at most in index files): the post-commit hook script then has nothing to do for a commit of it, and the
+    pre-commit hook starts from it (memgit/hookfold.py)."""
+    path = gitdir / FRESH
+    try:
+        path.parent.mkdir(exist_ok=True)
+        _write(path, f"{tree} {base}\n".encode())
+    except OSError:  # a read-only .git: the post-commit refresh does the work instead
+        pass
+
+
+def fresh_tree(gitdir: Path) -> tuple[str, str] | None:
+    """What mark_fresh recorded last: (tree, base), or None."""
+    try:
+        words = (gitdir / FRESH).read_text().split()
+    except OSError:
+        return None
+    return (words[0], words[1]) if len(words) == 2 else None
+
+
 class IndexBuilder:
     """Index pages for one tree at a time; `persist=False` reads the disk cache but never writes it.
 
@@ -98,13 +122,28 @@ class IndexBuilder:
     in between, a file missing, broken or from another save means a rebuild from the tree, never a wrong index.
     """
 
-    def __init__(self, repo: Repo, config: Config, config_blob: str | None, persist: bool = True) -> None:
-        self.repo = repo
+    def __init__(
+        self,
+        repo: Repo | None,
+        config: Config,
+        config_blob: str | None,
+        persist: bool = True,
+        gitdir: Path | None = None,
+    ) -> None:
+        """`repo` None (with `gitdir`): a builder moved only by `advance` (the pre-commit hook reads with git)."""
+        self._repo = repo
         self.config = config
         self.config_blob = config_blob
         self.persist = persist
-        self.folder = repo.gitdir / "memgit" / "index"
+        folder = repo.gitdir if repo is not None else gitdir
+        assert folder is not None
+        self.folder = folder / "memgit" / "index"
         self._reset()
+
+    @property
+    def repo(self) -> Repo:
+        assert self._repo is not None, "this builder reads no trees: move it with advance()"
+        return self._repo
 
     def _reset(self) -> None:
         self.tree: str | None = None
@@ -240,8 +279,6 @@ class IndexBuilder:
             self._render_parts()
 
     def _update(self, tree: str) -> None:
-        from memgit.index_render import summarize
-
         if tree == self.tree:
             return
         if self.tree is not None:
@@ -250,20 +287,37 @@ class IndexBuilder:
             self._reset()
             self._alerts, self._alerts_dirty = {}, True
             deltas = list(self.repo.files(tree))
+        self._apply(deltas, self.repo.blob)
+        self.tree = tree
+
+    def advance(self, deltas: list[tuple[str, str | None]], read: Callable[[str], bytes]) -> None:
+        """Bring the loaded cache forward by these changes (path, new blob or None; `read` gives a blob's bytes)
+        without a repository; the caller sets `tree` before saving. Raises StaleCache (a side file missing or
+        from another save): the caller gives the builder up."""
+        self._apply(deltas, read)
+        self._render_parts()
+
+    def generated(self) -> dict[str, tuple[str, Callable[[Callable[[str], str]], bytes]]]:
+        """path -> (blob id, producer) of every generated index file for the current state; raises StaleCache."""
+        return self._expected()
+
+    def _apply(self, deltas: list[tuple[str, str | None]], read: Callable[[str], bytes | None]) -> None:
+        from memgit.index_render import summarize
+
         touched: set[str] = set()
         progress = index_rebuild.get() if len(deltas) > 500 else None
         for n, (path, blob) in enumerate(deltas):
             if progress is not None and n % 100 == 0:
                 progress(n, len(deltas))
             if path == ARCHIVE_LOG:
-                self.archives = (self.repo.blob(blob) or b"").decode("utf-8", errors="replace")
+                self.archives = (read(blob) or b"").decode("utf-8", errors="replace") if blob is not None else ""
                 continue
             kind = self.config.kind_of(path)
             page = page_of(self.config, kind, path)
             if page is None:
                 continue
             entries = self.entries(page)
-            entry = entry_for(kind, path, self.repo.blob(blob) or b"") if blob is not None else None
+            entry = entry_for(kind, path, read(blob) or b"") if blob is not None else None
             if entry is None:
                 entries.pop(path, None)
             else:
@@ -294,7 +348,6 @@ class IndexBuilder:
                 self.summaries[page] = summary
                 self._texts[page] = text
         self._dirty |= touched
-        self.tree = tree
 
     def _render_parts(self) -> None:
         """Each section's lines that a change made stale, and the alerts when their rows or the date changed."""
@@ -372,6 +425,9 @@ class IndexBuilder:
 
 class _StaleCache(Exception):
     """A page file the cache's meta names is missing or broken: rebuild from the tree."""
+
+
+StaleCache = _StaleCache  # for the pre-commit hook's builder, which gives up instead (memgit/hookfold.py)
 
 
 def built(repo: Repo, config: Config, tree: str, config_blob: str | None = None, persist: bool = True) -> IndexBuilder:

@@ -101,6 +101,7 @@ def run(vault: Vault, build: Callable[[Transaction], T]) -> tuple[T, str]:
     from memgit.archive import ARCHIVE_TRAILER, archived_check
     from memgit.commit import commit_to, git_locks_free, recover
     from memgit.indexmd import index_writes as index_files
+    from memgit.indexmd import mark_fresh
     from memgit.lock import vault_lock
 
     repo = vault.repo
@@ -162,5 +163,7 @@ def run(vault: Vault, build: Callable[[Transaction], T]) -> tuple[T, str]:
                 # someone committed meanwhile: rebuild on the new tip, judged by the new tip's config
                 vault.__dict__.pop("config", None)
                 continue
+            # its index files are fresh: a raw commit on it stages its own in the pre-commit hook (memgit/hookfold.py)
+            mark_fresh(repo.gitdir, final, draft)
             return result, commit
     raise Conflict(f"{ref}: kept moving during {RETRIES} attempts", "retry the write")

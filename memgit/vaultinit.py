@@ -175,13 +175,23 @@ EARLIER_CONFIGS = (
     "        stages: [post-commit, post-merge, post-rewrite]\n",
 )
 # what pre-commit would run for each hook type under the template's config (vault-template/.pre-commit-config.yaml)
+# (the check also stages the regenerated INDEX.md files: memgit/hookfold.py; pre-commit would fail a hook that does)
 _DIRECT_COMMANDS = {
-    "pre-commit": "memgit hook check",
+    "pre-commit": "memgit hook check --stage-index",
     "commit-msg": 'memgit hook commit-msg "$1"',
     "post-commit": "memgit hook index >/dev/null",  # pre-commit shows a passing hook's output only with verbose
     "post-merge": "memgit hook index >/dev/null",
     "post-rewrite": "memgit hook index >/dev/null",
 }
+# before the refresh: a commit whose tree the check staged fresh index files for (or a refresh made fresh) has
+# nothing to refresh: say so to waiting writers (as `hook index` does, memgit/humans.py) and start no memgit
+_FRESH_SKIP = (
+    "_memgit_at=$(git rev-parse --absolute-git-dir 'HEAD^{tree}' 2>/dev/null) && "
+    "{ read -r _memgit_fresh _ < \"${_memgit_at%%$'\\n'*}/memgit/fresh-tree\"; } 2>/dev/null && "
+    '[ "${_memgit_at#*$\'\\n\'}" = "$_memgit_fresh" ] && '
+    '{ echo "done $PPID" > "${_memgit_at%%$\'\\n\'*}/memgit/human-commit"; exit 0; }'
+)
+_SKIPS_WHEN_FRESH = ("post-commit", "post-rewrite")
 
 
 def _run_memgit_directly(folder: Path, hooks: list[str]) -> None:
@@ -211,7 +221,8 @@ def _run_memgit_directly(folder: Path, hooks: list[str]) -> None:
             f'if [ -z "${{SKIP:-}}" ] && [ ! -e "${{0%/*}}/{hook}.legacy" ] && [ -f .pre-commit-config.yaml ]; then\n'
             '    _memgit_cfg="$(< .pre-commit-config.yaml)"\n'
             f"    if {same}; then\n"
-            f"        exec {_DIRECT_COMMANDS[hook]}\n"
+            + (f"        {_FRESH_SKIP}\n" if hook in _SKIPS_WHEN_FRESH else "")
+            + f"        exec {_DIRECT_COMMANDS[hook]}\n"
             "    fi\n"
             "fi\n"
         )
@@ -233,9 +244,13 @@ def _mark_commits(script: Path) -> None:
     text = script.read_text()
     if _MARK in text:
         return
+    # git runs hooks at the top of the work tree and exports GIT_DIR when it was given one: no process then
     line = (
-        f'{_MARK}\n_memgit_dir=$(git rev-parse --git-dir 2>/dev/null) && mkdir -p "$_memgit_dir/memgit" '
-        f'&& echo "$PPID" > "$_memgit_dir/memgit/human-commit"\n'
+        f"{_MARK}\n"
+        '_memgit_dir=${GIT_DIR:-}; [ -n "$_memgit_dir" ] || { [ -d .git ] && _memgit_dir=.git; } || '
+        "_memgit_dir=$(git rev-parse --git-dir 2>/dev/null)\n"
+        '[ -n "$_memgit_dir" ] && { [ -d "$_memgit_dir/memgit" ] || mkdir -p "$_memgit_dir/memgit"; } '
+        '&& echo "$PPID" > "$_memgit_dir/memgit/human-commit"\n'
     )
     at = text.index("\n") + 1  # after the shebang: before pre-commit (a Python start) even begins
     script.write_text(text[:at] + line + text[at:])

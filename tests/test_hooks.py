@@ -22,6 +22,7 @@ from tests.helpers import (
     subjects,
     write,
 )
+from tests.test_index_tips import fresh_at_head
 
 AGENT = {"MEMGIT_AGENT": "heartbeat@host"}
 GITHUB_TOKEN = "ghp_" + "A1b2C3d4E5" * 3 + "F6g7H8"  # built here so the file itself holds no token
@@ -72,8 +73,9 @@ def test_hooks_run_from_a_shell_without_memgit_on_path(journaled: Path) -> None:
     rejected(journaled, add_commit(journaled, "edit", JOURNAL, env=env), before, f"{JOURNAL}:3 journal-append-only")
     (journaled / JOURNAL).write_text(text + "- 10:00 appended by hand\n")
     accepted(add_commit(journaled, "append", JOURNAL, env=env))
-    assert subjects(journaled)[0].startswith(REFRESH)  # the post-commit hook ran too
-    assert status(journaled) == ""
+    assert subjects(journaled)[0] == "append"  # the pre-commit hook staged the refreshed INDEX.md into it
+    assert "INDEX.md" in git(journaled, "diff", "--name-only", "HEAD~1", "HEAD").stdout.split()
+    fresh_at_head(journaled)
 
 
 # ---- the hook scripts start memgit directly while the config is the template's -----------------
@@ -110,11 +112,9 @@ def test_with_the_template_config_the_hooks_run_memgit_without_pre_commit(journa
     r = add_commit(journaled, "append", JOURNAL)
     accepted(r)
     assert "memgit rules" not in r.out and "Passed" not in r.out
-    assert subjects(journaled)[:2] == [
-        f"{REFRESH}{git(journaled, 'rev-parse', 'HEAD~1').stdout.strip()[:12]}",
-        "append",
-    ]
-    assert status(journaled) == ""
+    assert subjects(journaled)[0] == "append"  # its own fresh INDEX.md: no refresh commit
+    assert "INDEX.md" in git(journaled, "diff", "--name-only", "HEAD~1", "HEAD").stdout.split()
+    fresh_at_head(journaled)
 
 
 def test_a_config_with_a_hook_of_the_users_runs_through_pre_commit(journaled: Path) -> None:
@@ -165,8 +165,9 @@ def test_appending_to_a_journal_is_accepted(journaled: Path) -> None:
         f.write("- 10:00 appended by hand\n")
     accepted(add_commit(journaled, "append", JOURNAL))
     assert show(journaled, f"HEAD:{JOURNAL}").endswith(b"- 10:00 appended by hand\n")
-    # the index counts entries, so the raw commit is followed by exactly one refresh commit
-    assert count(journaled) == before + 2
+    # the index counts entries: the commit carries its refreshed INDEX.md (the pre-commit hook staged it)
+    assert count(journaled) == before + 1
+    assert subjects(journaled)[0] == "append"
     assert "- [2026-01-05](memory/2026-01-05.md): 3 entries" in show(journaled, "HEAD:INDEX.md").decode()
     assert status(journaled) == ""
 

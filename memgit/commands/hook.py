@@ -25,6 +25,12 @@ def register(sub: Any) -> None:
         help="commit-msg: the message file; check: the files pre-commit names (the staged ones in a commit: the whole "
         "staged change is checked; any other file, as `pre-commit run --all-files` names them: each is checked as it is)",
     )
+    p.add_argument(
+        "--stage-index",
+        action="store_true",
+        help="check: once the rules pass, stage the regenerated INDEX.md files into the commit (the hook scripts "
+        "`memgit install` writes, while the vault's .pre-commit-config.yaml is the template's)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -55,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
         )
     if gitdir is not None:
         humans.mark(gitdir)  # a person's commit is running its hooks: writers wait until git is done
-    problems = hook.check(Path(args.vault_dir), None if name == "check" else [name], args.files)
+    problems = hook.check(Path(args.vault_dir), None if name == "check" else [name], args.files, args.stage_index)
     for p in problems:
         print(_common.visible(p.render()), file=sys.stderr)
     return 1 if problems else 0

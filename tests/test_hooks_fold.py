@@ -1,0 +1,233 @@
+"""A raw `git commit` through the direct hook path carries its own fresh INDEX.md (memgit/hookfold.py): the
+pre-commit hook stages the regenerated index files, the post-commit script starts no memgit. Each door that
+cannot keep index, work tree and commit consistent falls back to the post-commit refresh commit."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import BIN, git, head, memgit, status
+from tests.helpers import JOURNAL, REFRESH, add_commit, built_once, commit, decision, subjects, write
+from tests.test_hooks import GITHUB_TOKEN, accepted, build_journaled, count, rejected
+from tests.test_index_tips import fresh_at_head
+from tests.test_sync import ROOT
+
+
+@pytest.fixture
+def journaled(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A vault whose journal holds two entries written by `memgit log` (tests/test_hooks.py)."""
+    return built_once(tmp_path_factory.getbasetemp(), tmp_path / "vault", build_journaled)
+
+
+def append(vault: Path, line: str, path: str = JOURNAL) -> None:
+    with (vault / path).open("a") as f:
+        f.write(f"- {line}\n")
+
+
+def traced(vault: Path) -> tuple[dict[str, str], Path]:
+    """An env whose `memgit` logs its arguments before running this memgit: which memgit processes a commit starts."""
+    folder = vault.parent / "trace"
+    folder.mkdir(exist_ok=True)
+    log = folder / "log"
+    real = shutil.which("memgit", path=str(BIN))
+    assert real is not None
+    script = folder / "memgit"
+    script.write_text(f'#!/bin/sh\necho "$*" >> {log}\nexec {real} "$@"\n')
+    script.chmod(0o755)
+    return {"PATH": f"{folder}:/usr/bin:/bin"}, log
+
+
+def folded(vault: Path, message: str) -> None:
+    """HEAD is the person's commit (no refresh commit after it), it changed INDEX.md, and every tip rule holds."""
+    assert subjects(vault)[0] == message, subjects(vault)[:3]
+    assert "INDEX.md" in git(vault, "diff", "--name-only", "HEAD~1", "HEAD").stdout.split()
+    fresh_at_head(vault)
+
+
+def refreshed(vault: Path, message: str) -> None:
+    """The fallback: the person's commit, then one refresh commit; the tip is fresh."""
+    assert subjects(vault)[:2] == [f"{REFRESH}{git(vault, 'rev-parse', 'HEAD~1').stdout.strip()[:12]}", message]
+    fresh_at_head(vault)
+
+
+def test_a_raw_commit_carries_its_index_and_starts_no_memgit_after_it(journaled: Path) -> None:
+    env, log = traced(journaled)
+    before = count(journaled)
+    append(journaled, "10:00 appended by hand")
+    accepted(add_commit(journaled, "append", JOURNAL, env=env))
+    assert count(journaled) == before + 1
+    folded(journaled, "append")
+    assert "- [2026-01-05](memory/2026-01-05.md): 3 entries" in (journaled / "INDEX.md").read_text()
+    # pre-commit and commit-msg ran memgit; post-commit saw in bash that the commit's tree is fresh
+    assert log.read_text().splitlines() == ["hook check --stage-index", "hook commit-msg .git/COMMIT_EDITMSG"]
+    # and the next one again
+    append(journaled, "10:01 and another")
+    accepted(add_commit(journaled, "another", JOURNAL, env=env))
+    folded(journaled, "another")
+    assert "hook index" not in log.read_text()
+
+
+def test_commit_all_and_include_fold(journaled: Path) -> None:
+    """`-a` and `-i PATH` commit the real index's lock file, which then becomes the index: they fold."""
+    append(journaled, "10:00 by -a")
+    accepted(commit(journaled, "all", "-a"))
+    folded(journaled, "all")
+    append(journaled, "10:01 by -i")
+    write(journaled, "notes.txt", "x\n")
+    git(journaled, "add", "notes.txt")
+    accepted(commit(journaled, "include", "-i", JOURNAL))
+    folded(journaled, "include")
+    assert "notes.txt" in git(journaled, "show", "--name-only", "--format=", "HEAD").stdout
+
+
+@pytest.mark.parametrize("only", [(), ("-o",)], ids=["paths", "only"])
+def test_a_partial_commit_keeps_the_refresh_commit(journaled: Path, only: tuple[str, ...]) -> None:
+    """`git commit PATH` commits a temporary index while git updates the real one: the hook stages nothing there
+    (the real index would miss it) and the post-commit refresh does it, leaving other staged work staged."""
+    write(journaled, "notes.txt", "x\n")
+    git(journaled, "add", "notes.txt")
+    append(journaled, "10:00 partial")
+    accepted(commit(journaled, "partial", *only, JOURNAL))
+    assert subjects(journaled)[:2][0].startswith(REFRESH)
+    assert subjects(journaled)[1] == "partial"
+    assert "3 entries" in git(journaled, "show", "HEAD:INDEX.md").stdout
+    assert status(journaled) == "A  notes.txt\n"  # still staged, as the person left it
+
+
+def test_a_commit_refused_by_its_message_leaves_the_next_one_accepted(journaled: Path) -> None:
+    """commit-msg refuses after pre-commit staged the index files: they stay staged (the generated ones for what
+    was staged); the next commit, with more staged, is judged without them and stages them afresh."""
+    before = head(journaled)
+    append(journaled, "10:00 first try")
+    rejected(journaled, add_commit(journaled, f"token {GITHUB_TOKEN}", JOURNAL), before, "no-secrets")
+    assert "M  INDEX.md" in status(journaled).splitlines()
+    append(journaled, "10:01 second line")  # what is staged changes: the staged INDEX.md is no longer the generated one
+    accepted(add_commit(journaled, "append", JOURNAL))
+    folded(journaled, "append")
+    assert "4 entries" in (journaled / "INDEX.md").read_text()
+
+
+def test_after_a_refused_commit_a_partial_one_goes_on(journaled: Path) -> None:
+    before = head(journaled)
+    append(journaled, "10:00 first try")
+    rejected(journaled, add_commit(journaled, f"token {GITHUB_TOKEN}", JOURNAL), before, "no-secrets")
+    accepted(commit(journaled, "partial", JOURNAL))
+    assert subjects(journaled)[1] == "partial"
+    fresh_at_head(journaled)
+
+
+def test_what_a_refused_commit_staged_is_put_back_where_the_hook_cannot_stage(journaled: Path) -> None:
+    """A decision is judged on the whole staged tree (not the hook's fast path, which stages): the index files an
+    earlier hook staged are put back to HEAD's, not judged as a person's hand edit (they are stale by now)."""
+    before = head(journaled)
+    append(journaled, "10:00 first try")
+    rejected(journaled, add_commit(journaled, f"token {GITHUB_TOKEN}", JOURNAL), before, "no-secrets")
+    append(journaled, "10:01 second line")
+    write(journaled, "decisions/2026-01-10-use-postgres.md", decision())
+    accepted(add_commit(journaled, "decide", JOURNAL, "decisions"))
+    refreshed(journaled, "decide")
+    index = (journaled / "INDEX.md").read_text()
+    assert "4 entries" in index and "Use Postgres" in index
+
+
+def test_an_amend_carries_its_index(journaled: Path) -> None:
+    append(journaled, "10:00 appended")
+    accepted(add_commit(journaled, "append", JOURNAL))
+    before = count(journaled)
+    append(journaled, "10:01 amended in")
+    git(journaled, "add", JOURNAL)
+    accepted(commit(journaled, "append, amended", "--amend"))
+    assert count(journaled) == before
+    folded(journaled, "append, amended")
+    assert "4 entries" in (journaled / "INDEX.md").read_text()
+    accepted(commit(journaled, "reworded", "--amend"))  # nothing staged: the same fresh tree
+    assert subjects(journaled)[0] == "reworded" and count(journaled) == before
+    fresh_at_head(journaled)
+
+
+def test_no_verify_still_refreshes_after_the_commit(journaled: Path) -> None:
+    env, log = traced(journaled)
+    append(journaled, "10:00 unverified")
+    git(journaled, "add", JOURNAL)
+    accepted(commit(journaled, "unverified", "--no-verify", env=env))
+    refreshed(journaled, "unverified")
+    assert log.read_text().splitlines() == ["hook index"]
+
+
+def test_commits_made_with_hooks_off_are_caught_up_by_the_next_hooked_one(journaled: Path) -> None:
+    for n in range(2):
+        append(journaled, f"10:0{n} hooks off")
+        git(journaled, "add", JOURNAL)
+        git(journaled, "-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", f"off {n}")
+    append(journaled, "10:05 hooks on")
+    accepted(add_commit(journaled, "on", JOURNAL))
+    folded(journaled, "on")
+    assert "5 entries" in (journaled / "INDEX.md").read_text()
+
+
+def test_a_person_s_unstaged_index_edit_is_not_the_hooks_to_overwrite(journaled: Path) -> None:
+    """The pre-commit hook writes no INDEX.md a person changed in the work tree: it stages nothing and the refresh
+    commit does what it always did (it overwrites an unstaged edit, as the file's header says)."""
+    append(journaled, "my own note", "INDEX.md")
+    append(journaled, "10:00 appended")
+    accepted(add_commit(journaled, "append", JOURNAL))
+    refreshed(journaled, "append")
+    assert "3 entries" in (journaled / "INDEX.md").read_text()
+
+
+def test_a_cold_cache_refreshes_once_then_folds(journaled: Path) -> None:
+    shutil.rmtree(journaled / ".git" / "memgit")
+    append(journaled, "10:00 cold")
+    accepted(add_commit(journaled, "cold", JOURNAL))
+    refreshed(journaled, "cold")
+    append(journaled, "10:01 warm")
+    accepted(add_commit(journaled, "warm", JOURNAL))
+    folded(journaled, "warm")
+
+
+def test_concluding_a_merge_refreshes_after_it(journaled: Path) -> None:
+    git(journaled, "checkout", "-q", "-b", "side")
+    append(journaled, "10:00 on the side", "memory/2026-01-06.md")
+    accepted(add_commit(journaled, "side", "memory"))
+    git(journaled, "checkout", "-q", "main")
+    append(journaled, "10:01 on main")
+    accepted(add_commit(journaled, "main", JOURNAL))
+    assert git(journaled, "merge", "--no-ff", "--no-commit", "side", check=False).returncode == 0
+    accepted(commit(journaled, "merge side"))
+    assert "merge side" in subjects(journaled)[:2]  # then a refresh commit, if the merged INDEX.md was not fresh
+    fresh_at_head(journaled)
+
+
+def test_the_pre_commit_framework_path_keeps_the_refresh_commit(journaled: Path) -> None:
+    """A config of the user's runs through pre-commit, which fails a hook that changes files: no staging there."""
+    from tests.test_hooks import USERS_HOOK
+
+    config = journaled / ".pre-commit-config.yaml"
+    config.write_text(config.read_text() + USERS_HOOK.format(code=0))
+    accepted(add_commit(journaled, "add my hook", ".pre-commit-config.yaml"))
+    append(journaled, "10:00 through pre-commit")
+    r = add_commit(journaled, "append", JOURNAL)
+    accepted(r)
+    assert "memgit rules" in r.out and "files were modified" not in r.out
+    refreshed(journaled, "append")
+
+
+def test_a_folded_commit_passes_verify_and_pre_receive(journaled: Path, tmp_path: Path) -> None:
+    bare = tmp_path / "remote.git"
+    git(tmp_path, "clone", "-q", "--bare", str(journaled), str(bare))
+    hook = bare / "hooks" / "pre-receive"
+    shutil.copy(ROOT / "hooks" / "pre-receive", hook)
+    hook.chmod(0o755)
+    git(journaled, "remote", "add", "origin", str(bare))
+    start = head(journaled)
+    append(journaled, "10:00 pushed")
+    accepted(add_commit(journaled, "append", JOURNAL))
+    folded(journaled, "append")
+    v = memgit("verify", f"{start}..HEAD", cwd=journaled)
+    assert v.returncode == 0, v.stdout + v.stderr
+    push = git(journaled, "push", "origin", "HEAD:main", check=False)
+    assert push.returncode == 0, push.stderr
+    assert git(bare, "rev-parse", "main").stdout.strip() == head(journaled)

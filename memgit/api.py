@@ -11,10 +11,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from memgit import results
 from memgit.context import VaultContext
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the result types are annotations only: ~3 ms of TypedDict classes no command needs to run
+    from memgit import results
     from memgit.curate import CurateResult
     from memgit.heartbeat import HeartbeatReport, Step
     from memgit.progress import Progress

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from memgit.config import Config
     from memgit.repo import Repo
 
-CACHE_VERSION = 7
+CACHE_VERSION = 8
 _ALERT_ROWS = ("until", "expired", "prefs")  # a page's rows the alerts come from (kept in alerts.json)
 T = TypeVar("T")
 
@@ -157,6 +157,9 @@ class IndexBuilder:
         self._blocks: dict[str, list[str]] = {}  # section -> its lines in INDEX.md (absent: to render)
         self._alert_lines: list[Any] | None = None  # [reference date, the alerts' lines] (None: to render)
         self._saves: dict[str, str] = {}  # page -> the save that wrote its side files; "alerts" -> alerts.json's
+        self._present: dict[
+            str, str
+        ] = {}  # path -> blob of each index file in self.tree (INDEX.md, <folder>/INDEX*.md)
         self._dirty: set[str] = set()
         self._alerts_dirty = False
         self._disk_ok = False  # the side files on disk belong to self.tree
@@ -173,6 +176,7 @@ class IndexBuilder:
         try:
             self.tree, self.summaries, self.archives = data["tree"], data["summaries"], data["archives"]
             self._blocks, self._alert_lines, self._saves = data["blocks"], data["alerts"], data["saves"]
+            self._present = data["present"]
         except KeyError:
             self._reset()
             return
@@ -260,6 +264,7 @@ class IndexBuilder:
             "blocks": self._blocks,
             "alerts": self._alert_lines,
             "saves": self._saves,
+            "present": self._present,
         }
         # ASCII escapes: the C encoder's fast path; json.loads reads it back alike
         _write(self.folder / "meta.json", json.dumps(meta, separators=(",", ":")).encode())
@@ -313,6 +318,13 @@ class IndexBuilder:
                 self.archives = (read(blob) or b"").decode("utf-8", errors="replace") if blob is not None else ""
                 continue
             kind = self.config.kind_of(path)
+            if kind == "index":  # the generated files themselves, as the tree holds them (see writes)
+                if path.count("/") <= 1:
+                    if blob is None:
+                        self._present.pop(path, None)
+                    else:
+                        self._present[path] = blob
+                continue
             page = page_of(self.config, kind, path)
             if page is None:
                 continue
@@ -412,7 +424,9 @@ class IndexBuilder:
 
     def _writes(self, tree: str) -> dict[str, bytes | None]:
         expected = self._expected()  # path -> (blob id, producer)
-        present = _index_blobs(self.repo, tree)  # one listing per folder, not a path walk per file
+        # the index files the tree holds: known from the changes that brought the builder here, else one listing per
+        # folder (not a path walk per file)
+        present = dict(self._present) if tree == self.tree else _index_blobs(self.repo, tree)
         out: dict[str, bytes | None] = {}
         for path, (blob, produce) in expected.items():
             if present.get(path) != blob:

@@ -75,6 +75,28 @@ def test_cli_start_does_not_import_heavy_libraries() -> None:
     assert json.loads(r.stdout) == [[], []]
 
 
+def test_a_journal_write_loads_only_what_it_uses(vault: Path) -> None:
+    """`memgit log` (every transaction's path) runs without the result TypedDicts (annotations only), the heavy
+    libraries it does not use, or tokens' CJK patterns (compiled when CJK text is met)."""
+    code = (
+        "import json, sys\n"
+        "from memgit.main import main\n"
+        "assert main(['-C', sys.argv[1], 'log', 'an entry', '--json']) == 0\n"
+        "import memgit.tokens\n"
+        "loaded = sorted({m.split('.')[0] for m in sys.modules if m.split('.')[0] in sys.argv[2:]})\n"
+        "loaded += ['memgit.results'] if 'memgit.results' in sys.modules else []\n"
+        "print(json.dumps([loaded, memgit.tokens._cjk.cache_info().currsize]), file=sys.stderr)\n"
+    )
+    # the second write: the first one checks the new clone's .memgit.yaml with jsonschema and keeps the verdict
+    for _ in range(2):
+        r = subprocess.run([sys.executable, "-c", code, str(vault), *HEAVY], capture_output=True, text=True, cwd=ROOT)
+        assert r.returncode == 0, r.stderr
+    assert json.loads(r.stderr.splitlines()[-1]) == [["pygit2"], 0]
+    from memgit.tokens import analyze
+
+    assert analyze("東京の会議") == [("東京", "東京"), ("京の", "京の"), ("の会", "の会"), ("会議", "会議")]
+
+
 def test_the_check_above_can_see_heavy_imports() -> None:
     code = "import sys, memgit.repo, memgit.schema, memgit.frontmatter\nmemgit.schema.problems('config', {})\nmemgit.frontmatter.load_yaml('a: 1')\nimport tqdm  # what memgit.commands._common.Bar imports on a terminal\nprint(sorted({m.split('.')[0] for m in sys.modules} & set(sys.argv[1:])))"
     r = subprocess.run([sys.executable, "-c", code, *HEAVY], capture_output=True, text=True, cwd=ROOT)

@@ -6,7 +6,8 @@ recall index's first build and its update after a one-file commit.
 - cli: medians of N alternating runs of `memgit recall Q --json` (the index under .git/memgit/recall/), the
   baseline `python -c pass` + `rg -i` with the query's words as one alternation, and the same recall with
   MEMGIT_RECALL_INDEX=0 (rg over the whole vault, as before the index); wall ms and children's CPU ms.
-- warm: in one process, as the MCP server does (index open, work tree watched): median ms per recall.
+- warm: in one process, as the MCP server does (index open, work tree watched): median ms per recall, the same
+  question again and again, and then nine other broad questions once each (what a process has not seen yet).
 - mcp: the same through `memgit mcp` over stdio, once its prewarm has settled: median ms per tools/call.
 - build: the index deleted, then built by a new process (wall and CPU s, database size).
 - update: the index brought from HEAD's tree to a tree with one file changed and back (a journal; an entity's
@@ -31,6 +32,18 @@ from pathlib import Path
 
 BIN = Path(sys.executable).parent
 QUERIES = ["Tendan", "who asked for the guzan numbers for project yorel in april"]
+# broad questions asked once each in the warm process (nothing of theirs cached yet but the vault's lines)
+NEW = [
+    "who asked for the erta numbers for project ispello in june",
+    "when did the call with viwenon works say the timeline slips a week",
+    "which review did we finish for project zanvi last month",
+    "what summaries does vorvimi tauljun prefer for the weekly project update",
+    "does basuen ista need a torzu check before the next release",
+    "who is waiting on kelfo labs for the contract and the numbers",
+    "what did the meeting with ritaji inc decide about the project timeline",
+    "which projects slipped a week after the call with the vendor",
+    "who finished the raka review and what was the source of it",
+]
 
 
 def timed(cmd: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[float, float]:
@@ -93,6 +106,14 @@ def warm(vault: Path, runs: int, queries: list[str]) -> list[dict[str, object]]:
             recall(v, q)
             times.append(time.perf_counter() - start)
         out.append({"query": q, "warm_ms": ms(times), "min_ms": round(min(times) * 1000, 1)})
+    times = []
+    for q in NEW:
+        start = time.perf_counter()
+        recall(v, q)
+        times.append(time.perf_counter() - start)
+    out.append(
+        {"query": f"{len(NEW)} new broad questions, once each", "warm_ms": ms(times), "max_ms": ms([max(times)])}
+    )
     return out
 
 

@@ -9,10 +9,12 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from functools import lru_cache
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
+from memgit import recall_cut
 from memgit.errors import UsageError
-from memgit.recall_docs import DATED_HEADING, Doc, read_work, scan_tree, subfolders, to_doc
+from memgit.recall_docs import DATED_HEADING, Doc, entity_facts, read_work, scan_tree, subfolders, to_doc, work_lines
 from memgit.recall_time import window
 from memgit.tokens import alternatives, analyze, fold, pattern
 
@@ -38,7 +40,8 @@ K1, B = 1.2, 0.75
 _WORD = re.compile(r"[^\W_]+")
 _JOURNAL_META = re.compile(r"^- \d\d:\d\d |\[[a-z]+\] |\s*\((?:source|verbatim): .*\)\s*$")
 _SPEAKER = re.compile(r"^- \d\d:\d\d ([^\W\d_][^:()]{0,40}):\s")
-CANDIDATES = 3000  # matching lines ranked in full; more are cut by how many query words they share
+ENTITIES = 30  # entities whose facts come along (L1); past it, those whose name holds most (and the rarest) words
+CANDIDATES = 300  # matching lines ranked in full; past it, the first stage (memgit/recall_cut.py) keeps those with the rarest words
 # The ranking's knobs (bench/recall_eval.py switches them for its ablations).
 TUNING = {
     "corpus_idf": True,
@@ -67,8 +70,11 @@ TUNING = {
     "unseen": 1.5,  # a question word no line of the vault holds: its weight in the mass to cover (coverage)
     "speaker": 1.0,  # field weight of a journal line's speaker ("- 15:53 Gina: ...") against its text
     "repeat": 0.5,  # a journal entry said again word for word ("Gina: How was your week?"): ×0.5 per doubling
+    "cut_df": True,  # past CANDIDATES lines: a term's frequency among all matching lines, not the candidates
     "name_text": 0.0,  # BM25F weight of the name field vs the text (2: a name the text repeats counts more; off: a coin flip)
 }
+KEEP_TOKENS = 50_000  # texts whose terms a long-running process keeps
+_TOKENS: dict[tuple[str, tuple[str, ...]], tuple[str, ...]] = {}
 ENTITY_WORDS = {"people": "person", "companies": "company", "projects": "project"}
 ENTITY_KINDS = ("entity-items", "entity-summary")
 WHO = {"who", "whom", "whose", "wer", "wem", "wen", "wessen", "qui", "quien", "quienes", "chi", "quem"}
@@ -144,6 +150,8 @@ class Recall:
             self.kind_filter = kind
         self.corpus_bytes = 0  # bytes the candidate search read (sizes the corpus for idf)
         self.entity_words: set[str] = set()  # query words that name an entity (filled while gathering)
+        self._first: list[recall_cut.Term] | None = None
+        self.cut_df: dict[str, int] | None = None  # the first stage cut the candidates: the terms' frequencies in all
         self._slug_cache: dict[str, list[str]] = {}
 
     def _resolve_as_of(self, when: str) -> tuple[str, dt.datetime]:
@@ -158,7 +166,16 @@ class Recall:
         return pattern(self.pairs)
 
     def tokens(self, text: str) -> list[str]:
-        return [t for _, t in analyze(text, self.languages)]
+        """The terms of a text (a new list each time: callers extend it), analysed once per process and languages
+        (a long-running process such as the MCP server ranks the same lines again and again)."""
+        key = (text, self.languages)
+        found = _TOKENS.get(key)
+        if found is None:
+            found = _TOKENS[key] = tuple(t for _, t in analyze(text, self.languages))
+            if len(_TOKENS) > KEEP_TOKENS:
+                for old in list(islice(_TOKENS, KEEP_TOKENS // 4)):  # the oldest quarter
+                    del _TOKENS[old]
+        return list(found)
 
     def candidates(self) -> list[Doc]:
         from memgit.indexmd import ARCHIVE_LOG
@@ -204,10 +221,13 @@ class Recall:
         matched: Iterable[tuple[str, int, str]]
         found = None
         if self.use_index:  # the same lines and bytes as rg's, from the index under .git/memgit/recall/
+            rx = re.compile(self.pattern(), re.I)
+            first = recall_index.Stage(rx, self._spec(), CANDIDATES, self._keep)
             with contextlib.suppress(recall_index.Unusable):  # no index here (read-only .git): rg
-                found = recall_index.grep(self.vault, re.compile(self.pattern(), re.I), alternatives(self.pairs))
+                found = recall_index.grep(self.vault, rx, alternatives(self.pairs), first)
         if found is not None:
             matched, searched = found.lines, [found.searched]
+            self.cut_df = found.df
         else:
             globs = ["!INDEX.md", "!*/INDEX.md", "!*/INDEX-*.md"]  # recall_index.searched_by_rg mirrors these
             matched = grep_lines(self.vault.root, self.pattern(), globs, searched=searched)
@@ -218,8 +238,8 @@ class Recall:
             if kind != "entity-items" or t.lstrip().startswith('"fact":'):
                 lines.append((p, n, t))
         self.corpus_bytes += sum(searched)
-        if len(lines) > CANDIDATES:
-            lines = self._cut(lines)
+        if len(lines) > CANDIDATES:  # the first stage (memgit/recall_cut.py); the index's search has done it
+            lines, self.cut_df = recall_cut.cut(lines, self._spec(), CANDIDATES)
         lines.sort(key=lambda hit: (hit[0], hit[1]))  # one order, whichever search found them
         files: dict[str, list[str]] = {}
         for path, n, text in lines:
@@ -227,63 +247,45 @@ class Recall:
                 yield Match(path, n, text, (), ())
                 continue
             if path not in files:
-                files[path] = (read_work(self.vault, path) or b"").decode("utf-8", errors="replace").split("\n")
+                files[path] = work_lines(self.vault, path)
             body = files[path]
             yield Match(path, n, text, tuple(body[max(0, n - 2) : n - 1]), tuple(body[n : n + 9]))
 
-    def _cut(self, lines: list[tuple[str, int, str]]) -> list[tuple[str, int, str]]:
-        """The CANDIDATES lines sharing the most query words (a substring test on the folded text: a prefilter,
-        the full ranking comes after), then the shortest, then by path and line; one pass per word, not per line."""
-        texts = "\n".join(t for _, _, t in lines).casefold()
-        lows = texts.split("\n") if texts.isascii() else [fold(t) for _, _, t in lines]
-        score = [0.0] * len(lines)
-        for term, w in self.weights.items():
-            for i in [i for i, low in enumerate(lows) if term in low]:
-                score[i] -= w
-        order = sorted(range(len(lines)), key=score.__getitem__)
-        cut = score[order[CANDIDATES - 1]]
-        keep = [i for i in order if score[i] < cut]
-        # among the lines tied at the cut: the shortest, then by path and line (sorted by length first, in C)
-        tied = [i for i in order if score[i] == cut]
-        need = CANDIDATES - len(keep)
-        size = [len(t) for _, _, t in lines]
-        tied.sort(key=size.__getitem__)
-        edge = size[tied[need - 1]]
-        keep += [i for i in tied if size[i] < edge]
-        keep += sorted((i for i in tied if size[i] == edge), key=lambda i: (lines[i][0], lines[i][1]))[
-            : CANDIDATES - len(keep)
-        ]
-        return [lines[i] for i in keep]
+    def _spec(self) -> list[recall_cut.Term]:
+        if self._first is None:
+            self._first = recall_cut.terms(self.pairs, self.weights)
+        return self._first
+
+    def _keep(self, path: str, text: str) -> bool:
+        """A matched line recall reads: of an entity's items.json, only its "fact" lines."""
+        return self.vault.config.kind_of(path) != "entity-items" or text.lstrip().startswith('"fact":')
 
     def _entity_matches(self, tree: str | None) -> Any:
-        """L1: entities whose name matches a query word bring all their facts along."""
-        from memgit import itemsfile
+        """L1: entities whose name matches a query word bring all their facts along (past ENTITIES of them, those
+        whose names hold the most of the question's words, then the rarest among the entities' names)."""
         from memgit.rg import Match
 
         repo = self.vault.repo
         terms = set(self.terms)
+        named: list[tuple[str, str, set[str]]] = []  # (kind, slug, the question's words its name holds)
         for ekind in self.vault.config.entity_kinds:
             slugs = self._slugs(ekind, tree)
             near = {s for t in terms for s in slugs if t in s}  # cheap test first: tokenising 10k slugs is not
             for slug in (s for s in slugs if s in near):
-                words = self.tokens(slug.replace("-", " "))
-                if not set(words) & terms:
-                    continue
-                self.entity_words |= set(words) & terms
-                path = f"{ekind}/{slug}/items.json"
-                data = repo.read(tree, path) if tree is not None else read_work(self.vault, path)
-                if not data:
-                    continue
-                lines = data.decode("utf-8", errors="replace").split("\n")  # as git and line_index count
-                try:
-                    items = itemsfile.parse(data)
-                except itemsfile.ItemsError:
-                    continue
-                where = itemsfile.line_index(data)
-                for item in items:
-                    n = where.get((str(item.get("id")), "fact"), 0)
-                    if n:
-                        yield Match(path, n, lines[n - 1], tuple(lines[max(0, n - 2) : n - 1]), tuple(lines[n : n + 9]))
+                words = set(self.tokens(slug.replace("-", " "))) & terms
+                if words:
+                    self.entity_words |= words
+                    named.append((ekind, slug, words))
+        if len(named) > ENTITIES:  # "kelfo labs" in a vault of 500 labs: the entities it names best
+            share = Counter(w for _, _, words in named for w in words)
+            best = sorted(named, key=lambda e: (-len(e[2]), -sum(1 / share[w] for w in e[2]), e[0], e[1]))
+            keep = {(e[0], e[1]) for e in best[:ENTITIES]}
+            named = [e for e in named if (e[0], e[1]) in keep]
+        for ekind, slug, _words in named:
+            path = f"{ekind}/{slug}/items.json"
+            data = repo.read(tree, path) if tree is not None else read_work(self.vault, path)
+            for n, text, before, after in entity_facts(data) if data else ():
+                yield Match(path, n, text, before, after)
 
     def _slugs(self, kind: str, tree: str | None) -> list[str]:
         """Every entity slug of a kind, listed once per query."""
@@ -328,6 +330,8 @@ class Recall:
             n = max(n, int(self.corpus_bytes / (sum(len(d.text) + 1 for d in docs) / len(docs))))
         avgdl = (sum(lens) / len(lens)) if lens else 1.0
         df = {t: sum(1 for b in bags if t in b) for t in self.weights}
+        if TUNING["cut_df"] and self.cut_df:  # the candidates were cut: how many of all the matching lines hold it
+            df.update({t: max(df[t], d) for t, d in self.cut_df.items() if t in df})
         idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in self.weights}
         if TUNING["syn_cap"]:  # a related word never weighs more than the word the question used
             for t in self.weights:

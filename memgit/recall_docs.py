@@ -7,7 +7,9 @@ import os
 import re
 import time
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
+from stat import S_ISREG
 from typing import TYPE_CHECKING, Any
 
 from memgit import entries
@@ -46,8 +48,15 @@ class Doc:
 
 def _fact_from_context(m: Match) -> dict[str, Any] | None:
     """A fact's fields from its canonical lines around the "fact" line (no file read needed)."""
+    return _fact_fields((*m.before[-1:], m.text, *m.after))
+
+
+@lru_cache(maxsize=1 << 16)
+def _fact_fields(lines: tuple[str, ...]) -> dict[str, Any] | None:
+    """The same lines give the same fields: parsed once per process (the MCP server sees the same facts again and
+    again). The dict is shared: read it, never change it."""
     item: dict[str, Any] = {}
-    for raw in (*m.before[-1:], m.text, *m.after):
+    for raw in lines:
         fm = _FIELD.match(raw)
         if not fm:
             break
@@ -144,6 +153,52 @@ def subfolders(vault: Vault, tree: str | None, folder: str) -> list[str]:
 
 
 _LISTED: dict[Path, tuple[int, list[str]]] = {}  # folder -> (mtime, entity slugs) in a long-running process
+
+
+def work_lines(vault: Vault, path: str) -> list[str]:
+    """A work-tree file's lines as read_work gives them (a missing one: [""]), kept by a long-running process while
+    the file's stat says it is the same one (never a file changed in the last 2 s: its mtime may not move again)."""
+    target = vault.root / path
+    try:
+        st = os.lstat(target)
+    except OSError:
+        return [""]
+    if not S_ISREG(st.st_mode):
+        return [""]
+    stamp = (st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino)
+    known = _LINES.get(target)
+    if known is not None and known[0] == stamp:
+        return known[1]
+    lines = (read_work(vault, path) or b"").decode("utf-8", errors="replace").split("\n")
+    if time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) > 2_000_000_000:
+        _LINES[target] = (stamp, lines)
+        while len(_LINES) > KEEP_LINES:
+            _LINES.pop(next(iter(_LINES)))
+    return lines
+
+
+KEEP_LINES = 4096  # files whose lines a long-running process keeps
+_LINES: dict[Path, tuple[tuple[int, int, int, int], list[str]]] = {}
+
+
+@lru_cache(maxsize=512)
+def entity_facts(data: bytes) -> tuple[tuple[int, str, tuple[str, ...], tuple[str, ...]], ...]:
+    """An entity's items.json: each fact's "fact" line (number, text) with the line before and the 9 after it;
+    none when it does not parse. Once per version of the file in a long-running process."""
+    from memgit import itemsfile
+
+    lines = data.decode("utf-8", errors="replace").split("\n")  # as git and line_index count
+    try:
+        items = itemsfile.parse(data)
+    except itemsfile.ItemsError:
+        return ()
+    where = itemsfile.line_index(data)
+    out = []
+    for item in items:
+        n = where.get((str(item.get("id")), "fact"), 0)
+        if n:
+            out.append((n, lines[n - 1], tuple(lines[max(0, n - 2) : n - 1]), tuple(lines[n : n + 9])))
+    return tuple(out)
 
 
 def read_work(vault: Vault, path: str) -> bytes | None:

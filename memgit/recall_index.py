@@ -25,7 +25,7 @@ import time
 import unicodedata
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memgit import recall_status
 from memgit.recall_status import Status
@@ -35,9 +35,10 @@ if TYPE_CHECKING:
     import re
 
     from memgit.context import VaultContext as Vault
+    from memgit.recall_cut import Term
     from memgit.worktree_watch import Watch
 
-VERSION = "2"
+VERSION = "3"
 FOLDER = "recall"  # .git/memgit/recall/
 SHIFT = 24  # a line's row id: file id << SHIFT | line number
 # memgit/rg.py runs rg with --max-columns 4096 and --stats: a line longer than that (its newline counted) comes
@@ -50,12 +51,37 @@ CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE files(id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, blob TEXT NOT NULL, size INTEGER NOT NULL);
 CREATE TABLE lines(id INTEGER PRIMARY KEY, text TEXT NOT NULL);
 CREATE VIRTUAL TABLE terms USING fts5(words, content='', tokenize='ascii', detail='none');
+CREATE VIRTUAL TABLE oddterms USING fts5(words, content='', tokenize='ascii', detail='none');
+CREATE TABLE vocab(word TEXT PRIMARY KEY) WITHOUT ROWID;
 """
+# `terms` holds the plain lines (ASCII without "_", shorter than MAX_COLUMNS // 4), where a prefix of a word is exactly
+# what recall's pattern matches and the text is what rg shows; `oddterms` the others (the pattern decides on their
+# text). `vocab`: every word ever indexed (a superset: a prefix is asked for as the words it starts).
+EXPAND = 200  # a prefix starting more words than this is asked for as an FTS5 prefix query
+BUDGET = 20000  # first stage: rows of the rarest terms read per question (commoner terms are counted, not read)
+CHUNK = 900  # ids per IN (...)
 
 
 class Found(NamedTuple):
     lines: list[tuple[str, int, str]]  # (path, line, text) as memgit.rg.grep_lines gives them
     searched: int  # bytes rg would have searched
+    df: dict[str, int] | None = None  # the first stage cut the lines: each term's frequency among all of them
+
+
+class Stage(NamedTuple):
+    """recall's first stage (memgit/recall_cut.py) as the index runs it."""
+
+    rx: re.Pattern[str]
+    spec: list[Term]
+    k: int
+    keep: Callable[[str, str], bool]  # (path, text): a line recall keeps (an entity's items.json: its "fact" lines)
+    dirty: frozenset[str] = frozenset()
+    work: tuple[tuple[str, int, str], ...] = ()
+
+
+class Cut(NamedTuple):
+    lines: list[tuple[str, int, str]]
+    df: dict[str, int]
 
 
 enabled = recall_status.enabled
@@ -75,13 +101,31 @@ def _fingerprint(vault: Vault) -> str:
     import hashlib  # only here: ~5 ms to import
 
     cfg = vault.config
+    known = _PRINTS.get(id(cfg))
+    if known is not None and known[0] is cfg:
+        return known[1]
     data = json.dumps([cfg.get("kinds", {}), cfg.get("entity_kinds", [])], sort_keys=True, default=str)
-    return hashlib.sha1(f"{VERSION}|{unicodedata.unidata_version}|{data}".encode()).hexdigest()
+    found = hashlib.sha1(f"{VERSION}|{unicodedata.unidata_version}|{data}".encode()).hexdigest()
+    _PRINTS.clear()  # the last config only (a long-running process sees few)
+    _PRINTS[id(cfg)] = (cfg, found)
+    return found
+
+
+_PRINTS: dict[int, tuple[object, str]] = {}
 
 
 def _size(data: bytes) -> int:
     """The bytes rg counts as searched in a file: none in a binary one (it stops at the NUL)."""
     return 0 if b"\0" in data else len(data)
+
+
+def _odd(text: str) -> bool:
+    """A line whose words may differ from what recall's pattern matches, or which rg may show as omitted."""
+    return not (text.isascii() and "_" not in text) or len(text) >= MAX_COLUMNS // 4
+
+
+def _quote(word: str) -> str:
+    return '"' + word.replace('"', '""') + '"'
 
 
 def _rows(file_id: int, data: bytes, facts_only: bool) -> list[tuple[int, str, str]]:
@@ -132,11 +176,13 @@ class Index:
         return str(row[0]) if row else ""
 
     def search(
-        self, vault: Vault, tree: str, alternatives: list[tuple[str, bool]]
-    ) -> tuple[list[tuple[str, int, str]], int]:
+        self, vault: Vault, tree: str, alternatives: list[tuple[str, bool]], first: Stage | None = None
+    ) -> tuple[list[tuple[str, int, str]], int, Cut | None]:
         """The indexed lines of `tree` holding a word that starts with one of the alternatives' prefixes (a CJK
-        term: that character or bigram) and the bytes of the indexed files. The index is first brought to `tree` (re-indexing only the blobs a tree diff names);
-        the stamp check, the update and the query share one transaction, so what is read is `tree`'s."""
+        term: that character or bigram) and the bytes of the indexed files. The index is first brought to `tree`
+        (re-indexing only the blobs a tree diff names); the stamp check, the update and the query share one
+        transaction, so what is read is `tree`'s. With `first`, when more lines match than it keeps: its cut (the
+        lines that go on, merged with the work tree's, and the terms' frequencies) instead."""
         with self.lock:
             self.db.execute("BEGIN")
             try:
@@ -144,13 +190,14 @@ class Index:
                     self.db.execute("COMMIT")
                     self.db.execute("BEGIN IMMEDIATE")  # one writer at a time; the next one finds the work done
                     self._update(vault, tree)
-                found = self._query(alternatives)
+                cut = self._first_stage(first) if first is not None else None
+                rows, total = self._query(alternatives) if cut is None else ([], self._bytes())
                 self.db.execute("COMMIT")
             except BaseException:
                 if self.db.in_transaction:
                     self.db.execute("ROLLBACK")
                 raise
-        return found
+        return rows, total, cut
 
     def _update(self, vault: Vault, tree: str) -> None:
         old = self.tree()
@@ -180,10 +227,11 @@ class Index:
         lo, hi = row[0] << SHIFT, ((row[0] + 1) << SHIFT) - 1
         old = self.db.execute("SELECT id, text FROM lines WHERE id BETWEEN ? AND ?", (lo, hi)).fetchall()
         # a contentless FTS5 table forgets a row when told the words it was given (recomputed from the text)
-        self.db.executemany(
-            "INSERT INTO terms(terms, rowid, words) VALUES ('delete', ?, ?)",
-            [(i, " ".join(line_words(text))) for i, text in old],
-        )
+        for table in ("terms", "oddterms"):
+            self.db.executemany(
+                f"INSERT INTO {table}({table}, rowid, words) VALUES ('delete', ?, ?)",
+                [(i, " ".join(line_words(text))) for i, text in old if _odd(text) == (table == "oddterms")],
+            )
         self.db.execute("DELETE FROM lines WHERE id BETWEEN ? AND ?", (lo, hi))
         self.db.execute("DELETE FROM files WHERE id = ?", (row[0],))
         return int(row[1])
@@ -193,30 +241,167 @@ class Index:
         data = vault.repo.blob(blob) or b""
         size = _size(data)
         cur = self.db.execute("INSERT INTO files(path, blob, size) VALUES (?, ?, ?)", (path, blob, size))
-        _insert(self.db, _rows(int(cur.lastrowid or 0), data, facts_only))
+        rows = _rows(int(cur.lastrowid or 0), data, facts_only)
+        _insert(self.db, rows)
+        self.db.executemany(
+            "INSERT OR IGNORE INTO vocab VALUES (?)",
+            [(w,) for w in sorted({w for _, _, ws in rows for w in ws.split()})],
+        )
         return size
 
+    def _bytes(self) -> int:
+        return int(self.db.execute("SELECT value FROM meta WHERE key = 'bytes'").fetchone()[0])
+
     def _query(self, alternatives: list[tuple[str, bool]]) -> tuple[list[tuple[str, int, str]], int]:
-        match = " OR ".join('"' + text.replace('"', '""') + '"' + ("" if cjk else "*") for text, cjk in alternatives)
-        total = int(self.db.execute("SELECT value FROM meta WHERE key = 'bytes'").fetchone()[0])
+        parts = [self._words(text) if not cjk else _quote(text) for text, cjk in alternatives]
+        match = " OR ".join(p for p in parts if p)  # a prefix no indexed word starts: nothing to ask for
+        total = self._bytes()
         if not match:
             return [], total
         found = self.db.execute(
-            "SELECT l.id, l.text FROM terms JOIN lines l ON l.id = terms.rowid WHERE terms MATCH ?", (match,)
+            "SELECT l.id, l.text FROM terms JOIN lines l ON l.id = terms.rowid WHERE terms MATCH ?1 UNION ALL "
+            "SELECT l.id, l.text FROM oddterms JOIN lines l ON l.id = oddterms.rowid WHERE oddterms MATCH ?1",
+            (match,),
         ).fetchall()
-        ids = {rowid >> SHIFT for rowid, _ in found}
-        # every path, kept while no connection has written since (file ids are reused after a delete)
-        version = int(self.db.execute("PRAGMA data_version").fetchone()[0])
-        if self.names[0] == version:
-            names = self.names[1]
-        elif len(ids) > ALL_PATHS:  # many files: all the paths at once
-            names = dict(self.db.execute("SELECT id, path FROM files"))
-            self.names = (version, names)
-        else:
-            marks = ",".join("?" * len(ids))
-            names = dict(self.db.execute(f"SELECT id, path FROM files WHERE id IN ({marks})", sorted(ids)))
+        names = self._names({rowid >> SHIFT for rowid, _ in found})
         mask = (1 << SHIFT) - 1
         return [(names[rowid >> SHIFT], rowid & mask, text) for rowid, text in found], total
+
+    def _names(self, ids: set[int]) -> dict[int, str]:
+        """file id -> path; every path, kept while no connection has written since (file ids are reused after a
+        delete)."""
+        version = int(self.db.execute("PRAGMA data_version").fetchone()[0])
+        if self.names[0] == version:
+            return self.names[1]
+        if len(ids) > ALL_PATHS:  # many files: all the paths at once
+            names = dict(self.db.execute("SELECT id, path FROM files"))
+            self.names = (version, names)
+            return names
+        return dict(self._in("SELECT id, path FROM files WHERE id IN ({})", sorted(ids)))
+
+    def _in(self, sql: str, ids: list[int] | list[str]) -> list[tuple[Any, ...]]:
+        out: list[tuple[Any, ...]] = []
+        for at in range(0, len(ids), CHUNK):
+            part = ids[at : at + CHUNK]
+            out += self.db.execute(sql.format(",".join("?" * len(part))), part).fetchall()
+        return out
+
+    def _words(self, prefix: str) -> str:
+        """A prefix as an FTS5 query: the indexed words it starts (exact terms are cheaper to read than a prefix
+        query, which merges every such word's rows first); a prefix query when there are many; "" for none."""
+        after = ord(prefix[-1]) + 1 if prefix else 0x110000
+        after = 0xE000 if 0xD800 <= after < 0xE000 else after  # no surrogates
+        if after > 0x10FFFF:
+            return _quote(prefix) + "*"
+        top = prefix[:-1] + chr(after)
+        words = [
+            w
+            for (w,) in self.db.execute(
+                "SELECT word FROM vocab WHERE word >= ? AND word < ? LIMIT ?", (prefix, top, EXPAND + 1)
+            )
+        ]
+        if len(words) > EXPAND:
+            return _quote(prefix) + "*"
+        return " OR ".join(_quote(w) for w in words)
+
+    def _first_stage(self, first: Stage) -> Cut | None:
+        """recall's first stage (memgit/recall_cut.py) over the index: None when no more than `first.k` lines match.
+        Plain lines are counted and read through FTS5, the rarest terms' rows only while they decide which lines go
+        on; odd lines, the lines of the files that differ from the tree, and the work tree's lines in Python."""
+        from memgit.recall_cut import Scorer, mask
+
+        spec = first.spec
+        exprs = [
+            " OR ".join(x for x in [*(self._words(p) for p in t.prefixes), *map(_quote, t.exact)] if x) for t in spec
+        ]
+        live = [i for i, e in enumerate(exprs) if e]
+        if not live:
+            return None
+        every = " OR ".join(f"({exprs[i]})" for i in live)
+
+        def count(expr: str) -> int:
+            return int(self.db.execute("SELECT count(*) FROM terms WHERE terms MATCH ?", (expr,)).fetchone()[0])
+
+        counts = [count(e) if e else 0 for e in exprs]
+        n = count(every)
+        df = list(counts)
+        # the committed plain lines of files that differ from the tree are not candidates: uncounted
+        gone = {i for (i,) in self._in("SELECT id FROM files WHERE path IN ({})", sorted(first.dirty))}
+        for fid in sorted(gone):
+            for _, text in self.db.execute(
+                "SELECT id, text FROM lines WHERE id BETWEEN ? AND ?", (fid << SHIFT, ((fid + 1) << SHIFT) - 1)
+            ):
+                bits = 0 if _odd(text) else mask(text, spec)
+                n -= bits != 0
+                for i in range(len(spec)):
+                    df[i] -= bits >> i & 1
+        # odd lines and the work tree's: the pattern and their text decide, as in rg
+        rx = first.rx
+        odd = [
+            (rowid, shown)
+            for rowid, text in self.db.execute(
+                "SELECT l.id, l.text FROM oddterms JOIN lines l ON l.id = oddterms.rowid WHERE oddterms MATCH ?",
+                (every,),
+            )
+            if rowid >> SHIFT not in gone and ((text.isascii() and "_" not in text) or rx.search(text))
+            for shown in [text if len(text) < MAX_COLUMNS // 4 else _long(rx, text, len(text.encode()) + 1)]
+        ]
+        names = self._names({rowid >> SHIFT for rowid, _ in odd})
+        extra = [(names[rowid >> SHIFT], rowid & ((1 << SHIFT) - 1), text) for rowid, text in odd]
+        extra = [line for line in extra if first.keep(line[0], line[2])] + list(first.work)
+        extra_bits = [mask(text, spec) for _, _, text in extra]
+        n += len(extra)
+        for bits in extra_bits:
+            for i in range(len(spec)):
+                df[i] += bits >> i & 1
+        freq = {t.term: d for t, d in zip(spec, df, strict=True)}
+        if n <= first.k:
+            return None
+        score = Scorer(spec, df, n)
+        order = sorted(live, key=lambda i: counts[i])
+        cheap: list[int] = []
+        for i in order:
+            if cheap and sum(counts[j] for j in cheap) + counts[i] > BUDGET:
+                break
+            cheap.append(i)
+        while True:
+            rest = [i for i in order if i not in cheap]
+            bits_of: dict[int, int] = {}
+            for i in cheap:
+                for (rowid,) in self.db.execute("SELECT rowid FROM terms WHERE terms MATCH ?", (exprs[i],)):
+                    bits_of[rowid] = bits_of.get(rowid, 0) | 1 << i
+            either = " OR ".join(f"({exprs[i]})" for i in cheap)
+            for i in rest:
+                for (rowid,) in self.db.execute(
+                    "SELECT rowid FROM terms WHERE terms MATCH ?", (f"({exprs[i]}) AND ({either})",)
+                ):
+                    bits_of[rowid] |= 1 << i
+            # (score, rowid or -1 - index into extra)
+            known = [(score(b), r) for r, b in bits_of.items() if r >> SHIFT not in gone]
+            known += [(score(b), -1 - j) for j, b in enumerate(extra_bits)]
+            known.sort(key=lambda x: -x[0])
+            bound = score(sum(1 << i for i in rest)) if rest else -1.0  # a line holding only commoner terms
+            if len(known) >= first.k and known[first.k - 1][0] > bound:
+                break
+            cheap = order  # not decided by the rarer terms: every term's rows
+        edge = known[first.k - 1][0]
+        sure = [r for sc, r in known if sc > edge]
+        tied = [r for sc, r in known if sc == edge]
+        plain_tied = [r for r in tied if r >= 0]
+        size = dict(self._in("SELECT id, length(text) FROM lines WHERE id IN ({})", plain_tied))
+        names = self._names({r >> SHIFT for r in sure + tied if r >= 0})
+        mask_line = (1 << SHIFT) - 1
+
+        def key(r: int) -> tuple[int, str, int]:
+            if r < 0:
+                path, line, text = extra[-1 - r]
+                return len(text), path, line
+            return int(size[r]), names[r >> SHIFT], r & mask_line
+
+        chosen = sure + sorted(tied, key=key)[: first.k - len(sure)]
+        texts = dict(self._in("SELECT id, text FROM lines WHERE id IN ({})", [r for r in chosen if r >= 0]))
+        lines = [extra[-1 - r] if r < 0 else (names[r >> SHIFT], r & mask_line, texts[r]) for r in chosen]
+        return Cut(lines, freq)
 
     def sizes(self, tree: str, paths: list[str]) -> dict[str, int] | None:
         """The bytes rg counts in each indexed path of `tree` (a path not indexed: a link, absent, hidden or an INDEX
@@ -239,7 +424,8 @@ class _Rebuild(Exception):
 
 def _insert(db: sqlite3.Connection, rows: list[tuple[int, str, str]]) -> None:
     db.executemany("INSERT INTO lines(id, text) VALUES (?, ?)", [(i, t) for i, t, _ in rows])
-    db.executemany("INSERT INTO terms(rowid, words) VALUES (?, ?)", [(i, w) for i, _, w in rows])
+    db.executemany("INSERT INTO terms(rowid, words) VALUES (?, ?)", [(i, w) for i, t, w in rows if not _odd(t)])
+    db.executemany("INSERT INTO oddterms(rowid, words) VALUES (?, ?)", [(i, w) for i, t, w in rows if _odd(t)])
 
 
 def _facts_only(vault: Vault) -> Callable[[str], bool]:
@@ -277,6 +463,7 @@ def build(vault: Vault, tree: str | None) -> Path:
 
             facts = _facts_only(vault)
             repo = vault.repo
+            words: set[str] = set()
             listed = [(p, b) for p, b in repo.files(tree, links=False) if searched_by_rg(p)]
             progress = index_rebuild.get() if len(listed) > 500 else None  # the CLI's bar on a terminal
             for file_id, (path, blob) in enumerate(listed, 1):
@@ -284,8 +471,11 @@ def build(vault: Vault, tree: str | None) -> Path:
                     progress(file_id - 1, len(listed))
                 data = repo.blob(blob) or b""
                 files.append((file_id, path, blob, _size(data)))
-                _insert(db, _rows(file_id, data, facts(path)))
+                rows = _rows(file_id, data, facts(path))
+                _insert(db, rows)
+                words.update(w for _, _, ws in rows for w in ws.split())
             tick(progress, len(listed), len(listed))
+            db.executemany("INSERT INTO vocab VALUES (?)", [(w,) for w in sorted(words)])
             db.executemany("INSERT INTO files(id, path, blob, size) VALUES (?, ?, ?, ?)", files)
         total = sum(f[3] for f in files)
         db.executemany(
@@ -361,12 +551,12 @@ class Unusable(Exception):
 
 
 def _search(
-    vault: Vault, tree: str | None, alternatives: list[tuple[str, bool]]
-) -> tuple[list[tuple[str, int, str]], int]:
+    vault: Vault, tree: str | None, alternatives: list[tuple[str, bool]], first: Stage | None = None
+) -> tuple[list[tuple[str, int, str]], int, Cut | None]:
     try:
         index = _open(vault, tree)
         try:
-            return index.search(vault, tree or "", alternatives)
+            return index.search(vault, tree or "", alternatives, first)
         except sqlite3.OperationalError as exc:
             if "locked" in str(exc) or "busy" in str(exc):
                 from memgit.errors import Conflict
@@ -375,7 +565,7 @@ def _search(
         except (sqlite3.DatabaseError, _Rebuild):
             pass
         # unreadable, malformed or not diffable to this tree: a new index, built once
-        return _open(vault, tree, fresh=True).search(vault, tree or "", alternatives)
+        return _open(vault, tree, fresh=True).search(vault, tree or "", alternatives, first)
     except (OSError, sqlite3.Error, _Rebuild) as exc:
         raise Unusable(str(exc)) from None
 
@@ -401,9 +591,10 @@ def watch(vault: Vault) -> None:
         _WATCHES[root] = Watch(root)
 
 
-def grep(vault: Vault, rx: re.Pattern[str], alternatives: list[tuple[str, bool]]) -> Found:
+def grep(vault: Vault, rx: re.Pattern[str], alternatives: list[tuple[str, bool]], first: Stage | None = None) -> Found:
     """What rg with `rx` over the work tree finds (memgit/rg.py `grep_lines`): the index's lines at the commit
-    the work tree was compared with, and the lines of the files that differ from it, read from disk."""
+    the work tree was compared with, and the lines of the files that differ from it, read from disk. With `first`
+    (recall's first stage), only the lines it keeps when more match than it keeps, and the terms' frequencies."""
     watched = _WATCHES.get(vault.root.resolve())
     dirty = None
     if watched is not None:
@@ -411,11 +602,21 @@ def grep(vault: Vault, rx: re.Pattern[str], alternatives: list[tuple[str, bool]]
         dirty = watched.changes(vault, tree)
     if dirty is None:
         token = watched.before_status() if watched is not None else None
-        tree, dirty, rows, total = _status_and_search(vault, alternatives)
+        tree, dirty = _status_tree(vault)
         if watched is not None and token is not None:
             watched.after_status(token, tree, dirty)
-    else:
-        rows, total = _search(vault, tree, alternatives)
+    paths = sorted(p for p in dirty if searched_by_rg(p))
+    work, work_bytes = _work_lines(vault, rx, paths)
+    stage = None
+    if first is not None:
+        stage = first._replace(
+            dirty=frozenset(dirty), work=tuple(line for line in work if first.keep(line[0], line[2]))
+        )
+    rows, total, cut = _search(vault, tree, alternatives, stage)
+    committed = _committed(vault, tree, paths) if tree is not None and paths else {}
+    searched = total - sum(committed.values()) + work_bytes  # a dirty file's committed bytes were counted in total
+    if cut is not None:
+        return Found(cut.lines, searched, cut.df)
     # an ASCII line without "_" holds a word starting with a prefix exactly where the pattern matches
     # (a word start there); other lines may differ ("foo_zurich", "Straße"): the pattern decides, as in rg
     lines = [
@@ -423,11 +624,14 @@ def grep(vault: Vault, rx: re.Pattern[str], alternatives: list[tuple[str, bool]]
         for p, n, t in rows
         if p not in dirty and ((t.isascii() and "_" not in t) or rx.search(t))
     ]
-    searched = total
-    paths = sorted(p for p in dirty if searched_by_rg(p))
-    committed = _committed(vault, tree, paths) if tree is not None and paths else {}
+    return Found(lines + work, searched, None)
+
+
+def _work_lines(vault: Vault, rx: re.Pattern[str], paths: list[str]) -> tuple[list[tuple[str, int, str]], int]:
+    """The lines of the work tree's files that differ from the tree, as rg finds them, and their bytes."""
+    lines: list[tuple[str, int, str]] = []
+    searched = 0
     for path in paths:
-        searched -= committed.get(path, 0)  # its committed bytes were counted above
         target = vault.root / path
         if target.is_symlink() or not target.is_file():
             continue
@@ -442,7 +646,7 @@ def grep(vault: Vault, rx: re.Pattern[str], alternatives: list[tuple[str, bool]]
             line = raw.rstrip(b"\r").decode("utf-8", errors="replace")
             if line and rx.search(line):
                 lines.append((path, n, _long(rx, line, len(raw) + (n < last))))
-    return Found(lines, searched)
+    return lines, searched
 
 
 def _committed(vault: Vault, tree: str, paths: list[str]) -> dict[str, int]:
@@ -457,22 +661,15 @@ def _committed(vault: Vault, tree: str, paths: list[str]) -> dict[str, int]:
     return {p: 0 if repo.is_link(tree, p) else _size(repo.read(tree, p) or b"") for p in paths}
 
 
-def _status_and_search(
-    vault: Vault, alternatives: list[tuple[str, bool]]
-) -> tuple[str | None, set[str], list[tuple[str, int, str]], int]:
-    """git status and the index query at once; the index at the commit git status compared the work tree with."""
+def _status_tree(vault: Vault) -> tuple[str | None, set[str]]:
+    """git status (started when the command was known, or now): the tree of the commit it compared the work tree
+    with, and the paths that differ from it."""
     status = _status(vault.root)
     try:
-        tree = vault.head_tree()
-        rows, total = _search(vault, tree, alternatives)
         head, dirty = status.wait()
     finally:
         status.stop()
-    at = vault.repo.commit_tree(head) if head is not None else None
-    if at != tree:  # a commit landed after HEAD was read: status compared the work tree with its tree
-        tree = at
-        rows, total = _search(vault, tree, alternatives)
-    return tree, dirty, rows, total
+    return (vault.repo.commit_tree(head) if head is not None else None), dirty
 
 
 def _long(rx: re.Pattern[str], text: str, size: int) -> str:
@@ -489,5 +686,6 @@ def warm(vault: Vault) -> None:
             _search(vault, vault.head_tree(), [])
             return
         token = watched.before_status()  # the watch's starting point: the first recall needs no git status either
-        tree, dirty, _, _ = _status_and_search(vault, [])
+        tree, dirty = _status_tree(vault)
+        _search(vault, tree, [])
         watched.after_status(token, tree, dirty)

@@ -61,6 +61,7 @@ TUNING = {
     "prf_docs": 10.0,
     "prf_named": True,  # only for a question that names an entity (feedback from the others' memory)
     "prf_terms": 10.0,
+    "prf_cover": 0.5,  # in coverage: a word the best matches of a question word share stands in for it (as a synonym)
     "who": 1.2,  # a "who" question: a hit naming one of the vault's people, a fact filed as a relationship (each)
     "context": 0.0,  # a journal line's neighbouring entries: weight of the question words only they hold
     "context_coverage": 0.0,  # ... and their share in the coverage ("nothing relevant")
@@ -425,8 +426,48 @@ class Recall:
                     tf = bag.count(t)
                     if tf:
                         d.score += factor * w * floor * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / max(avgdl, 1e-9)))
+        if TUNING["prf_cover"] and subject:
+            self._stand_ins(docs, bags, asks, about, subject, idf, mass)
         self._decay(sorted(docs, key=lambda d: -d.score))
         return docs
+
+    def _stand_ins(
+        self,
+        docs: list[Doc],
+        bags: list[list[str]],
+        asks: list[float],
+        about: list[bool],
+        subject: set[str],
+        idf: dict[str, float],
+        mass: float,
+    ) -> None:
+        """What a word of the question stands for, for "nothing relevant": the words most of its best matches share
+        across the vault ("drink" -> tea, chai) count `prf_cover` of it in the coverage of the named entity's memory
+        that lacks the word itself ("what does emeka drink" <- his "Likes green tea"). A word the vault never wrote
+        has no matches, so nothing stands in for it ("chloe favourite movie" stays unanswered)."""
+        scaffold = _scaffold() if TUNING["scaffold"] else frozenset()
+        sets = [set(b) for b in bags]
+        for t in self.terms:
+            if t in subject:
+                continue
+            best = sorted(
+                (
+                    i
+                    for i, b in enumerate(sets)
+                    if t in b and asks[i] > 0 and (docs[i].path, docs[i].text) not in scaffold
+                ),
+                key=lambda i: (-asks[i], docs[i].path, docs[i].line),
+            )[: int(TUNING["prf_docs"])]
+            if len(best) < 2:
+                continue
+            seen = Counter(w for i in best for w in set(self.tokens(_JOURNAL_META.sub(" ", docs[i].text))))
+            skip = set(self.weights) | subject
+            shared = sorted(((c, w) for w, c in seen.items() if c >= 2 and w not in skip), key=lambda x: (-x[0], x[1]))
+            stand = {w for _c, w in shared[: int(TUNING["prf_terms"])]}
+            for d, b, on in zip(docs, sets, about, strict=False):
+                if on and t not in b and not self.related.get(t, set()) & b and stand & b:
+                    d.coverage += TUNING["prf_cover"] * idf[t] / mass
+                    d.flags.pop("name_only", None)
 
     def _repeated(self, docs: list[Doc]) -> dict[str, int]:
         """How often each journal entry's words (after its time; its speaker kept) stand among the candidates: a

@@ -252,3 +252,22 @@ def test_the_more_often_a_line_is_said_the_less_it_says(vault: Path) -> None:
     rc, data = recall(vault, "which book is gina reading", env={"MEMGIT_NOW": "2026-03-10T10:00:00"})
     assert rc == 0 and data["hits"][0]["cite"] == book, data["hits"][:3]
     assert data["hits"][1]["coverage"] == 1.0 > data["hits"][0]["coverage"]  # said four times: x0.5 per doubling
+
+
+def test_what_others_answer_stands_in_for_the_asked_word_but_not_for_a_word_never_written(vault: Path) -> None:
+    for slug, text in (
+        ("people/emeka-obi", "Lives in Lagos"),
+        ("people/emeka-obi", "Likes green tea"),
+        ("people/leila-chen", "Drinks chai"),
+        ("people/mateo-rossi", "Drinks earl grey tea"),
+        ("people/viktor-chen", "Drinks green tea"),
+        ("people/aisha-lin", "Drinks black tea"),
+    ):
+        memgit_json("fact", "add", slug, text, "--category", "status", cwd=vault)
+    # nothing of Emeka's says "drink", but what the others who drink have in common (tea) stands in for it
+    rc, data = recall(vault, "what does emeka drink")
+    assert rc == 0 and data["hits"][0]["text"] == "Likes green tea", data
+    assert data["hits"][0]["coverage"] > 0.5
+    # "movie" is nowhere in the vault: nothing stands in for it, his tea is not his favourite movie
+    rc, data = recall(vault, "emeka favourite movie")
+    assert (rc, data["hits"]) == (1, []), data["hits"][:2]

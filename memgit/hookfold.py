@@ -222,7 +222,7 @@ def _stage(
     staged: dict[str, str | None] = {p: b for p, (b, _) in after.items() if b != before.get(p)}
     staged.update((p, None) for p, b in before.items() if b is not None and p not in after)
     _write(found.gitdir / STAGED, "".join(f"{b or '-'} {p}\n" for p, b in sorted(staged.items())).encode())
-    builder.tree = tree
+    builder.holds_generated(tree)
     builder.save()
     mark_fresh(found.gitdir, tree, tree)
     return True

@@ -302,6 +302,12 @@ class IndexBuilder:
         self._apply(deltas, read)
         self._render_parts()
 
+    def holds_generated(self, tree: str) -> None:
+        """The builder is at `tree`, which holds exactly the generated index files (the pre-commit hook staged
+        them): what save() records as the tree's index files. Raises StaleCache."""
+        self._present = {path: blob for path, (blob, _) in self._expected().items()}
+        self.tree = tree
+
     def generated(self) -> dict[str, tuple[str, Callable[[Callable[[str], str]], bytes]]]:
         """path -> (blob id, producer) of every generated index file for the current state; raises StaleCache."""
         return self._expected()

@@ -4,6 +4,7 @@ cannot keep index, work tree and commit consistent falls back to the post-commit
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -231,3 +232,19 @@ def test_a_folded_commit_passes_verify_and_pre_receive(journaled: Path, tmp_path
     push = git(journaled, "push", "origin", "HEAD:main", check=False)
     assert push.returncode == 0, push.stderr
     assert git(bare, "rev-parse", "main").stdout.strip() == head(journaled)
+
+
+def test_after_a_folded_commit_the_cache_names_the_index_files_its_tree_holds(journaled: Path) -> None:
+    """The cache saved at the folded commit's tree records that tree's index files (a later memgit write compares
+    what it generates with them), and a memgit write on top is fresh."""
+    append(journaled, "10:00 appended")
+    accepted(add_commit(journaled, "append", JOURNAL))
+    folded(journaled, "append")
+    meta = json.loads((journaled / ".git/memgit/index/meta.json").read_text())
+    assert meta["tree"] == git(journaled, "rev-parse", "HEAD^{tree}").stdout.strip()
+    listed = git(journaled, "ls-tree", "-r", "HEAD").stdout.splitlines()
+    held = {line.split("\t")[1]: line.split()[2] for line in listed}
+    index_files = {p: b for p, b in held.items() if p.count("/") <= 1 and p.rsplit("/", 1)[-1].startswith("INDEX")}
+    assert meta["present"] == index_files
+    assert memgit("log", "after the fold", cwd=journaled).returncode == 0
+    fresh_at_head(journaled)

@@ -120,7 +120,36 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
+    """The CLI. Called as the program (no argv: the console script, `python -m memgit`), the process ends here."""
+    code = _dispatch(sys.argv[1:] if argv is None else list(argv))
+    if argv is None:
+        _leave(code)
+    return code
+
+
+def _leave(code: int) -> None:
+    """End the CLI process once its work is done as any exit does (standard streams flushed, atexit handlers run),
+    but without the interpreter's teardown of every module and object: ~13 ms of CPU after a write at 10k entities
+    (pygit2's share alone), which nothing memgit wrote depends on (files are closed, locks are file descriptors).
+    Returns (a normal exit follows) while another thread runs, which Python would wait for, or if a stream cannot
+    be flushed, which Python reports its own way."""
+    import threading
+
+    if threading.active_count() > 1:
+        return
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        return
+    import atexit
+    import os
+
+    atexit._run_exitfuncs()
+    os._exit(code)
+
+
+def _dispatch(argv: list[str]) -> int:
     command = _command_of(argv)
     if command == "recall":  # its git status runs while the rest is imported (memgit/recall_status.py)
         from memgit.recall_status import discard, early

@@ -216,3 +216,40 @@ def test_fmt_is_idempotent_for_a_fact_without_a_timestamp(vault: Path) -> None:
     again = run_memgit("fmt", cwd=vault)
     assert again.returncode == 0 and again.stdout == "" and items.read_bytes() == once
     assert run_memgit("fmt", "--check", cwd=vault).returncode == 0
+
+
+LEAVE = """
+import atexit, sys, threading, time
+from pathlib import Path
+out = Path(sys.argv[1])
+atexit.register(lambda: (out / "atexit").write_text("ran"))
+if sys.argv[2] == "thread":
+    threading.Thread(target=lambda: (time.sleep(0.3), (out / "thread").write_text("done"))).start()
+sys.argv = ["memgit", *sys.argv[3:]]
+from memgit.main import main
+main()
+(out / "returned").write_text("yes")
+"""
+
+
+@pytest.mark.parametrize("thread", ["no", "thread"])
+def test_the_cli_process_ends_as_an_exit_does(vault: Path, tmp_path: Path, thread: str) -> None:
+    """As a program, memgit ends the process after its command (no teardown of every module): the exit code is the
+    command's, what it printed is all there, atexit handlers run; with another thread running it returns and
+    Python waits for the thread, as at any exit."""
+    ok = subprocess.run(
+        [sys.executable, "-c", LEAVE, str(tmp_path), thread, "-C", str(vault), "log", "an entry", "--json"],
+        capture_output=True,
+        text=True,
+    )
+    assert ok.returncode == 0, ok.stderr
+    assert json.loads(ok.stdout)["path"].startswith("memory/")
+    assert (tmp_path / "atexit").read_text() == "ran"
+    assert (tmp_path / "returned").exists() == (thread == "thread")
+    assert (tmp_path / "thread").exists() == (thread == "thread")
+    bad = subprocess.run(
+        [sys.executable, "-c", LEAVE, str(tmp_path), "no", "-C", str(vault), "log", "x", "--at", "not a date"],
+        capture_output=True,
+        text=True,
+    )
+    assert bad.returncode == 2 and "not a date" in bad.stderr, bad.stderr

@@ -219,16 +219,18 @@ def test_fmt_is_idempotent_for_a_fact_without_a_timestamp(vault: Path) -> None:
 
 
 LEAVE = """
-import atexit, sys, threading, time
+import atexit, sys, threading
 from pathlib import Path
 out = Path(sys.argv[1])
 atexit.register(lambda: (out / "atexit").write_text("ran"))
-if sys.argv[2] == "thread":
-    threading.Thread(target=lambda: (time.sleep(0.3), (out / "thread").write_text("done"))).start()
+go = threading.Event()
+if sys.argv[2] == "thread":  # a thread still running when the command is done
+    threading.Thread(target=lambda: (go.wait(30), (out / "thread").write_text("done"))).start()
 sys.argv = ["memgit", *sys.argv[3:]]
 from memgit.main import main
 main()
 (out / "returned").write_text("yes")
+go.set()
 """
 
 

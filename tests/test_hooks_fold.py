@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tests.conftest import BIN, git, head, memgit, status
 from tests.helpers import JOURNAL, REFRESH, add_commit, built_once, commit, decision, subjects, write
@@ -62,8 +65,8 @@ def test_a_raw_commit_carries_its_index_and_starts_no_memgit_after_it(journaled:
     assert count(journaled) == before + 1
     folded(journaled, "append")
     assert "- [2026-01-05](memory/2026-01-05.md): 3 entries" in (journaled / "INDEX.md").read_text()
-    # pre-commit and commit-msg ran memgit; post-commit saw in bash that the commit's tree is fresh
-    assert log.read_text().splitlines() == ["hook check --stage-index", "hook commit-msg .git/COMMIT_EDITMSG"]
+    # pre-commit ran memgit; commit-msg saw a plain message and post-commit a fresh tree, both in bash
+    assert log.read_text().splitlines() == ["hook check --stage-index"]
     # and the next one again
     append(journaled, "10:01 and another")
     accepted(add_commit(journaled, "another", JOURNAL, env=env))
@@ -248,3 +251,98 @@ def test_after_a_folded_commit_the_cache_names_the_index_files_its_tree_holds(jo
     assert meta["present"] == index_files
     assert memgit("log", "after the fold", cwd=journaled).returncode == 0
     fresh_at_head(journaled)
+
+
+# ---- commit-msg: a plain message needs no memgit start ----------------------------------------------------
+
+
+def test_a_plain_message_starts_no_memgit_and_a_token_or_hidden_text_still_does(journaled: Path) -> None:
+    env, log = traced(journaled)
+    append(journaled, "10:00 plain")
+    accepted(
+        add_commit(journaled, "journal: a plain message (with 'quotes', $dollars and [brackets])", JOURNAL, env=env)
+    )
+    assert log.read_text().splitlines() == ["hook check --stage-index"]
+    before = head(journaled)
+    append(journaled, "10:01 not plain")
+    git(journaled, "add", JOURNAL)
+    rejected(journaled, commit(journaled, f"journal: {GITHUB_TOKEN}", env=env), before, "no-secrets")
+    rejected(journaled, commit(journaled, "journal: a zero\u200bwidth space", env=env), before, "hidden-text")
+    assert log.read_text().count("hook commit-msg") == 2
+
+
+def test_with_redaction_receipts_every_message_goes_to_memgit(journaled: Path) -> None:
+    """A redacted string can be any plain text: with receipts at HEAD the script leaves every message to memgit."""
+    import hashlib
+
+    digest = hashlib.sha256(b"Project Falcon").hexdigest()
+    write(journaled, "policy/redactions.jsonl", json.dumps({"sha256": digest, "length": 14}) + "\n")
+    git(journaled, "add", "policy")
+    git(journaled, "commit", "-q", "--no-verify", "-m", "a receipt")
+    env, log = traced(journaled)
+    before = head(journaled)
+    append(journaled, "10:00 plain")
+    git(journaled, "add", JOURNAL)
+    rejected(journaled, commit(journaled, "about Project Falcon", env=env), before, "redacted")
+    assert "hook commit-msg .git/COMMIT_EDITMSG" in log.read_text().splitlines()
+
+
+def plain_script(tmp: Path) -> Path:
+    from memgit.vaultinit import _plain_message
+
+    script = tmp / "plain.sh"
+    script.write_text(f"#!/usr/bin/env bash\n{_plain_message()}\nexit 1\n")
+    script.chmod(0o755)
+    return script
+
+
+def test_every_word_a_secret_detector_starts_from_sends_the_message_to_memgit(tmp_path: Path) -> None:
+    from memgit import detect
+
+    script, msg = plain_script(tmp_path), tmp_path / "msg"
+    words = {w for _, lits, _ in detect.PROVIDERS for w in lits} | set(detect.ENTROPY_KEYWORDS) | {"://"}
+    for word in [*sorted(words), "caf\u00e9", "cr\rlf", "esc\x1b[0m"]:
+        for text in (f"x {word} y", f"x {word.upper()} y"):
+            msg.write_text(text)
+            assert subprocess.run([str(script), str(msg)], cwd=tmp_path).returncode == 1, text
+    msg.write_text("journal: append a line\n\nMore words, (brackets) and 'quotes'.\n")
+    assert subprocess.run([str(script), str(msg)], cwd=tmp_path).returncode == 0
+
+
+FRAGMENTS = [
+    "ghp_" + "A1b2C3d4E5" * 4,
+    "AKIAIOSFODNN7EXAMPLE",
+    "password=hunter2hunter2",
+    "api_key: 'Zx9Qw8Er7Ty6Ui5Op4As3Df2'",
+    "https://user:s3cretPass@host.example/x",
+    "sk-" + "a1B2c3D4e5F6" * 4,
+    "xoxb-123456789012-abcdefABCDEF",
+    "-----BEGIN PRIVATE KEY-----",
+    "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig",
+    "Authorization: Bearer abcdefghijklmnop1234",
+    "plain words",
+    " ",
+    "\n",
+    "=",
+    ":",
+]
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.lists(
+        st.one_of(st.sampled_from(FRAGMENTS), st.text(alphabet=st.characters(min_codepoint=9, max_codepoint=126))),
+        max_size=6,
+    )
+)
+def test_what_the_script_lets_through_the_message_rules_pass(tmp_path: Path, parts: list[str]) -> None:
+    """Soundness: a message the commit-msg script lets through without memgit is one the rules find nothing in."""
+    from memgit.rules import message
+
+    text = "".join(parts)
+    script, msg = plain_script(tmp_path), tmp_path / "msg"
+    msg.write_bytes(text.encode())
+    if subprocess.run([str(script), str(msg)], cwd=tmp_path).returncode == 0:
+        assert message.check(message.clean(text)) == [], text

@@ -559,9 +559,21 @@ class Repo:
                 stamp = None
             return stamp, pygit2.Index(str(index)), False
         try:
-            return stamp, pygit2.Index(str(scratch)), True
+            idx = pygit2.Index(str(scratch))  # libgit2 reads a missing file as an empty index
+            try:
+                same = _stamp(scratch.stat()) == stamp  # still the file stamped: read whole, not removed under us
+            except FileNotFoundError:
+                same = stamp is None
         finally:
             scratch.unlink(missing_ok=True)
+        if same:
+            return stamp, idx, True
+        # another process removed or replaced the link meanwhile (no vault lock?): read in place, never written
+        try:
+            stamp = _stamp(index.stat())
+        except FileNotFoundError:
+            stamp = None
+        return stamp, pygit2.Index(str(index)), False
 
     def _index_for_write(self) -> pygit2.Index:
         """The parsed git index to change, under index.lock: the one index_blobs read if the file is the same on

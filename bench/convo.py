@@ -1,9 +1,9 @@
 """A seeded conversational memory set: multi-session dialogues written as journals, in English and German,
 with questions whose evidence is the journal lines that answer them.
 
-    python bench/convo.py --seed 3 [--out bench/out]
+    python bench/convo.py --seed 3 [--out bench/out] [--sessions 10]
 
-makes `bench/out/convo-<seed>/` (a vault from `memgit init`; one session = one day's journal,
+makes `bench/out/convo-<seed>/` (`convo-<seed>x<N>` with `--sessions N` other than 10) (a vault from `memgit init`; one session = one day's journal,
 `- HH:MM Speaker: utterance` per turn, committed once) and `bench/out/convo-<seed>.json` (sessions, questions,
 evidence as `path:line`). Question categories (fixed templates, written before any result was seen):
 - single-hop: one evidence line; the question shares the speaker's name and one or two words with it.
@@ -240,9 +240,14 @@ FILLER = {
 }
 
 
+def name(seed: int, sessions: int = 10) -> str:
+    """The set's folder and truth file name: convo-3, or convo-3x40 for 40 sessions per pair."""
+    return f"convo-{seed}" if sessions == 10 else f"convo-{seed}x{sessions}"
+
+
 def generate(seed: int, out: Path, sessions: int = 10) -> tuple[Path, Path]:
     rng = random.Random(seed)
-    vault, truth_path = out / f"convo-{seed}", out / f"convo-{seed}.json"
+    vault, truth_path = out / name(seed, sessions), out / f"{name(seed, sessions)}.json"
     if vault.exists():
         shutil.rmtree(vault)
     out.mkdir(parents=True, exist_ok=True)
@@ -353,8 +358,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seed", type=int, default=3)
     ap.add_argument("--out", type=Path, default=Path(__file__).parent / "out")
+    ap.add_argument("--sessions", type=int, default=10, help="sessions per pair of speakers (10: the standard set)")
     a = ap.parse_args()
-    vault, truth = generate(a.seed, a.out)
+    vault, truth = generate(a.seed, a.out, a.sessions)
     data = json.loads(truth.read_text())
     print(f"{vault}: {data['sessions']} sessions, {data['lines']} turns, {len(data['questions'])} questions")
 

@@ -1,6 +1,6 @@
 """Conversational recall: memgit recall vs plain BM25 over the dialogue lines vs plain `rg`, on bench/convo.py's set.
 
-    python bench/convo_eval.py --seed 3 [--regen] [--write-doc FILE] [--set KNOB=VALUE ...]
+    python bench/convo_eval.py --seed 3 [--sessions 10] [--regen] [--write-doc FILE] [--set KNOB=VALUE ...]
 
 Metrics, per category and language: turn hit@1 (the top hit is an evidence line), any@10 (an evidence line is in
 the top 10), session hit@5 (a top-5 hit is in a session, i.e. a day's journal, that holds evidence); on the
@@ -23,6 +23,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from convo import name
 from recall_eval import BM25Lines, memgit_version, pct, rg_search
 
 from memgit import Vault
@@ -72,9 +73,10 @@ def score(rows: list[dict[str, Any]], s: str) -> dict[str, float]:
     }
 
 
-def render(truth: dict[str, Any], rows: list[dict[str, Any]], command: str) -> str:
+def render(truth: dict[str, Any], rows: list[dict[str, Any]], command: str, per_pair: int = 10) -> str:
     L = [
-        f"Set: `bench/out/convo-{truth['seed']}` from `bench/convo.py --seed {truth['seed']}`: {truth['sessions']} sessions "
+        f"Set: `bench/out/{name(truth['seed'], per_pair)}` from `bench/convo.py --seed {truth['seed']}"
+        f"{'' if per_pair == 10 else f' --sessions {per_pair}'}`: {truth['sessions']} sessions "
         f"({truth['lines']} dialogue turns, English and German), {len(rows)} questions. memgit under test: {memgit_version()}.",
         "",
         "| subset | n | metric | " + " | ".join(NAMES[s] for s in SYSTEMS) + " |",
@@ -115,26 +117,39 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=3)
     ap.add_argument("--out", type=Path, default=Path(__file__).parent / "out")
     ap.add_argument("--regen", action="store_true")
+    ap.add_argument(
+        "--sessions",
+        type=int,
+        default=10,
+        help="sessions per pair (40: a long dialogue, 3,000+ turns, where the cut acts)",
+    )
     ap.add_argument("--write-doc", type=Path)
     ap.add_argument("--set", action="append", default=[], metavar="KNOB=VALUE")
     ap.add_argument("--misses", type=int, default=0, help="print memgit's first N misses")
+    ap.add_argument(
+        "--candidates", type=int, help="memgit.recall.CANDIDATES: lines ranked in full past the first stage"
+    )
     a = ap.parse_args()
     from memgit import recall as recall_mod
 
+    if a.candidates:
+        recall_mod.CANDIDATES = a.candidates
     for knob in a.set:
         key, _, value = knob.partition("=")
         recall_mod.TUNING[key] = type(recall_mod.TUNING[key])(float(value))
-    vault, truth_path = a.out / f"convo-{a.seed}", a.out / f"convo-{a.seed}.json"
+    vault, truth_path = a.out / name(a.seed, a.sessions), a.out / f"{name(a.seed, a.sessions)}.json"
     if a.regen or not vault.is_dir() or not truth_path.is_file():
         from convo import generate
 
-        generate(a.seed, a.out)
+        generate(a.seed, a.out, a.sessions)
     truth = json.loads(truth_path.read_text(encoding="utf-8"))
     os.environ["MEMGIT_NOW"] = truth["now"]
     os.environ.pop("MEMGIT_AGENT", None)
     rows = run(vault, truth)
-    command = " ".join(["python bench/convo_eval.py", f"--seed {a.seed}", *(f"--set {k}" for k in a.set)])
-    doc = render(truth, rows, command)
+    sessions = [f"--sessions {a.sessions}"] if a.sessions != 10 else []
+    sessions += [f"--candidates {a.candidates}"] if a.candidates else []
+    command = " ".join(["python bench/convo_eval.py", f"--seed {a.seed}", *sessions, *(f"--set {k}" for k in a.set)])
+    doc = render(truth, rows, command, a.sessions)
     print(doc)
     shown = 0
     for r in rows:

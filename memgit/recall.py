@@ -41,7 +41,9 @@ _WORD = re.compile(r"[^\W_]+")
 _JOURNAL_META = re.compile(r"^- \d\d:\d\d |\[[a-z]+\] |\s*\((?:source|verbatim): .*\)\s*$")
 _SPEAKER = re.compile(r"^- \d\d:\d\d ([^\W\d_][^:()]{0,40}):\s")
 ENTITIES = 30  # entities whose facts come along (L1); past it, those whose name holds most (and the rarest) words
-CANDIDATES = 300  # matching lines ranked in full; past it, the first stage (memgit/recall_cut.py) keeps those with the rarest words
+CANDIDATES = (
+    300  # matching lines ranked in full; past it, the first stage (memgit/recall_cut.py) keeps those with most words
+)
 # The ranking's knobs (bench/recall_eval.py switches them for its ablations).
 TUNING = {
     "corpus_idf": True,
@@ -71,7 +73,6 @@ TUNING = {
     "unseen": 1.5,  # a question word no line of the vault holds: its weight in the mass to cover (coverage)
     "speaker": 1.0,  # field weight of a journal line's speaker ("- 15:53 Gina: ...") against its text
     "repeat": 0.5,  # a journal entry said again word for word ("Gina: How was your week?"): ×0.5 per doubling
-    "cut_df": True,  # past CANDIDATES lines: a term's frequency among all matching lines, not the candidates
     "name_text": 0.0,  # BM25F weight of the name field vs the text (2: a name the text repeats counts more; off: a coin flip)
 }
 KEEP_TOKENS = 50_000  # texts whose terms a long-running process keeps
@@ -152,7 +153,6 @@ class Recall:
         self.corpus_bytes = 0  # bytes the candidate search read (sizes the corpus for idf)
         self.entity_words: set[str] = set()  # query words that name an entity (filled while gathering)
         self._first: list[recall_cut.Term] | None = None
-        self.cut_df: dict[str, int] | None = None  # the first stage cut the candidates: the terms' frequencies in all
         self._slug_cache: dict[str, list[str]] = {}
 
     def _resolve_as_of(self, when: str) -> tuple[str, dt.datetime]:
@@ -228,7 +228,6 @@ class Recall:
                 found = recall_index.grep(self.vault, rx, alternatives(self.pairs), first)
         if found is not None:
             matched, searched = found.lines, [found.searched]
-            self.cut_df = found.df
         else:
             globs = ["!INDEX.md", "!*/INDEX.md", "!*/INDEX-*.md"]  # recall_index.searched_by_rg mirrors these
             matched = grep_lines(self.vault.root, self.pattern(), globs, searched=searched)
@@ -240,7 +239,7 @@ class Recall:
                 lines.append((p, n, t))
         self.corpus_bytes += sum(searched)
         if len(lines) > CANDIDATES:  # the first stage (memgit/recall_cut.py); the index's search has done it
-            lines, self.cut_df = recall_cut.cut(lines, self._spec(), CANDIDATES)
+            lines = recall_cut.cut(lines, self._spec(), CANDIDATES)
         lines.sort(key=lambda hit: (hit[0], hit[1]))  # one order, whichever search found them
         files: dict[str, list[str]] = {}
         for path, n, text in lines:
@@ -254,7 +253,8 @@ class Recall:
 
     def _spec(self) -> list[recall_cut.Term]:
         if self._first is None:
-            self._first = recall_cut.terms(self.pairs, self.weights)
+            compounding = bool(TUNING["compounds"] and COMPOUNDING & set(self.languages))
+            self._first = recall_cut.terms(self.pairs, self.weights, compounding)
         return self._first
 
     def _keep(self, path: str, text: str) -> bool:
@@ -331,8 +331,6 @@ class Recall:
             n = max(n, int(self.corpus_bytes / (sum(len(d.text) + 1 for d in docs) / len(docs))))
         avgdl = (sum(lens) / len(lens)) if lens else 1.0
         df = {t: sum(1 for b in bags if t in b) for t in self.weights}
-        if TUNING["cut_df"] and self.cut_df:  # the candidates were cut: how many of all the matching lines hold it
-            df.update({t: max(df[t], d) for t, d in self.cut_df.items() if t in df})
         idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in self.weights}
         if TUNING["syn_cap"]:  # a related word never weighs more than the word the question used
             for t in self.weights:

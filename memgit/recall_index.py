@@ -58,14 +58,16 @@ CREATE TABLE vocab(word TEXT PRIMARY KEY) WITHOUT ROWID;
 # what recall's pattern matches and the text is what rg shows; `oddterms` the others (the pattern decides on their
 # text). `vocab`: every word ever indexed (a superset: a prefix is asked for as the words it starts).
 EXPAND = 200  # a prefix starting more words than this is asked for as an FTS5 prefix query
-BUDGET = 20000  # first stage: rows of the rarest terms read per question (commoner terms are counted, not read)
+EXPAND_INNER = 2000  # a compound head inside more words than this: the first stage runs in Python
+BUDGET = 20000  # first stage: rows of the rarer terms read per question (a commoner term's only with another term)
 CHUNK = 900  # ids per IN (...)
+KEEP_LENGTHS = 300_000  # line lengths a long-running process keeps
 
 
 class Found(NamedTuple):
     lines: list[tuple[str, int, str]]  # (path, line, text) as memgit.rg.grep_lines gives them
     searched: int  # bytes rg would have searched
-    df: dict[str, int] | None = None  # the first stage cut the lines: each term's frequency among all of them
+    cut: bool = False  # the first stage kept only these of more matching lines
 
 
 class Stage(NamedTuple):
@@ -77,11 +79,6 @@ class Stage(NamedTuple):
     keep: Callable[[str, str], bool]  # (path, text): a line recall keeps (an entity's items.json: its "fact" lines)
     dirty: frozenset[str] = frozenset()
     work: tuple[tuple[str, int, str], ...] = ()
-
-
-class Cut(NamedTuple):
-    lines: list[tuple[str, int, str]]
-    df: dict[str, int]
 
 
 enabled = recall_status.enabled
@@ -167,6 +164,7 @@ class Index:
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.meta = dict(self.db.execute("SELECT key, value FROM meta").fetchall())
         self.names: tuple[int | None, dict[int, str]] = (None, {})  # (data_version, file id -> path) read whole
+        self.sizes_of: tuple[int | None, dict[int, int]] = (None, {})  # (data_version, row id -> its text's length)
 
     def close(self) -> None:
         self.db.close()
@@ -177,12 +175,12 @@ class Index:
 
     def search(
         self, vault: Vault, tree: str, alternatives: list[tuple[str, bool]], first: Stage | None = None
-    ) -> tuple[list[tuple[str, int, str]], int, Cut | None]:
+    ) -> tuple[list[tuple[str, int, str]], int, list[tuple[str, int, str]] | None]:
         """The indexed lines of `tree` holding a word that starts with one of the alternatives' prefixes (a CJK
         term: that character or bigram) and the bytes of the indexed files. The index is first brought to `tree`
         (re-indexing only the blobs a tree diff names); the stamp check, the update and the query share one
-        transaction, so what is read is `tree`'s. With `first`, when more lines match than it keeps: its cut (the
-        lines that go on, merged with the work tree's, and the terms' frequencies) instead."""
+        transaction, so what is read is `tree`'s. With `first`, when more lines match than it keeps: the lines that go
+        on (the work tree's among them) instead."""
         with self.lock:
             self.db.execute("BEGIN")
             try:
@@ -209,7 +207,7 @@ class Index:
             changes = vault.repo.diff_trees(old or None, tree or None)
         except (GitError, KeyError, ValueError) as exc:  # its tree is gone (a rewritten history): build anew
             raise _Rebuild(str(exc)) from None
-        self.names = (None, {})  # this connection's own writes do not move data_version
+        self.names, self.sizes_of = (None, {}), (None, {})  # this connection's own writes do not move data_version
         facts = _facts_only(vault)
         size = 0
         for c in changes:
@@ -279,6 +277,30 @@ class Index:
             return names
         return dict(self._in("SELECT id, path FROM files WHERE id IN ({})", sorted(ids)))
 
+    def _inner(self, head: str) -> list[str] | None:
+        """The indexed words holding `head` from their 4th letter on (compounds: "topferkurs" for "kurs"), quoted;
+        None when there are more than EXPAND_INNER."""
+        found = [
+            _quote(w)
+            for (w,) in self.db.execute(
+                "SELECT word FROM vocab WHERE instr(substr(word, 4), ?) > 0 LIMIT ?", (head, EXPAND_INNER + 1)
+            )
+        ]
+        return None if len(found) > EXPAND_INNER else found
+
+    def _lengths(self, ids: list[int]) -> dict[int, int]:
+        """Each line's length in characters, kept while no connection has written since (a long-running process asks
+        for the same common words' lines again)."""
+        version = int(self.db.execute("PRAGMA data_version").fetchone()[0])
+        if self.sizes_of[0] != version:
+            self.sizes_of = (version, {})
+        known = self.sizes_of[1]
+        missing = [i for i in ids if i not in known]
+        known.update(self._in("SELECT id, length(text) FROM lines WHERE id IN ({})", missing))
+        if len(known) > KEEP_LENGTHS:
+            self.sizes_of = (version, {i: known[i] for i in ids})
+        return self.sizes_of[1]
+
     def _in(self, sql: str, ids: list[int] | list[str]) -> list[tuple[Any, ...]]:
         out: list[tuple[Any, ...]] = []
         for at in range(0, len(ids), CHUNK):
@@ -304,40 +326,43 @@ class Index:
             return _quote(prefix) + "*"
         return " OR ".join(_quote(w) for w in words)
 
-    def _first_stage(self, first: Stage) -> Cut | None:
-        """recall's first stage (memgit/recall_cut.py) over the index: None when no more than `first.k` lines match.
-        Plain lines are counted and read through FTS5, the rarest terms' rows only while they decide which lines go
-        on; odd lines, the lines of the files that differ from the tree, and the work tree's lines in Python."""
+    def _first_stage(self, first: Stage) -> list[tuple[str, int, str]] | None:
+        """recall's first stage (memgit/recall_cut.py) over the index: the lines that go on, or None when no more
+        than `first.k` lines match. Plain lines come from FTS5: every row of the rarer terms (up to BUDGET rows), of
+        the commoner ones only the rows that hold another term too, which decide while the k-th line holds more than
+        a line holding one commoner term alone (else every term's rows are read); odd lines, the lines of the files
+        that differ from the tree and the work tree's lines are matched in Python."""
         from memgit.recall_cut import Scorer, mask
 
         spec = first.spec
+        inner = {t.inner: self._inner(t.inner) for t in spec if t.inner}
+        if any(found is None for found in inner.values()):
+            return None  # a head inside too many words: every line, cut in Python
         exprs = [
-            " OR ".join(x for x in [*(self._words(p) for p in t.prefixes), *map(_quote, t.exact)] if x) for t in spec
+            " OR ".join(
+                x
+                for x in [*(self._words(p) for p in t.prefixes), *map(_quote, t.exact), *(inner.get(t.inner) or [])]
+                if x
+            )
+            for t in spec
         ]
         live = [i for i, e in enumerate(exprs) if e]
         if not live:
             return None
         every = " OR ".join(f"({exprs[i]})" for i in live)
-
-        def count(expr: str) -> int:
-            return int(self.db.execute("SELECT count(*) FROM terms WHERE terms MATCH ?", (expr,)).fetchone()[0])
-
-        counts = [count(e) if e else 0 for e in exprs]
-        n = count(every)
-        df = list(counts)
-        # the committed plain lines of files that differ from the tree are not candidates: uncounted
+        # how many rows each term has, up to BUDGET + 1 (only which terms are cheap to read depends on it)
+        size = {
+            i: int(
+                self.db.execute(
+                    "SELECT count(*) FROM (SELECT rowid FROM terms WHERE terms MATCH ? LIMIT ?)", (exprs[i], BUDGET + 1)
+                ).fetchone()[0]
+            )
+            for i in live
+        }
+        # the committed lines of files that differ from the tree are not candidates; their work-tree lines are
         gone = {i for (i,) in self._in("SELECT id FROM files WHERE path IN ({})", sorted(first.dirty))}
-        for fid in sorted(gone):
-            for _, text in self.db.execute(
-                "SELECT id, text FROM lines WHERE id BETWEEN ? AND ?", (fid << SHIFT, ((fid + 1) << SHIFT) - 1)
-            ):
-                bits = 0 if _odd(text) else mask(text, spec)
-                n -= bits != 0
-                for i in range(len(spec)):
-                    df[i] -= bits >> i & 1
-        # odd lines and the work tree's: the pattern and their text decide, as in rg
         rx = first.rx
-        odd = [
+        odd = [  # odd lines: the pattern and the text decide, as in rg
             (rowid, shown)
             for rowid, text in self.db.execute(
                 "SELECT l.id, l.text FROM oddterms JOIN lines l ON l.id = oddterms.rowid WHERE oddterms MATCH ?",
@@ -349,19 +374,14 @@ class Index:
         names = self._names({rowid >> SHIFT for rowid, _ in odd})
         extra = [(names[rowid >> SHIFT], rowid & ((1 << SHIFT) - 1), text) for rowid, text in odd]
         extra = [line for line in extra if first.keep(line[0], line[2])] + list(first.work)
+        if sum(size.values()) + len(extra) <= first.k:
+            return None  # no more lines than go on anyway
         extra_bits = [mask(text, spec) for _, _, text in extra]
-        n += len(extra)
-        for bits in extra_bits:
-            for i in range(len(spec)):
-                df[i] += bits >> i & 1
-        freq = {t.term: d for t, d in zip(spec, df, strict=True)}
-        if n <= first.k:
-            return None
-        score = Scorer(spec, df, n)
-        order = sorted(live, key=lambda i: counts[i])
+        score = Scorer(spec)
+        order = sorted(live, key=lambda i: (size[i], i))
         cheap: list[int] = []
         for i in order:
-            if cheap and sum(counts[j] for j in cheap) + counts[i] > BUDGET:
+            if cheap and sum(size[j] for j in cheap) + size[i] > BUDGET:
                 break
             cheap.append(i)
         while True:
@@ -371,37 +391,39 @@ class Index:
                 for (rowid,) in self.db.execute("SELECT rowid FROM terms WHERE terms MATCH ?", (exprs[i],)):
                     bits_of[rowid] = bits_of.get(rowid, 0) | 1 << i
             either = " OR ".join(f"({exprs[i]})" for i in cheap)
-            for i in rest:
-                for (rowid,) in self.db.execute(
-                    "SELECT rowid FROM terms WHERE terms MATCH ?", (f"({exprs[i]}) AND ({either})",)
-                ):
-                    bits_of[rowid] |= 1 << i
-            # (score, rowid or -1 - index into extra)
+            pairs = [(f"({exprs[i]}) AND ({either})", 1 << i) for i in rest]
+            pairs += [(f"({exprs[i]}) AND ({exprs[j]})", 1 << i | 1 << j) for i in rest for j in rest if i < j]
+            for expr, bits in pairs:  # the commoner terms' lines holding another term: all of those are known
+                for (rowid,) in self.db.execute("SELECT rowid FROM terms WHERE terms MATCH ?", (expr,)):
+                    bits_of[rowid] = bits_of.get(rowid, 0) | bits
+            # (score, rowid; or -1 - its index for a line of `extra`)
             known = [(score(b), r) for r, b in bits_of.items() if r >> SHIFT not in gone]
             known += [(score(b), -1 - j) for j, b in enumerate(extra_bits)]
-            known.sort(key=lambda x: -x[0])
-            bound = score(sum(1 << i for i in rest)) if rest else -1.0  # a line holding only commoner terms
-            if len(known) >= first.k and known[first.k - 1][0] > bound:
+            if not rest:
+                if len(known) <= first.k:
+                    return None
                 break
-            cheap = order  # not decided by the rarer terms: every term's rows
-        edge = known[first.k - 1][0]
+            best = sorted((sc for sc, _ in known), reverse=True)
+            bound = max(score(1 << i) for i in rest)  # what a line holding one commoner term alone scores
+            if len(best) >= first.k and best[first.k - 1] > bound:
+                break
+            cheap = order  # the rarer terms do not decide: every term's rows
+        edge = sorted((sc for sc, _ in known), reverse=True)[first.k - 1]
         sure = [r for sc, r in known if sc > edge]
         tied = [r for sc, r in known if sc == edge]
-        plain_tied = [r for r in tied if r >= 0]
-        size = dict(self._in("SELECT id, length(text) FROM lines WHERE id IN ({})", plain_tied))
+        length = self._lengths([r for r in tied if r >= 0])
         names = self._names({r >> SHIFT for r in sure + tied if r >= 0})
-        mask_line = (1 << SHIFT) - 1
+        line_of = (1 << SHIFT) - 1
 
         def key(r: int) -> tuple[int, str, int]:
             if r < 0:
                 path, line, text = extra[-1 - r]
                 return len(text), path, line
-            return int(size[r]), names[r >> SHIFT], r & mask_line
+            return int(length[r]), names[r >> SHIFT], r & line_of
 
         chosen = sure + sorted(tied, key=key)[: first.k - len(sure)]
         texts = dict(self._in("SELECT id, text FROM lines WHERE id IN ({})", [r for r in chosen if r >= 0]))
-        lines = [extra[-1 - r] if r < 0 else (names[r >> SHIFT], r & mask_line, texts[r]) for r in chosen]
-        return Cut(lines, freq)
+        return [extra[-1 - r] if r < 0 else (names[r >> SHIFT], r & line_of, texts[r]) for r in chosen]
 
     def sizes(self, tree: str, paths: list[str]) -> dict[str, int] | None:
         """The bytes rg counts in each indexed path of `tree` (a path not indexed: a link, absent, hidden or an INDEX
@@ -552,7 +574,7 @@ class Unusable(Exception):
 
 def _search(
     vault: Vault, tree: str | None, alternatives: list[tuple[str, bool]], first: Stage | None = None
-) -> tuple[list[tuple[str, int, str]], int, Cut | None]:
+) -> tuple[list[tuple[str, int, str]], int, list[tuple[str, int, str]] | None]:
     try:
         index = _open(vault, tree)
         try:
@@ -594,7 +616,7 @@ def watch(vault: Vault) -> None:
 def grep(vault: Vault, rx: re.Pattern[str], alternatives: list[tuple[str, bool]], first: Stage | None = None) -> Found:
     """What rg with `rx` over the work tree finds (memgit/rg.py `grep_lines`): the index's lines at the commit
     the work tree was compared with, and the lines of the files that differ from it, read from disk. With `first`
-    (recall's first stage), only the lines it keeps when more match than it keeps, and the terms' frequencies."""
+    (recall's first stage), only the lines it keeps when more match than it keeps."""
     watched = _WATCHES.get(vault.root.resolve())
     dirty = None
     if watched is not None:
@@ -616,7 +638,7 @@ def grep(vault: Vault, rx: re.Pattern[str], alternatives: list[tuple[str, bool]]
     committed = _committed(vault, tree, paths) if tree is not None and paths else {}
     searched = total - sum(committed.values()) + work_bytes  # a dirty file's committed bytes were counted in total
     if cut is not None:
-        return Found(cut.lines, searched, cut.df)
+        return Found(cut, searched, True)
     # an ASCII line without "_" holds a word starting with a prefix exactly where the pattern matches
     # (a word start there); other lines may differ ("foo_zurich", "Straße"): the pattern decides, as in rg
     lines = [
@@ -624,7 +646,7 @@ def grep(vault: Vault, rx: re.Pattern[str], alternatives: list[tuple[str, bool]]
         for p, n, t in rows
         if p not in dirty and ((t.isascii() and "_" not in t) or rx.search(t))
     ]
-    return Found(lines + work, searched, None)
+    return Found(lines + work, searched)
 
 
 def _work_lines(vault: Vault, rx: re.Pattern[str], paths: list[str]) -> tuple[list[tuple[str, int, str]], int]:

@@ -15,6 +15,10 @@ import pygit2
 from memgit.errors import Conflict, UsageError
 
 GitError = pygit2.GitError
+# libgit2 keeps parsed trees in memory only up to 4 KB each by default: a folder of 6,000 entities (~250 KB) was
+# parsed again for every path looked up in it (14 lookups of a fact write: 24 -> 2 ms at 10k entities). The cache
+# stays bounded by libgit2's total (256 MB by default).
+pygit2.settings.cache_object_limit(pygit2.enums.ObjectType.TREE, 4 << 20)
 FILE_MODE = pygit2.enums.FileMode.BLOB
 INDEX_LOCK_TAG = b"memgit index lock, pid "  # what memgit writes into git's index.lock while it holds it
 TREE_MODE = pygit2.enums.FileMode.TREE

@@ -5,8 +5,9 @@
 
 Per run (a new server process each), as a client starts: ms from spawn to the `initialize` answer, ms for
 the first `tools/list` (sent right after it), ms from sending the first tools/call (recall) to its answer, then
-a second recall (the warm cost, for the penalty of the first), and ms from spawn to the first call's answer
-(what a client waits in all). Prints the medians as one JSON line. The server keeps the SDK's tools/list
+a second recall sent at once (the penalty of the first is the difference), and ms from spawn to the first
+call's answer (what a client waits in all); then, after SETTLE seconds of quiet (the SDK loaded and the
+server's warm-up done), a third recall: the truly warm cost. Prints the medians as one JSON line. The server keeps the SDK's tools/list
 answer in the vault's .git/memgit/mcp-tools.json: the first run of a new build fills it (`--cold` deletes it
 before every run, to measure a start without it).
 """
@@ -38,7 +39,7 @@ def rpc(proc: subprocess.Popen[bytes], msg: dict[str, object]) -> dict[str, obje
             return data  # type: ignore[no-any-return]
 
 
-def one(vault: Path, query: str, cold: bool) -> tuple[float, float, float, float, float]:
+def one(vault: Path, query: str, cold: bool, settle: float) -> tuple[float, float, float, float, float, float]:
     exe = shutil.which("memgit", path=str(Path(sys.executable).parent)) or "memgit"
     if cold:
         gitdir = subprocess.run(["git", "-C", str(vault), "rev-parse", "--absolute-git-dir"], capture_output=True)
@@ -60,9 +61,13 @@ def one(vault: Path, query: str, cold: bool) -> tuple[float, float, float, float
     rpc(proc, {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": call})
     t4 = time.perf_counter()
     assert answer is not None and "result" in answer, answer
+    time.sleep(settle)
+    t5 = time.perf_counter()
+    rpc(proc, {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": call})
+    t6 = time.perf_counter()
     proc.stdin.close()  # type: ignore[union-attr]
     proc.wait(timeout=30)
-    return (t1 - t0) * 1000, (t3 - t2) * 1000, (t4 - t3) * 1000, (t3 - t0) * 1000, (t2 - t1) * 1000
+    return (t1 - t0) * 1000, (t3 - t2) * 1000, (t4 - t3) * 1000, (t3 - t0) * 1000, (t2 - t1) * 1000, (t6 - t5) * 1000
 
 
 def main() -> int:
@@ -74,19 +79,22 @@ def main() -> int:
         "--samples", action="store_true", help="print every run's seconds (for bench/run.py) instead of medians"
     )
     ap.add_argument("--cold", action="store_true", help="delete the tools/list cache before each run")
+    ap.add_argument("--settle", type=float, default=2.0, help="seconds of quiet before the third (warm) call")
     args = ap.parse_args()
-    runs = [one(args.vault, args.query, args.cold) for _ in range(args.repeat)]
+    runs = [one(args.vault, args.query, args.cold, args.settle) for _ in range(args.repeat)]
     if args.samples:
         print(
             json.dumps(
                 {
                     k: [r[i] / 1000 for r in runs]
-                    for i, k in enumerate(("initialize", "first_call", "second_call", "first_answer"))
+                    for i, k in enumerate(
+                        ("initialize", "first_call", "second_call", "first_answer", "tools_list", "warm_call")
+                    )
                 }
             )
         )
         return 0
-    med = [statistics.median(r[i] for r in runs) for i in range(5)]
+    med = [statistics.median(r[i] for r in runs) for i in range(6)]
     print(
         json.dumps(
             {
@@ -95,6 +103,8 @@ def main() -> int:
                 "first_call_ms": round(med[1]),
                 "second_call_ms": round(med[2]),
                 "first_call_penalty_ms": round(med[1] - med[2]),
+                "warm_call_ms": round(med[5]),
+                "penalty_over_warm_ms": round(med[1] - med[5]),
                 "spawn_to_first_answer_ms": round(med[3]),
                 "runs": args.repeat,
             }

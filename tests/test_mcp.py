@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import builtins
+import importlib
 import json
 import os
 import shutil
 import subprocess
+import sys
+import threading
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -570,3 +575,75 @@ def test_every_sdk_tool_runs_the_body_of_the_same_name_and_parameters(vault: Pat
     for t in listed:
         code = mcp_tools.TOOLS[t.name].__code__
         assert list(t.input_schema.get("properties", {})) == list(code.co_varnames[1 : code.co_argcount]), t.name
+
+
+# ---- the loader held while an early request is answered (memgit/commands/mcp.py `_Gate`) -------------
+
+
+def gated(target: Callable[[], object]) -> tuple[Any, threading.Thread]:
+    from memgit.commands.mcp import _Gate
+
+    gate = _Gate()
+    gate.LIMIT = 120.0  # a hold ends only when the gate opens or the main thread needs the loader's module
+    return gate, gate.thread(target, "test-loader")
+
+
+def wait_for(check: Callable[[], bool]) -> None:
+    deadline = time.monotonic() + 30  # a guard against a hang, not a timing
+    while not check():
+        assert time.monotonic() < deadline, "the loader never reached the gate"
+        time.sleep(0.001)
+
+
+def test_the_loader_waits_at_its_next_import_while_the_gate_is_held(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "gate_probe_one.py").write_text("import gate_probe_two\nDONE = True\n")
+    (tmp_path / "gate_probe_two.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    gate, loader = gated(lambda: importlib.import_module("gate_probe_one"))
+    try:
+        gate.install()
+        try:
+            with gate.held():
+                loader.start()
+                # importlib.import_module is not a statement: gate_probe_one starts, its `import` statement waits
+                wait_for(lambda: gate.holds == 1)
+                assert "gate_probe_two" not in sys.modules and loader.is_alive()
+                import json as again  # the main thread's own imports are not held
+
+                assert again is json
+            loader.join()
+        finally:
+            gate.remove()
+        assert sys.modules["gate_probe_one"].DONE and gate.holds == 1 and gate.yielded == 0
+        assert builtins.__import__ is not gate._gated  # removed
+    finally:
+        for name in ("gate_probe_one", "gate_probe_two"):
+            sys.modules.pop(name, None)
+
+
+def test_a_held_loader_goes_on_when_the_main_thread_needs_the_module_it_is_importing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The loader waits inside gate_probe_three (its module lock held); the main thread importing that module
+    would wait for it forever: the loader sees the main thread blocked and goes on."""
+    (tmp_path / "gate_probe_three.py").write_text("import gate_probe_four\nDONE = True\n")
+    (tmp_path / "gate_probe_four.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    gate, loader = gated(lambda: importlib.import_module("gate_probe_three"))
+    try:
+        gate.install()
+        try:
+            with gate.held():
+                loader.start()
+                wait_for(lambda: gate.holds == 1)
+                module = importlib.import_module("gate_probe_three")  # blocks until the loader has finished it
+                assert module.DONE
+            loader.join()
+        finally:
+            gate.remove()
+        assert gate.yielded >= 1  # (its later imports too, while the main thread still waits)
+    finally:
+        for name in ("gate_probe_three", "gate_probe_four"):
+            sys.modules.pop(name, None)

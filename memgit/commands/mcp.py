@@ -5,12 +5,17 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memgit import __version__
 from memgit.commands import _common
 from memgit.errors import MemgitError
+
+if TYPE_CHECKING:
+    import threading
 
 
 def register(sub: Any) -> None:
@@ -311,6 +316,14 @@ class Early:
         arguments = plain_arguments(schema, params.get("arguments", {}))
         if arguments is None:
             return None
+        from memgit import recall_status
+
+        if name == "recall" and arguments.get("as_of") is None:
+            # its git status runs in two processes while this thread imports and opens what recall needs (as
+            # the CLI does, memgit/main.py); started after the request came, so it sees every earlier write
+            with suppress(MemgitError):  # MEMGIT_RECALL_INDEX not a switch: the call reports it
+                if recall_status.enabled():
+                    recall_status.prestart(self.path)
         import pydantic_core
 
         try:
@@ -322,6 +335,8 @@ class Early:
 
             traceback.print_exc()
             return _line(rid, _tool_error(f"Error executing tool {name}"))
+        finally:
+            recall_status.discard()  # one nobody read (recall answered without it)
         text = pydantic_core.to_json(out, fallback=str, indent=2).decode()
         result = {
             "content": [{"text": text, "type": "text"}],
@@ -379,11 +394,11 @@ def _line(rid: Any, result: Any) -> bytes:
 
 def serve(path: Path, agent: str | None = None, gitdir: Path | None = None) -> None:
     import threading
-    from contextlib import suppress
 
     if agent:
         os.environ["MEMGIT_AGENT"] = agent
     loaded: list[Any] = []  # the SDK's server (its type lives in the SDK, not imported here), or what failed
+    gate = _Gate()
 
     def load() -> None:
         try:
@@ -393,35 +408,27 @@ def serve(path: Path, agent: str | None = None, gitdir: Path | None = None) -> N
         except BaseException as exc:  # raised again in the main thread, where main() maps it to an exit code
             loaded.append(exc)
 
-    loader = threading.Thread(target=load, name="memgit-mcp-load", daemon=True)
-    loader.start()
-    wire_in, wire_out = os.dup(0), os.dup(1)
-    lines = _Lines(wire_in)
-    first = lines.next()
-    early = initialize_answer(first) if first else None
-    replay = [first] if first else []  # what the SDK reads first: the initialize, then notifications
-    answers: Early | None = None
-    if early is not None:
-        _write_all(wire_out, early[1])
-        if gitdir is not None:
-            answers = Early(path, gitdir / "memgit" / CACHE, _negotiated(early[1]))
-            while loader.is_alive():  # answer what can be answered until the SDK is ready
-                line = lines.next(timeout=0.02)
-                if line is None:
-                    continue
-                if not line:
-                    break  # the client is gone: the SDK sees the end
-                kind, answer = answers.handle(line)
-                if kind == "answer":
-                    _write_all(wire_out, answer)
-                    if os.environ.get("MEMGIT_DEBUG") == "1":
-                        print(f"memgit mcp: answered before the SDK loaded: {line.decode().strip()}", file=sys.stderr)
-                elif kind == "notification":
-                    replay.append(line)
-                else:
-                    lines.push_back(line)  # the SDK answers this request and everything after it
-                    break
-    loader.join()
+    loader = gate.thread(load, "memgit-mcp-load")
+    gate.install()
+    try:
+        loader.start()
+        wire_in, wire_out = os.dup(0), os.dup(1)
+        lines = _Lines(wire_in)
+        first = lines.next()
+        with gate.held():
+            early = initialize_answer(first) if first else None
+        replay = [first] if first else []  # what the SDK reads first: the initialize, then notifications
+        answers: Early | None = None
+        if early is not None:
+            _write_all(wire_out, early[1])
+            if gitdir is not None:
+                answers = Early(path, gitdir / "memgit" / CACHE, _negotiated(early[1]))
+                _answer_early(answers, lines, wire_out, replay, loader, gate)
+        loader.join()
+    finally:
+        gate.remove()
+    if os.environ.get("MEMGIT_DEBUG") == "1":
+        print(f"memgit mcp: the SDK is ready (its loader held {gate.holds} times)", file=sys.stderr)
     server = loaded[0]
     if isinstance(server, BaseException):
         raise server
@@ -474,6 +481,118 @@ def serve(path: Path, agent: str | None = None, gitdir: Path | None = None) -> N
         sys.stdout.flush()
         _close_writers(out_pipe)  # every writer of the pipe gone: the drainer sees its end after every answer
         drainer.join(timeout=10)
+
+
+def _answer_early(
+    answers: Early, lines: _Lines, wire_out: int, replay: list[bytes], loader: threading.Thread, gate: _Gate
+) -> None:
+    """Answer what can be answered until the SDK is ready (or a request must wait for it), the loader held."""
+    while loader.is_alive():
+        line = lines.next(timeout=0.02)
+        if line is None:
+            continue
+        if not line:
+            return  # the client is gone: the SDK sees the end
+        with gate.held():
+            kind, answer = answers.handle(line)
+        if kind == "answer":
+            _write_all(wire_out, answer)
+            if os.environ.get("MEMGIT_DEBUG") == "1":
+                print(f"memgit mcp: answered before the SDK loaded: {line.decode().strip()}", file=sys.stderr)
+        elif kind == "notification":
+            replay.append(line)
+        else:
+            lines.push_back(line)  # the SDK answers this request and everything after it
+            return
+
+
+class _Gate:
+    """Holds the SDK's loader thread at its next `import` statement while the main thread answers a request.
+
+    Both threads run Python under one interpreter lock: an early call that shares it with the SDK's import
+    (~0.5 s of CPU) takes about twice as long. The hold is at `builtins.__import__` (replaced while the SDK
+    loads): an import hook on sys.meta_path runs under the import system's global lock, so holding there would
+    hold every import of the main thread too. At an import statement the loader holds only the module locks of
+    the modules it is executing; if the main thread needs one of those (it blocks on that module's lock), or
+    after LIMIT seconds in all, the loader goes on, so a hold can slow the SDK down but never deadlock it."""
+
+    LIMIT = 1.0
+
+    def __init__(self) -> None:
+        import builtins
+        import threading
+        import time
+
+        self.open = threading.Event()
+        self.open.set()
+        self.main = threading.get_ident()
+        self.loader: int | None = None
+        self.holds = 0  # how many times the loader waited
+        self.late = False  # a wait of this hold reached LIMIT: the loader goes on until the next hold
+        self.yielded = 0  # how many of those waits ended because the main thread needed the loader's module
+        self._builtins = builtins
+        self._import = builtins.__import__
+        self._gated = self._make_gated()
+        self._clock = time.monotonic  # nothing is imported while holding: an import there would hold again
+        # the import system's record of which thread waits for which module lock (3.11: the lock; 3.12: a list)
+        blocking = getattr(sys.modules.get("importlib._bootstrap"), "_blocking_on", None)
+        self._blocking: Any = {} if blocking is None else blocking
+
+    def _make_gated(self) -> Callable[..., Any]:
+        import _imp
+        import threading
+
+        original, is_open, get_ident, lock_held = self._import, self.open.is_set, threading.get_ident, _imp.lock_held
+
+        def gated_import(*args: Any, **kwargs: Any) -> Any:
+            # not inside an import hook (the import system's global lock held: every other import would wait)
+            if not is_open() and get_ident() == self.loader and not self.late and not lock_held():
+                self._wait()
+            return original(*args, **kwargs)
+
+        return gated_import
+
+    def thread(self, target: Callable[[], object], name: str) -> threading.Thread:
+        """The loader: a daemon thread running TARGET, held by this gate."""
+        import threading
+
+        def run() -> None:
+            self.loader = threading.get_ident()
+            target()
+
+        return threading.Thread(target=run, name=name, daemon=True)
+
+    def install(self) -> None:
+        self._builtins.__import__ = self._gated
+
+    def remove(self) -> None:
+        if self._builtins.__import__ is self._gated:
+            self._builtins.__import__ = self._import
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        self.late = False
+        self.open.clear()
+        try:
+            yield
+        finally:
+            self.open.set()
+
+    def _wait(self) -> None:
+        deadline = self._clock() + self.LIMIT
+        waited = False
+        while True:
+            if self._blocking.get(self.main):  # the main thread waits for a module this thread is importing
+                self.yielded += 1
+                return
+            if waited and self._clock() > deadline:
+                self.late = True
+                return
+            if not waited:
+                self.holds += 1
+                waited = True
+            if self.open.wait(0.002):
+                return
 
 
 def _close_writers(pipe: tuple[int, int]) -> None:

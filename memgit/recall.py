@@ -580,15 +580,16 @@ class Recall:
         if not wanted:
             return
         person = {word for kind, word in wanted.items() if ENTITY_WORDS.get(kind) == "person"}
-        names = {slug: word for kind, word in wanted.items() for slug in self._slugs(kind, self.tree)}
-        longest = max((slug.count("-") + 1 for slug in names), default=0)
+        names, starts = _names(
+            tuple((kind, word, tuple(self._slugs(kind, self.tree))) for kind, word in wanted.items())
+        )
         for d, bag in zip(docs, bags, strict=False):
             own = d.path.split("/")[1] if d.kind in ("entity-items", "entity-summary") else ""
             words = _WORD.findall(fold(d.text))
             found = {
                 names[g]
-                for size in range(1, longest + 1)
-                for i in range(len(words) - size + 1)
+                for i, w in enumerate(words)
+                for size in range(1, starts.get(w, 0) + 1)  # only where a name starts
                 for g in ["-".join(words[i : i + size])]
                 if g in names and g != own
             }
@@ -759,6 +760,18 @@ class Recall:
             stale = day is None or (self.moment.date() - day).days > confirm
             hit["confirm_before_use"] = stale
         return hit
+
+
+@lru_cache(maxsize=8)
+def _names(wanted: tuple[tuple[str, str, tuple[str, ...]], ...]) -> tuple[dict[str, str], dict[str, int]]:
+    """Entity linking's lookup: slug -> the word its kind adds, and for each first word of a slug the most words a
+    slug starting with it has (kept per listing: a long-running process links against the same entities)."""
+    names = {slug: word for _kind, word, slugs in wanted for slug in slugs}
+    starts: dict[str, int] = {}
+    for slug in names:
+        parts = slug.split("-")
+        starts[parts[0]] = max(starts.get(parts[0], 0), len(parts))
+    return names, starts
 
 
 def _name_field(text_tf: int) -> float:

@@ -59,7 +59,7 @@ CREATE TABLE vocab(word TEXT PRIMARY KEY) WITHOUT ROWID;
 # text). `vocab`: every word ever indexed (a superset: a prefix is asked for as the words it starts).
 EXPAND = 200  # a prefix starting more words than this is asked for as an FTS5 prefix query
 EXPAND_INNER = 2000  # a compound head inside more words than this: the first stage runs in Python
-BUDGET = 20000  # first stage: rows of the rarer terms read per question (a commoner term's only with another term)
+BUDGET = 5000  # first stage: rows of the rarer terms read per question (a commoner term's only with another term)
 CHUNK = 900  # ids per IN (...)
 KEEP_LENGTHS = 300_000  # line lengths a long-running process keeps
 

@@ -346,3 +346,22 @@ def test_what_the_script_lets_through_the_message_rules_pass(tmp_path: Path, par
     msg.write_bytes(text.encode())
     if subprocess.run([str(script), str(msg)], cwd=tmp_path).returncode == 0:
         assert message.check(message.clean(text)) == [], text
+
+
+def test_a_commit_from_a_subfolder_and_one_in_a_linked_worktree_fold(journaled: Path, tmp_path: Path) -> None:
+    append(journaled, "10:00 from memory/")
+    git(journaled, "add", JOURNAL)
+    r = git(journaled / "memory", "commit", "-m", "from a subfolder", check=False)
+    assert r.returncode == 0, r.stdout + r.stderr
+    folded(journaled, "from a subfolder")
+    other = tmp_path / "other"
+    git(journaled, "worktree", "add", "-q", "-b", "elsewhere", str(other))
+    append(other, "10:01 in a linked worktree")
+    git(other, "add", JOURNAL)
+    accepted(commit(other, "in a worktree"))
+    assert subjects(other)[0] in ("in a worktree", f"{REFRESH}{git(other, 'rev-parse', 'HEAD~1').stdout.strip()[:12]}")
+    fresh_at_head(other)
+    append(other, "10:02 again")
+    git(other, "add", JOURNAL)
+    accepted(commit(other, "again"))
+    folded(other, "again")  # the linked worktree's own cache and fresh tree: its second commit folds

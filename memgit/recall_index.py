@@ -212,7 +212,7 @@ class Index:
         size = 0
         for c in changes:
             size -= self._drop(c.path)
-            if c.new is not None and searched_by_rg(c.path) and not vault.repo.is_link(tree, c.path):
+            if c.new is not None and searched_by_rg(c.path) and not c.link:  # a link: rg does not follow it
                 size += self._add(vault, c.path, c.new, facts(c.path))
         self.db.execute("INSERT OR REPLACE INTO meta VALUES ('tree', ?)", (tree,))
         self.db.execute("UPDATE meta SET value = CAST(value AS INTEGER) + ? WHERE key = 'bytes'", (size,))

@@ -77,6 +77,7 @@ class Delta(NamedTuple):
     path: str
     old: str | None  # blob id (hex) or None when added
     new: str | None  # blob id (hex) or None when deleted
+    link: bool = False  # the new one is a symbolic link
 
 
 class CommitInfo(NamedTuple):
@@ -267,7 +268,7 @@ class Repo:
             x_blob = x[1].hex() if x is not None and x[0] in _BLOB_MODES else None
             y_blob = y[1].hex() if y is not None and y[0] in _BLOB_MODES else None
             if x_blob != y_blob:
-                out.append(Delta(path, x_blob, y_blob))
+                out.append(Delta(path, x_blob, y_blob, y_blob is not None and y is not None and y[0] == b"120000"))
 
     def staged_tree(self) -> str:
         """The tree `git commit` is about to record. Inside a hook git may point GIT_INDEX_FILE

@@ -185,3 +185,14 @@ def test_a_compound_holds_its_head_in_the_first_stage_too(vault: Path, monkeypat
         assert with_index == with_rg
         hits = with_index["hits"] or with_index["weak"]
         assert hits[0]["cite"] == course, hits[:3]  # the longest of Lena's lines, kept for its compound
+
+
+def test_a_symbolic_link_committed_after_the_build_is_not_read(lived: Path) -> None:  # noqa: F811
+    """rg does not follow links: the index update leaves a committed link out (its mode, from the tree diff)."""
+    recall(Vault(lived), "zurich")  # the index at HEAD
+    (lived / "contexts" / "zurich-link.md").symlink_to("zurich notes.md")  # the link's blob: "zurich notes.md"
+    git(lived, "add", "-A")
+    git(lived, "-c", "core.hooksPath=/dev/null", "commit", "-qm", "a link", "--no-verify")
+    with_index, with_rg = both(lived, "zurich notes")
+    assert with_index == with_rg
+    assert not any("zurich-link" in h["path"] for h in with_index["hits"] + with_index.get("weak", []))

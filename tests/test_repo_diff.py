@@ -26,7 +26,7 @@ def oracle(repo: Path, a: str, b: str) -> list[Delta]:
         old = id_a if id_a != ZERO and mode_a != "160000" else None
         new = id_b if id_b != ZERO and mode_b != "160000" else None
         if old != new:
-            deltas.append(Delta(path, old, new))
+            deltas.append(Delta(path, old, new, new is not None and mode_b == "120000"))
     return sorted(deltas)
 
 

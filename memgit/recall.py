@@ -223,7 +223,7 @@ class Recall:
         found = None
         if self.use_index:  # the same lines and bytes as rg's, from the index under .git/memgit/recall/
             rx = re.compile(self.pattern(), re.I)
-            first = recall_index.Stage(rx, self._spec(), CANDIDATES, self._keep)
+            first = recall_index.Stage(rx, self._spec(), CANDIDATES, self._keep, self._wanted)
             with contextlib.suppress(recall_index.Unusable):  # no index here (read-only .git): rg
                 found = recall_index.grep(self.vault, rx, alternatives(self.pairs), first)
         if found is not None:
@@ -235,7 +235,7 @@ class Recall:
         lines = []
         for p, n, t in matched:
             kind = kinds.get(p) or kinds.setdefault(p, cfg.kind_of(p))
-            if kind != "entity-items" or t.lstrip().startswith('"fact":'):
+            if (kind != "entity-items" or t.lstrip().startswith('"fact":')) and self._wanted(p):
                 lines.append((p, n, t))
         self.corpus_bytes += sum(searched)
         if len(lines) > CANDIDATES:  # the first stage (memgit/recall_cut.py); the index's search has done it
@@ -257,8 +257,18 @@ class Recall:
             self._first = recall_cut.terms(self.pairs, self.weights, compounding)
         return self._first
 
+    def _wanted(self, path: str) -> bool:
+        """A path whose lines may be candidates: not an index page nor the archive log, of the layer asked for (before
+        the first stage, so that other lines take none of its places)."""
+        from memgit.indexmd import ARCHIVE_LOG
+
+        kind = self.vault.config.kind_of(path)
+        return kind != "index" and path != ARCHIVE_LOG and (not self.kind_filter or kind == self.kind_filter)
+
     def _keep(self, path: str, text: str) -> bool:
-        """A matched line recall reads: of an entity's items.json, only its "fact" lines."""
+        """A matched line recall reads: of a wanted path; of an entity's items.json, only its "fact" lines."""
+        if not self._wanted(path):
+            return False
         return self.vault.config.kind_of(path) != "entity-items" or text.lstrip().startswith('"fact":')
 
     def _entity_matches(self, tree: str | None) -> Any:

@@ -77,6 +77,7 @@ class Stage(NamedTuple):
     spec: list[Term]
     k: int
     keep: Callable[[str, str], bool]  # (path, text): a line recall keeps (an entity's items.json: its "fact" lines)
+    wanted: Callable[[str], bool]  # a path whose lines recall keeps (the layer asked for; no index page)
     dirty: frozenset[str] = frozenset()
     work: tuple[tuple[str, int, str], ...] = ()
 
@@ -397,7 +398,9 @@ class Index:
                 for (rowid,) in self.db.execute("SELECT rowid FROM terms WHERE terms MATCH ?", (expr,)):
                     bits_of[rowid] = bits_of.get(rowid, 0) | bits
             # (score, rowid; or -1 - its index for a line of `extra`)
-            known = [(score(b), r) for r, b in bits_of.items() if r >> SHIFT not in gone]
+            names = self._names({r >> SHIFT for r in bits_of})
+            wanted = {f: f not in gone and first.wanted(names[f]) for f in {r >> SHIFT for r in bits_of}}
+            known = [(score(b), r) for r, b in bits_of.items() if wanted[r >> SHIFT]]
             known += [(score(b), -1 - j) for j, b in enumerate(extra_bits)]
             if not rest:
                 if len(known) <= first.k:

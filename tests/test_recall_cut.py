@@ -196,3 +196,19 @@ def test_a_symbolic_link_committed_after_the_build_is_not_read(lived: Path) -> N
     with_index, with_rg = both(lived, "zurich notes")
     assert with_index == with_rg
     assert not any("zurich-link" in h["path"] for h in with_index["hits"] + with_index.get("weak", []))
+
+
+def test_a_layer_is_chosen_before_the_cut(lived: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    """--layer fact on a question whose journal lines fill the first stage: the facts still reach the ranking."""
+    import memgit.recall
+
+    for n in range(6):
+        memgit_json("log", f"Acme corp meeting {n}", cwd=lived)  # three of the question's words, short
+    monkeypatch.setattr(memgit.recall, "CANDIDATES", 2)
+    v = Vault(lived)
+    for layer in ("fact", "journal", "context"):
+        for q in ("acme corp meeting", "zurich", "sarah acme"):
+            with_index = recall(v, q, k=50, layer=layer)
+            assert with_index == recall(v, q, k=50, layer=layer, index=False), (layer, q)
+    facts = recall(v, "acme corp meeting", k=50, layer="fact")  # Sarah's fact holds two words, no entity named
+    assert any(h["text"] == "Works at Acme Corp" for h in facts["hits"] + facts.get("weak", [])), facts

@@ -1,5 +1,7 @@
 """recall's first stage: when more lines match than recall ranks in full (CANDIDATES), the ones that go on are those
-holding the most of the question's words (a synonym's word counts half), then the shortest, then by path and line.
+holding the most of the question's words (a synonym's word counts half); among lines holding as much, first those
+whose journal entry is said fewer times among them (small talk, "- 09:12 Gina: How was your week?" said in every
+session, yields to what was said once: ranking's `repeat` rule), then the shortest, then by path and line.
 The same definition whichever search found the lines: rg over the work tree (here, over every line) or the recall
 index (memgit/recall_index.py, which reaches the same lines without reading the lines holding only one common word:
 the rarer words' rows, and the common words' rows that hold another of the question's words).
@@ -10,6 +12,8 @@ bigrams) starts with one of the term's prefixes (memgit/tokens.py `alternatives`
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
@@ -75,11 +79,30 @@ class Scorer:
         return found
 
 
+ENTRY = re.compile(
+    r"- [0-9][0-9]:[0-9][0-9] "
+)  # a journal entry's time: what follows is what was said (the index: GLOB)
+ENTRY_GLOB = "- [0-9][0-9]:[0-9][0-9] *"
+
+
+def entry(text: str) -> str | None:
+    """A journal entry's words after its time, its speaker kept ("Gina: How was your week?"); None for other lines."""
+    return text[8:] if ENTRY.match(text) else None
+
+
 def cut(lines: list[tuple[str, int, str]], spec: Sequence[Term], k: int) -> list[tuple[str, int, str]]:
     """The k lines that go on (all of them when there are no more)."""
     if len(lines) <= k:
         return lines
     masks = [mask(text, spec) for _, _, text in lines]
     score = Scorer(spec)
-    order = sorted(range(len(lines)), key=lambda i: (-score(masks[i]), len(lines[i][2]), lines[i][0], lines[i][1]))
+    scores = [score(m) for m in masks]
+    entries = [entry(text) for _, _, text in lines]
+    said = Counter((sc, e) for sc, e in zip(scores, entries, strict=True) if e is not None)
+
+    def key(i: int) -> tuple[float, int, int, str, int]:
+        e = entries[i]
+        return -scores[i], said[(scores[i], e)] if e is not None else 1, len(lines[i][2]), lines[i][0], lines[i][1]
+
+    order = sorted(range(len(lines)), key=key)
     return [lines[i] for i in order[:k]]

@@ -23,6 +23,7 @@ import sqlite3
 import threading
 import time
 import unicodedata
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -165,7 +166,8 @@ class Index:
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.meta = dict(self.db.execute("SELECT key, value FROM meta").fetchall())
         self.names: tuple[int | None, dict[int, str]] = (None, {})  # (data_version, file id -> path) read whole
-        self.sizes_of: tuple[int | None, dict[int, int]] = (None, {})  # (data_version, row id -> its text's length)
+        # (data_version, row id -> its text's length, the hash of its journal entry's words or None)
+        self.sizes_of: tuple[int | None, dict[int, tuple[int, int | None]]] = (None, {})
 
     def close(self) -> None:
         self.db.close()
@@ -289,15 +291,19 @@ class Index:
         ]
         return None if len(found) > EXPAND_INNER else found
 
-    def _lengths(self, ids: list[int]) -> dict[int, int]:
-        """Each line's length in characters, kept while no connection has written since (a long-running process asks
-        for the same common words' lines again)."""
+    def _lengths(self, ids: list[int]) -> dict[int, tuple[int, int | None]]:
+        """Each line's length in characters and, for a journal entry, the hash of what was said (recall_cut.entry: the
+        tie-break counts copies), kept while no connection has written since (a long-running process asks for the
+        same common words' lines again)."""
+        from memgit.recall_cut import ENTRY_GLOB
+
         version = int(self.db.execute("PRAGMA data_version").fetchone()[0])
         if self.sizes_of[0] != version:
             self.sizes_of = (version, {})
         known = self.sizes_of[1]
         missing = [i for i in ids if i not in known]
-        known.update(self._in("SELECT id, length(text) FROM lines WHERE id IN ({})", missing))
+        sql = f"SELECT id, length(text), CASE WHEN text GLOB '{ENTRY_GLOB}' THEN substr(text, 9) END FROM lines WHERE id IN ({{}})"
+        known.update((i, (n, None if said is None else hash(said))) for i, n, said in self._in(sql, missing))
         if len(known) > KEEP_LENGTHS:
             self.sizes_of = (version, {i: known[i] for i in ids})
         return self.sizes_of[1]
@@ -333,7 +339,7 @@ class Index:
         the commoner ones only the rows that hold another term too, which decide while the k-th line holds more than
         a line holding one commoner term alone (else every term's rows are read); odd lines, the lines of the files
         that differ from the tree and the work tree's lines are matched in Python."""
-        from memgit.recall_cut import Scorer, mask
+        from memgit.recall_cut import Scorer, entry, mask
 
         spec = first.spec
         inner = {t.inner: self._inner(t.inner) for t in spec if t.inner}
@@ -417,12 +423,17 @@ class Index:
         length = self._lengths([r for r in tied if r >= 0])
         names = self._names({r >> SHIFT for r in sure + tied if r >= 0})
         line_of = (1 << SHIFT) - 1
+        # small talk yields: a journal entry said again among the tied lines comes after those said fewer times
+        extra_said = {r: hash(e) for r in tied if r < 0 for e in [entry(extra[-1 - r][2])] if e is not None}
+        said = Counter(h for r in tied for h in [length[r][1] if r >= 0 else extra_said.get(r)] if h is not None)
 
-        def key(r: int) -> tuple[int, str, int]:
+        def key(r: int) -> tuple[int, int, str, int]:
             if r < 0:
+                h = extra_said.get(r)
                 path, line, text = extra[-1 - r]
-                return len(text), path, line
-            return int(length[r]), names[r >> SHIFT], r & line_of
+                return 1 if h is None else said[h], len(text), path, line
+            n, h = length[r]
+            return 1 if h is None else said[h], n, names[r >> SHIFT], r & line_of
 
         chosen = sure + sorted(tied, key=key)[: first.k - len(sure)]
         texts = dict(self._in("SELECT id, text FROM lines WHERE id IN ({})", [r for r in chosen if r >= 0]))

@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.conftest import git, memgit, memgit_json
 
 LATER = {"MEMGIT_NOW": "2027-06-01T10:00:00"}  # long after the writes: journal lines have fully decayed
@@ -271,3 +273,30 @@ def test_what_others_answer_stands_in_for_the_asked_word_but_not_for_a_word_neve
     # "movie" is nowhere in the vault: nothing stands in for it, his tea is not his favourite movie
     rc, data = recall(vault, "emeka favourite movie")
     assert (rc, data["hits"]) == (1, []), data["hits"][:2]
+
+
+@pytest.mark.parametrize("index", [True, False])  # the recall index's first stage and rg's (memgit/recall_cut.py)
+def test_the_first_stage_lets_what_was_said_once_through_before_small_talk(
+    vault: Path, monkeypatch: pytest.MonkeyPatch, index: bool
+) -> None:
+    import memgit.recall
+    from memgit.api import Vault
+    from memgit.recall import recall as recall_in_process
+
+    for day in ("02", "03", "04", "05", "06", "07"):
+        when = f"2026-03-{day}T10:00:00"
+        memgit_json("log", "Gina: How was your week?", cwd=vault, env={"MEMGIT_NOW": when})
+        memgit_json("log", "Tom: Pretty busy, but good.", cwd=vault, env={"MEMGIT_NOW": when.replace("10:00", "10:05")})
+    trip = memgit_json(
+        "log",
+        "Gina: We just got back from Lisbon; the old harbour was amazing.",
+        cwd=vault,
+        env={"MEMGIT_NOW": "2026-03-04T11:00:00"},
+    )["id"]
+    # 7 lines share "gina" alone and only 3 go on: the tie goes to what she said once, not to the shortest
+    monkeypatch.setattr(memgit.recall, "CANDIDATES", 3)
+    monkeypatch.setenv("MEMGIT_NOW", "2026-03-10T10:00:00")
+    data = recall_in_process(Vault(vault), "where did gina travel", index=index)
+    hits = data["hits"] or data["weak"]
+    assert hits[0]["cite"] == trip, hits
+    assert len(hits) == 3

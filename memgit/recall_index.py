@@ -725,3 +725,7 @@ def warm(vault: Vault) -> None:
         tree, dirty = _status_tree(vault)
         _search(vault, tree, [])
         watched.after_status(token, tree, dirty)
+        index = _OPEN.get(folder(vault))
+        if index is not None:  # every path, as a broad question reads them
+            with index.lock, contextlib.suppress(sqlite3.Error):
+                index._names(set(range(ALL_PATHS + 1)))

@@ -482,8 +482,8 @@ class Recall:
         greeting, a "same here", said again and again, is not an event to remember."""
         if TUNING["repeat"] == 1.0:
             return {}
-        # "- 15:53 Gina: How was your week?" -> "Gina: How was your week?"
-        keys = [(d.text, d.text[8:] if d.text[4:5] == ":" else d.text) for d in docs if d.kind == "journal"]
+        # "- 15:53 Gina: How was your week?" -> "Gina: How was your week?" (as the first stage counts them)
+        keys = [(d.text, recall_cut.entry(d.text) or d.text) for d in docs if d.kind == "journal"]
         said = Counter(key for _, key in keys)
         return {text: said[key] for text, key in keys}
 

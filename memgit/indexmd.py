@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from memgit.config import INDEX_PATH
+from memgit.config import CONFIG_PATH, INDEX_PATH
 from memgit.lock import flock
 from memgit.progress import index_rebuild, tick
 
@@ -473,6 +473,49 @@ def built(repo: Repo, config: Config, tree: str, config_blob: str | None = None,
 def index_writes(repo: Repo, config: Config, tree: str, config_blob: str | None = None) -> dict[str, bytes | None]:
     """The index files to write into `tree` (INDEX.md, per-folder tables of contents and pages)."""
     return built(repo, config, tree, config_blob).writes(tree)
+
+
+def index_writes_along(
+    repo: Repo,
+    config: Config,
+    tree: str,
+    changes: dict[str, bytes | None],
+    config_blob: str | None,
+) -> tuple[dict[str, bytes | None], str] | None:
+    """The index files to write together with `changes` on top of `tree`, and the tree of both (built once); the
+    cache is saved at that tree. No tree is built for `changes` alone first (a write's draft: a dangling copy of each changed folder, ~150 KB for a fact at 10k
+    entities). None (nothing built) where only a draft tree serves: the changes touch the configuration or an
+    index file, or the cache turns out stale (`index_writes` then rebuilds it)."""
+    from memgit.index_render import blob_id
+
+    if any(path == CONFIG_PATH or config.kind_of(path) == "index" for path in changes):
+        return None
+
+    def along(save: bool) -> tuple[dict[str, bytes | None], str] | None:
+        builder = IndexBuilder(repo, config, config_blob, persist=save)
+        builder.load()
+        builder.update(tree)
+        ids = {path: (blob_id(data) if data is not None else None) for path, data in changes.items()}
+        new = {ids[path]: data for path, data in changes.items() if data is not None}
+
+        def read(blob: str) -> bytes:  # the changes' blobs are not written yet: build_tree writes them
+            return new[blob] if blob in new else (repo.blob(blob) or b"")
+
+        try:
+            builder.advance([(path, ids[path]) for path in changes], read)
+            writes = builder.writes(tree)  # against the index files `tree` holds: `changes` hold none
+        except _StaleCache:
+            return None
+        final = repo.build_tree(tree, {**changes, **writes})
+        builder.holds_generated(final)
+        builder.save()
+        return writes, final
+
+    try:
+        with cache_lock(repo.gitdir / "memgit" / "index"):
+            return along(True)
+    except OSError:  # a read-only .git: the same without the cache's save
+        return along(False)
 
 
 def generate(

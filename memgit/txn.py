@@ -101,7 +101,7 @@ def run(vault: Vault, build: Callable[[Transaction], T]) -> tuple[T, str]:
     from memgit.archive import ARCHIVE_TRAILER, archived_check
     from memgit.commit import commit_to, git_locks_free, recover
     from memgit.indexmd import index_writes as index_files
-    from memgit.indexmd import mark_fresh
+    from memgit.indexmd import index_writes_along, mark_fresh
     from memgit.lock import vault_lock
 
     repo = vault.repo
@@ -136,13 +136,20 @@ def run(vault: Vault, build: Callable[[Transaction], T]) -> tuple[T, str]:
             found += message.split_secrets(written, tx.message(), lists)
             if found:
                 raise RuleViolation(found, "nothing was written")
-            draft = repo.build_tree(tree, tx.writes)
-            index_writes = index_files(repo, vault.config, draft, repo.blob_id(draft, ".memgit.yaml"))
+            along = None
+            if tree is not None:  # the index and the final tree at once: no draft tree left dangling in .git
+                along = index_writes_along(repo, vault.config, tree, tx.writes, repo.blob_id(tree, ".memgit.yaml"))
+            if along is not None:
+                index_writes, final = along
+                draft = final  # the cache is saved at the final tree
+            else:
+                draft = repo.build_tree(tree, tx.writes)
+                index_writes = index_files(repo, vault.config, draft, repo.blob_id(draft, ".memgit.yaml"))
+                final = repo.build_tree(draft, index_writes) if index_writes else draft
             staged_index = repo.index_blobs(p for p in index_writes if p not in expected)
             for path in index_writes:
                 _no_symlink(vault, path)
                 expected.setdefault(path, staged_index.get(path))
-            final = repo.build_tree(draft, index_writes) if index_writes else draft
             if writer.is_agent:
                 tx.trailers.append(("Memgit-Agent", writer.agent))
             paths = list(tx.writes) + list(index_writes)

@@ -330,3 +330,20 @@ def test_a_scratch_index_left_by_a_killed_writer_is_cleared(vault: Path) -> None
     assert not [p for p in left if p.exists()] and alive.exists()
     assert "- 10:04 after the crash" in journal_entries(vault) and status(vault) == ""
     fsck_clean(vault)
+
+
+def test_a_write_leaves_no_dangling_tree_in_git(vault: Path) -> None:
+    """The index files and the commit's tree are made at once from HEAD's tree and the write's changes: no draft
+    tree of the changed folders is left behind unreferenced (at 10k entities, ~150 KB for each fact written)."""
+
+    def dangling_trees() -> set[str]:
+        out = git(vault, "fsck", "--dangling", "--no-reflogs", "--connectivity-only").stdout
+        return {line.split()[2] for line in out.splitlines() if line.startswith("dangling tree")}
+
+    memgit_json("log", "warm the cache", cwd=vault, env=NOW)
+    before = dangling_trees()
+    memgit_json("fact", "add", "people/sarah", "Works at Acme", "--category", "relationship", cwd=vault, env=NOW)
+    memgit_json("log", "met Sarah", cwd=vault, env=NOW)
+    assert dangling_trees() == before
+    assert status(vault) == ""
+    assert memgit("verify", cwd=vault).returncode == 0

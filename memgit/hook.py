@@ -92,7 +92,13 @@ def check(
 
         if ours:
             _unstage(whole, ours)
-        return check_staged(Vault(path), only)
+        problems = check_staged(Vault(path), only)
+        if stage_index and only is None and not problems and "index" not in kinds.values():
+            from memgit import hookfold
+
+            new = sorted({b for _, _, b in found.paths if b})
+            hookfold.stage_index(found, config, [(p, b) for p, _, b in found.paths], gitcli.read_blobs(path, new), {})
+        return problems
     # judged by the parent: HEAD's secret allow-list and redaction receipts, read in the same batch
     lists_at = [f"HEAD:{secretlists.ALLOW_PATH}", f"HEAD:{secretlists.RECEIPTS_PATH}"]
     blobs = gitcli.read_blobs(

@@ -426,10 +426,9 @@ def _first_commit(
     from memgit.indexmd import index_writes
 
     tree = repo.build_tree(repo.commit_tree(base) if base else None, files)
-    generated = {
-        p: d for p, d in index_writes(repo, config, tree, repo.blob_id(tree, ".memgit.yaml")).items() if d is not None
-    }
-    tree = repo.build_tree(tree, dict(generated))
+    writes = index_writes(repo, config, tree, repo.blob_id(tree, ".memgit.yaml"))
+    generated = {p: d for p, d in writes.items() if d is not None}
+    drafted, tree = tree, repo.build_tree(tree, dict(generated))
     for rel, data in generated.items():
         (path / rel).parent.mkdir(parents=True, exist_ok=True)
         (path / rel).write_bytes(data)
@@ -443,6 +442,10 @@ def _first_commit(
     commit = commit_to(
         vault, repo.branch_ref(), tree, [base] if base else [], message, (writer.name, writer.email), paths, expected
     )
+    if len(generated) == len(writes):  # no stray index file of an adopted tree left: the first raw commit folds
+        from memgit.indexmd import mark_fresh
+
+        mark_fresh(repo.gitdir, tree, drafted)
     return (commit, tree), generated
 
 

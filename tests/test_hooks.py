@@ -236,22 +236,41 @@ def test_a_decision_without_frontmatter_is_rejected(vault: Path) -> None:
     )
 
 
-def test_a_valid_decision_is_accepted_and_indexed_by_one_refresh_commit(vault: Path) -> None:
+def test_a_valid_decision_is_accepted_and_carries_its_index(vault: Path) -> None:
+    """The first raw commit after `memgit init` already stages its regenerated INDEX.md (no refresh commit)."""
     before = count(vault)
     write(vault, "decisions/2026-01-10-use-postgres.md", decision())
     accepted(add_commit(vault, "decide: use postgres", "decisions"))
+    assert count(vault) == before + 1, subjects(vault)
+    assert subjects(vault)[0] == "decide: use postgres"
+    assert sorted(git(vault, "diff", "--name-only", "HEAD~1", "HEAD").stdout.split()) == [
+        "INDEX.md",
+        "decisions/2026-01-10-use-postgres.md",
+    ]
+    index = show(vault, "HEAD:INDEX.md").decode()
+    assert "- 2026-01-10 · [Use Postgres](decisions/2026-01-10-use-postgres.md) · active · #db #infra" in index
+    assert (vault / "INDEX.md").read_bytes() == index.encode()
+    assert status(vault) == ""
+    # nothing left to do: running the refresh makes no commit
+    r = memgit("hook", "index", cwd=vault)
+    assert r.returncode == 0 and r.stdout == ""
+    assert count(vault) == before + 1
+
+
+def test_a_decision_committed_past_the_hook_gets_one_refresh_commit(vault: Path) -> None:
+    before = count(vault)
+    write(vault, "decisions/2026-01-10-use-postgres.md", decision())
+    git(vault, "add", "decisions")
+    accepted(commit(vault, "decide: use postgres", "--no-verify"))
     raw = git(vault, "rev-parse", "HEAD~1").stdout.strip()
     assert count(vault) == before + 2, subjects(vault)
     assert subjects(vault)[:2] == [f"{REFRESH}{raw[:12]}", "decide: use postgres"]
     body = git(vault, "log", "-1", "--format=%B").stdout
     assert "Memgit-Op: index" in body and f"Memgit-Refresh: {raw}" in body
     assert git(vault, "diff", "--name-only", "HEAD~1", "HEAD").stdout.split() == ["INDEX.md"]
-    index = show(vault, "HEAD:INDEX.md").decode()
-    assert "- 2026-01-10 · [Use Postgres](decisions/2026-01-10-use-postgres.md) · active · #db #infra" in index
-    assert (vault / "INDEX.md").read_bytes() == index.encode()
+    assert "Use Postgres" in show(vault, "HEAD:INDEX.md").decode()
     assert status(vault) == ""
-    # no recursion and nothing left to do: running the refresh again makes no commit
-    r = memgit("hook", "index", cwd=vault)
+    r = memgit("hook", "index", cwd=vault)  # no recursion and nothing left to do
     assert r.returncode == 0 and r.stdout == ""
     assert count(vault) == before + 2
 
@@ -415,12 +434,14 @@ def test_the_refresh_leaves_an_operation_in_progress_alone(vault: Path, marker: 
 
 
 def two_decisions_on_a_side_branch(vault: Path) -> list[str]:
-    """Branch `side` with two raw decision commits (each refreshed); main moves on with a raw MEMORY.md edit."""
+    """Branch `side` with two raw decision commits made past the pre-commit hook (so each is followed by a refresh
+    commit, as commits from before the hook staged INDEX.md are); main moves on with a raw MEMORY.md edit."""
     git(vault, "checkout", "-q", "-b", "side")
     raws = []
     for n, title in enumerate(["Use Postgres", "Use Redis"]):
         write(vault, f"decisions/2026-01-1{n}-d{n}.md", decision(title, f"2026-01-1{n}"))
-        accepted(add_commit(vault, f"decide {title}", "decisions"))
+        git(vault, "add", "decisions")
+        accepted(commit(vault, f"decide {title}", "--no-verify"))
         raws.append(git(vault, "rev-parse", "HEAD~1").stdout.strip())
     assert subjects(vault, "main..side") == [
         f"{REFRESH}{raws[1][:12]}",

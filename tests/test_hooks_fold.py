@@ -123,18 +123,33 @@ def test_after_a_refused_commit_a_partial_one_goes_on(journaled: Path) -> None:
     fresh_at_head(journaled)
 
 
-def test_what_a_refused_commit_staged_is_put_back_where_the_hook_cannot_stage(journaled: Path) -> None:
-    """A decision is judged on the whole staged tree (not the hook's fast path, which stages): the index files an
-    earlier hook staged are put back to HEAD's, not judged as a person's hand edit (they are stale by now)."""
+def test_a_decision_is_judged_on_the_staged_tree_and_carries_its_index(journaled: Path) -> None:
+    """A decision takes the rules' whole-tree path (its record rule reads the staged tree); what a refused commit
+    staged is put back first (else the index-generated rule would judge it, stale by now), then staged afresh."""
     before = head(journaled)
     append(journaled, "10:00 first try")
     rejected(journaled, add_commit(journaled, f"token {GITHUB_TOKEN}", JOURNAL), before, "no-secrets")
     append(journaled, "10:01 second line")
     write(journaled, "decisions/2026-01-10-use-postgres.md", decision())
     accepted(add_commit(journaled, "decide", JOURNAL, "decisions"))
-    refreshed(journaled, "decide")
+    folded(journaled, "decide")
     index = (journaled / "INDEX.md").read_text()
     assert "4 entries" in index and "Use Postgres" in index
+
+
+def test_what_a_refused_commit_staged_is_put_back_where_the_hook_cannot_stage(journaled: Path) -> None:
+    """A staged .memgit.yaml (the index is built with it) is left to the refresh commit: the index files an
+    earlier hook staged go back to HEAD's, so the person's commit does not carry them stale."""
+    before = head(journaled)
+    append(journaled, "10:00 first try")
+    rejected(journaled, add_commit(journaled, f"token {GITHUB_TOKEN}", JOURNAL), before, "no-secrets")
+    append(journaled, "10:01 second line")
+    with (journaled / ".memgit.yaml").open("a") as f:
+        f.write("# a note of mine\n")
+    accepted(add_commit(journaled, "config", JOURNAL, ".memgit.yaml"))
+    refreshed(journaled, "config")
+    assert "INDEX.md" not in git(journaled, "show", "--name-only", "--format=", "HEAD~1").stdout.split()
+    assert "4 entries" in (journaled / "INDEX.md").read_text()
 
 
 def test_an_amend_carries_its_index(journaled: Path) -> None:

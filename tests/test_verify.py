@@ -89,10 +89,14 @@ def test_verify_accepts_every_history_memgit_writes(vault: Path) -> None:
     run("context", "save", env=at("2026-01-08T14:00:00"))
     run("expire", env=at("2026-01-09T09:00:00"))  # the beta fact is past its valid_until
     assert memgit_json("fact", "list", "projects/memgit", "--all", cwd=vault)["facts"][0]["status"] == "expired"
-    # a raw commit and its refresh belong to what memgit writes too
+    # a raw commit carrying its INDEX.md (the pre-commit hook staged it), and one made past the hook with the
+    # refresh commit that follows it, belong to what memgit writes too
     write(vault, "decisions/2026-01-09-raw.md", decision("Raw decision", "2026-01-09"))
     git(vault, "add", "decisions")
     assert commit(vault, "decide by hand").returncode == 0
+    write(vault, "decisions/2026-01-09-past.md", decision("Past the hook", "2026-01-09"))
+    git(vault, "add", "decisions")
+    assert commit(vault, "decide past the hook", "--no-verify").returncode == 0
     ops = set(git(vault, "log", "--format=%(trailers:key=Memgit-Op,valueonly)").stdout.split())
     assert {
         "init",

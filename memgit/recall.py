@@ -153,6 +153,7 @@ class Recall:
         self.corpus_bytes = 0  # bytes the candidate search read (sizes the corpus for idf)
         self.entity_words: set[str] = set()  # query words that name an entity (filled while gathering)
         self._first: list[recall_cut.Term] | None = None
+        self._paths: dict[str, bool] = {}  # path -> _wanted
         self._slug_cache: dict[str, list[str]] = {}
 
     def _resolve_as_of(self, when: str) -> tuple[str, dt.datetime]:
@@ -260,10 +261,14 @@ class Recall:
     def _wanted(self, path: str) -> bool:
         """A path whose lines may be candidates: not an index page nor the archive log, of the layer asked for (before
         the first stage, so that other lines take none of its places)."""
-        from memgit.indexmd import ARCHIVE_LOG
+        found = self._paths.get(path)
+        if found is None:
+            from memgit.indexmd import ARCHIVE_LOG
 
-        kind = self.vault.config.kind_of(path)
-        return kind != "index" and path != ARCHIVE_LOG and (not self.kind_filter or kind == self.kind_filter)
+            kind = self.vault.config.kind_of(path)
+            found = kind != "index" and path != ARCHIVE_LOG and (not self.kind_filter or kind == self.kind_filter)
+            self._paths[path] = found
+        return found
 
     def _keep(self, path: str, text: str) -> bool:
         """A matched line recall reads: of a wanted path; of an entity's items.json, only its "fact" lines."""
@@ -281,7 +286,7 @@ class Recall:
         named: list[tuple[str, str, set[str]]] = []  # (kind, slug, the question's words its name holds)
         for ekind in self.vault.config.entity_kinds:
             slugs = self._slugs(ekind, tree)
-            near = {s for t in terms for s in slugs if t in s}  # cheap test first: tokenising 10k slugs is not
+            near = _near(tuple(sorted(terms)), tuple(slugs))  # cheap test first: tokenising 10k slugs is not
             for slug in (s for s in slugs if s in near):
                 words = set(self.tokens(slug.replace("-", " "))) & terms
                 if words:
@@ -770,6 +775,12 @@ class Recall:
             stale = day is None or (self.moment.date() - day).days > confirm
             hit["confirm_before_use"] = stale
         return hit
+
+
+@lru_cache(maxsize=64)
+def _near(terms: tuple[str, ...], slugs: tuple[str, ...]) -> frozenset[str]:
+    """The slugs holding one of the terms anywhere (a long-running process asks again with the same ones)."""
+    return frozenset(s for t in terms for s in slugs if t in s)
 
 
 @lru_cache(maxsize=8)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from typing import NamedTuple
 
 from memgit.tokens import alternatives, line_words
@@ -52,6 +53,11 @@ def terms(pairs: Iterable[tuple[str, str]], weights: dict[str, float], compoundi
 
 def mask(text: str, spec: Sequence[Term]) -> int:
     """Which terms a line holds: bit i for spec[i]."""
+    return _mask(text, tuple(spec))
+
+
+@lru_cache(maxsize=4096)
+def _mask(text: str, spec: tuple[Term, ...]) -> int:
     words = line_words(text)
     have = set(words)
     out = 0

@@ -404,8 +404,9 @@ class Index:
                 for (rowid,) in self.db.execute("SELECT rowid FROM terms WHERE terms MATCH ?", (expr,)):
                     bits_of[rowid] = bits_of.get(rowid, 0) | bits
             # (score, rowid; or -1 - its index for a line of `extra`)
-            names = self._names({r >> SHIFT for r in bits_of})
-            wanted = {f: f not in gone and first.wanted(names[f]) for f in {r >> SHIFT for r in bits_of}}
+            files = {r >> SHIFT for r in bits_of}
+            names = self._names(files)
+            wanted = {f: f not in gone and first.wanted(names[f]) for f in files}
             known = [(score(b), r) for r, b in bits_of.items() if wanted[r >> SHIFT]]
             known += [(score(b), -1 - j) for j, b in enumerate(extra_bits)]
             if not rest:

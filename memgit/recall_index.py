@@ -403,22 +403,36 @@ class Index:
             for expr, bits in pairs:  # the commoner terms' lines holding another term: all of those are known
                 for (rowid,) in self.db.execute("SELECT rowid FROM terms WHERE terms MATCH ?", (expr,)):
                     bits_of[rowid] = bits_of.get(rowid, 0) | bits
-            # (score, rowid; or -1 - its index for a line of `extra`)
-            files = {r >> SHIFT for r in bits_of}
-            names = self._names(files)
-            wanted = {f: f not in gone and first.wanted(names[f]) for f in files}
-            known = [(score(b), r) for r, b in bits_of.items() if wanted[r >> SHIFT]]
-            known += [(score(b), -1 - j) for j, b in enumerate(extra_bits)]
+            # (score, rowid; or -1 - its index for a line of `extra`), best first
+            ranked = sorted(
+                [(score(b), r) for r, b in bits_of.items()] + [(score(b), -1 - j) for j, b in enumerate(extra_bits)],
+                key=lambda x: -x[0],
+            )
+            names = self._names({r >> SHIFT for r in bits_of})
+            wanted: dict[int, bool] = {}  # file id -> its lines may be candidates (asked only near the top)
+            known: list[tuple[float, int]] = []  # the kept lines down to the k-th one's score
+            complete = True  # every kept line is in `known`
+            for sc, r in ranked:
+                if len(known) >= first.k and sc < known[first.k - 1][0]:
+                    complete = False
+                    break
+                if r >= 0:
+                    f = r >> SHIFT
+                    ok = wanted.get(f)
+                    if ok is None:
+                        ok = wanted[f] = f not in gone and first.wanted(names[f])
+                    if not ok:
+                        continue
+                known.append((sc, r))
             if not rest:
-                if len(known) <= first.k:
-                    return None
+                if complete and len(known) <= first.k:
+                    return None  # no more lines than go on
                 break
-            best = sorted((sc for sc, _ in known), reverse=True)
             bound = max(score(1 << i) for i in rest)  # what a line holding one commoner term alone scores
-            if len(best) >= first.k and best[first.k - 1] > bound:
+            if len(known) >= first.k and known[first.k - 1][0] > bound:
                 break
             cheap = order  # the rarer terms do not decide: every term's rows
-        edge = sorted((sc for sc, _ in known), reverse=True)[first.k - 1]
+        edge = known[first.k - 1][0]
         sure = [r for sc, r in known if sc > edge]
         tied = [r for sc, r in known if sc == edge]
         length = self._lengths([r for r in tied if r >= 0])

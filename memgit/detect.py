@@ -132,6 +132,8 @@ METADATA = _lazy(
     r"hint|label|field|format|kind|mode|strength|reset|rotation|manager|store|endpoint|header|prefix|usage|limit|source)\b"
 )
 KEYWORDS = ("pass", "pwd", "secret", "token", "key", "cred")
+# a keyword is looked at only where one of these follows it closely (the commit-msg hook script relies on it)
+KEYWORD_SEPARATORS = ("=", ":", " is", " was", " are")
 ENTROPY_KEYWORDS = (*KEYWORDS, "auth", "client")
 # words that make a following `key`/`token` a credential's name: api_key, accessKey, authtoken...
 QUALIFIERS = (
@@ -201,9 +203,7 @@ def _keyword_matches(
         while i != -1:
             end = _line_end(low, i)
             near = low[i : min(end, i + 48)]  # the separator follows within the name's reach, or there is none
-            if ("=" in near or ":" in near or " is" in near or " was" in near or " are" in near) and _names_credential(
-                text, low, i, word, any_key
-            ):
+            if any(sep in near for sep in KEYWORD_SEPARATORS) and _names_credential(text, low, i, word, any_key):
                 m = rx.match(text, i, end)
                 if m:
                     out.append(m)

@@ -196,17 +196,21 @@ _SKIPS_WHEN_FRESH = ("post-commit", "post-rewrite")
 
 def _plain_message() -> str:
     """The commit-msg script's test (bash builtins) for a message the message rules cannot fault: printable
-    ASCII, tabs and newlines only (hidden text is outside it), none of the words and literals the secret
-    detectors start from (memgit/detect.py: every detector is found through one of them, or `://`), and no
-    redaction receipts at HEAD (a redacted string could be any text). Anything else starts memgit, as before;
+    ASCII, tabs and newlines only (hidden text is outside it), none of the literals the provider detectors
+    start from nor `://`, no credential keyword followed anywhere by one of the separators the keyword
+    detectors need (memgit/detect.py: every detector is found through one of these), and no redaction
+    receipts at HEAD (a redacted string could be any text). Anything else starts memgit, as before;
     tests/test_hooks_fold.py checks that what passes this test the rules pass too."""
     from memgit import detect, secretlists
 
     printable = "".join(chr(c) for c in range(0x20, 0x7F))
     allowed = "$'\\t\\n" + printable.replace("\\", "\\\\").replace("'", "\\'") + "'"
-    words = sorted({w for _, lits, _ in detect.PROVIDERS for w in lits} | set(detect.ENTROPY_KEYWORDS) | {"://"})
-    assert all("'" not in w and w == w.lower() for w in words)
-    triggers = "|".join(f"*'{w}'*" for w in words)
+    literals = sorted({w for _, lits, _ in detect.PROVIDERS for w in lits} | {"://"})
+    keywords = sorted(set(detect.ENTROPY_KEYWORDS) | set(detect.KEYWORDS))
+    assert all("'" not in w and w == w.lower() for w in [*literals, *keywords, *detect.KEYWORD_SEPARATORS])
+    triggers = "|".join(
+        [f"*'{w}'*" for w in literals] + [f"*'{w}'*'{sep}'*" for w in keywords for sep in detect.KEYWORD_SEPARATORS]
+    )
     return (
         'if [ -f "$1" ]; then\n'
         '            _memgit_m="$(< "$1")"\n'

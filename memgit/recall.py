@@ -152,6 +152,8 @@ class Recall:
             self.kind_filter = kind
         self.corpus_bytes = 0  # bytes the candidate search read (sizes the corpus for idf)
         self.entity_words: set[str] = set()  # query words that name an entity (filled while gathering)
+        self.unseen: list[str] = []  # the question's words no matching line holds (filled while ranking)
+        self.cut = False  # the first stage kept only some of the matching lines
         self._first: list[recall_cut.Term] | None = None
         self._paths: dict[str, bool] = {}  # path -> _wanted
         self._slug_cache: dict[str, list[str]] = {}
@@ -229,6 +231,7 @@ class Recall:
                 found = recall_index.grep(self.vault, rx, alternatives(self.pairs), first)
         if found is not None:
             matched, searched = found.lines, [found.searched]
+            self.cut = found.cut
         else:
             globs = ["!INDEX.md", "!*/INDEX.md", "!*/INDEX-*.md"]  # recall_index.searched_by_rg mirrors these
             matched = grep_lines(self.vault.root, self.pattern(), globs, searched=searched)
@@ -241,6 +244,7 @@ class Recall:
         self.corpus_bytes += sum(searched)
         if len(lines) > CANDIDATES:  # the first stage (memgit/recall_cut.py); the index's search has done it
             lines = recall_cut.cut(lines, self._spec(), CANDIDATES)
+            self.cut = True
         lines.sort(key=lambda hit: (hit[0], hit[1]))  # one order, whichever search found them
         files: dict[str, list[str]] = {}
         for path, n, text in lines:
@@ -356,6 +360,7 @@ class Recall:
         focus = self._focus(docs)
         # a word of the question the vault has never written down weighs `unseen` times in what there is to cover
         mass = sum(idf[t] * (TUNING["unseen"] if not df[t] else 1.0) for t in self.terms) or 1.0
+        self.unseen = sorted({surface for surface, t in self.pairs if t in self.terms and not df[t]})
         dated = mass / max(1, len(self.terms)) if self.when else 0.0  # the question's date counts as one average word
         mass += dated
         scaffold = _scaffold() if TUNING["scaffold"] else frozenset()
@@ -727,6 +732,8 @@ class Recall:
         ):
             result["hits"] = []
             result["weak"] = [{**h, "weak": True} for h in hits]
+        if self.unseen and not self.cut and not self.kind_filter:  # never written: ask again in the vault's words
+            result["unseen"] = self.unseen
         return result
 
     def _decision_status(self, docs: list[Doc]) -> None:

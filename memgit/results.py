@@ -142,6 +142,7 @@ class Hit(_HitOptional):
 
 class _RecallResultOptional(TypedDict, total=False):
     weak: list[Hit]  # nothing relevant: the hits that fell below the coverage floor
+    unseen: list[str]  # the question's words (folded) that no line of the vault holds
 
 
 class RecallResult(_RecallResultOptional):

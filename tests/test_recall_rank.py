@@ -300,3 +300,19 @@ def test_the_first_stage_lets_what_was_said_once_through_before_small_talk(
     hits = data["hits"] or data["weak"]
     assert hits[0]["cite"] == trip, hits
     assert len(hits) == 3
+
+
+def test_nothing_relevant_names_the_words_the_vault_never_wrote(vault: Path) -> None:
+    memgit_json("log", "Melanie: I adopted a puppy named Noodle last week!", cwd=vault)
+    memgit_json("log", "Melanie: How was your week?", cwd=vault)
+    # "pet" is nowhere in the vault: the agent learns to ask in the vault's words ("puppy")
+    rc, data = recall(vault, "when did Melanie adopt a pet")
+    assert (rc, data["hits"], data["unseen"]) == (1, [], ["pet"]), data
+    assert data["weak"][0]["text"].endswith("puppy named Noodle last week!")
+    r = memgit("recall", "when did Melanie adopt a pet", cwd=vault)
+    assert r.returncode == 1 and "(never written: pet)" in r.stdout.splitlines()[0]
+    rc, data = recall(vault, "when did Melanie adopt a puppy")
+    assert rc == 0 and "unseen" not in data and data["hits"][0]["text"].endswith("last week!")
+    # within one layer a word may be elsewhere: nothing is claimed about the vault
+    rc, data = recall(vault, "when did Melanie adopt a pet", "--layer", "fact")
+    assert "unseen" not in data

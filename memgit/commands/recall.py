@@ -54,10 +54,12 @@ def run(args: argparse.Namespace) -> int:
     finally:
         recall_status.discard()
     weak = result.get("weak", [])
+    unseen = f" (never written: {', '.join(result['unseen'])})" if result.get("unseen") else ""
     none = (
-        "nothing relevant: no hit matches half of the question" + "".join(f"\n  weak: {_line(h)}" for h in weak[:3])
+        f"nothing relevant: no hit matches half of the question{unseen}"
+        + "".join(f"\n  weak: {_line(h)}" for h in weak[:3])
         if weak
-        else "no memory matches"
+        else f"no memory matches{unseen}"
     )
     _common.emit(args, result, "\n".join(_line(h) for h in result["hits"]) or none)
     return 0 if result["hits"] else 1

@@ -177,8 +177,9 @@ class Recall:
         if found is None:
             found = _TOKENS[key] = tuple(t for _, t in analyze(text, self.languages))
             if len(_TOKENS) > KEEP_TOKENS:
-                for old in list(islice(_TOKENS, KEEP_TOKENS // 4)):  # the oldest quarter
-                    del _TOKENS[old]
+                with contextlib.suppress(RuntimeError):  # another thread's recall changed it meanwhile
+                    for old in list(islice(_TOKENS, KEEP_TOKENS // 4)):  # the oldest quarter
+                        _TOKENS.pop(old, None)
         return list(found)
 
     def candidates(self) -> list[Doc]:

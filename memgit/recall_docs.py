@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -172,8 +173,9 @@ def work_lines(vault: Vault, path: str) -> list[str]:
     lines = (read_work(vault, path) or b"").decode("utf-8", errors="replace").split("\n")
     if time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) > 2_000_000_000:
         _LINES[target] = (stamp, lines)
-        while len(_LINES) > KEEP_LINES:
-            _LINES.pop(next(iter(_LINES)))
+        with contextlib.suppress(RuntimeError, StopIteration, KeyError):  # another thread's recall meanwhile
+            while len(_LINES) > KEEP_LINES:
+                _LINES.pop(next(iter(_LINES)))
     return lines
 
 

@@ -212,3 +212,14 @@ def test_a_layer_is_chosen_before_the_cut(lived: Path, monkeypatch: pytest.Monke
             assert with_index == recall(v, q, k=50, layer=layer, index=False), (layer, q)
     facts = recall(v, "acme corp meeting", k=50, layer="fact")  # Sarah's fact holds two words, no entity named
     assert any(h["text"] == "Works at Acme Corp" for h in facts["hits"] + facts.get("weak", [])), facts
+
+
+def test_what_a_long_running_process_keeps_is_bounded(lived: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    import memgit.recall
+
+    v = Vault(lived)
+    expected = recall(v, "zurich company helene", k=50)
+    monkeypatch.setattr(memgit.recall, "KEEP_TOKENS", 8)
+    memgit.recall._TOKENS.clear()
+    assert recall(v, "zurich company helene", k=50) == expected
+    assert 0 < len(memgit.recall._TOKENS) <= 8

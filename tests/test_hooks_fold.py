@@ -381,7 +381,7 @@ def test_what_the_script_lets_through_the_message_rules_pass(tmp_path: Path, par
     script, msg = plain_script(tmp_path), tmp_path / "msg"
     msg.write_bytes(text.encode())
     if subprocess.run([str(script), str(msg)], cwd=tmp_path).returncode == 0:
-        assert message.check(message.clean(text)) == [], text
+        assert message.check(message.clean(text, edited=False)) == [], text
 
 
 def test_a_commit_from_a_subfolder_and_one_in_a_linked_worktree_fold(journaled: Path, tmp_path: Path) -> None:
@@ -401,3 +401,23 @@ def test_a_commit_from_a_subfolder_and_one_in_a_linked_worktree_fold(journaled: 
     git(other, "add", JOURNAL)
     accepted(commit(other, "again"))
     folded(other, "again")  # the linked worktree's own cache and fresh tree: its second commit folds
+
+
+def test_a_credential_on_a_comment_line_of_a_message_git_keeps_is_refused(journaled: Path, tmp_path: Path) -> None:
+    """`git commit -m` (and --cleanup=verbatim, or commit.cleanup) keeps lines starting with '#': the commit-msg
+    hook judges them as git records them, and a scissors line cuts only where git cuts (an editor's -v diff)."""
+    before = head(journaled)
+    append(journaled, "10:00 a line")
+    git(journaled, "add", JOURNAL)
+    r = git(journaled, "commit", "-m", "notes", "-m", "# password: Hunter2x9!", check=False)
+    assert r.returncode != 0 and head(journaled) == before, git(journaled, "log", "-1", "--format=%B").stdout
+    scissors = "# ------------------------ >8 ------------------------"
+    r = git(journaled, "commit", "-m", "notes", "-m", f"{scissors}\npassword: Hunter2x9!", check=False)
+    assert r.returncode != 0 and head(journaled) == before
+    # an editor's `git commit -v`: what follows git's scissors line is its diff, never recorded
+    editor = tmp_path / "editor.sh"
+    editor.write_text('#!/bin/sh\nprintf "notes\\n%s\\npassword: Hunter2x9!\\n" "$(grep -e ">8" "$1")" > "$1"\n')
+    editor.chmod(0o755)
+    r = git(journaled, "commit", "-v", check=False, env={"GIT_EDITOR": str(editor)})
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert git(journaled, "log", "-1", "--format=%B").stdout.strip() == "notes"

@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _commit_msg(cwd: Path, files: list[str]) -> int:
     """The commit-msg hook: git plumbing only (HEAD's allow-list and receipts in one cat-file), no repository library."""
-    import subprocess
+    import os
 
     from memgit import gitcli, secretlists
     from memgit.errors import UsageError
@@ -80,14 +80,11 @@ def _commit_msg(cwd: Path, files: list[str]) -> int:
             "commit-msg needs the message file", "git passes it: memgit hook commit-msg .git/COMMIT_EDITMSG"
         )
     text = Path(files[0]).read_bytes().decode("utf-8", "replace")
-    got = subprocess.run(
-        ["git", "config", "--get", "core.commentChar"], cwd=cwd, capture_output=True, text=True, env=gitcli.no_git_env()
-    )
-    comment = got.stdout.strip() if got.returncode == 0 and got.stdout.strip() not in ("", "auto") else "#"
+    edited = os.environ.get("GIT_EDITOR") != ":"  # git sets it to ':' for the hook when no editor ran
     names = [f"HEAD:{secretlists.ALLOW_PATH}", f"HEAD:{secretlists.RECEIPTS_PATH}"]
     blobs = gitcli.read_blobs(cwd, names, missing_ok=True)
     lists = secretlists.parse(*(blobs.get(n) for n in names)) if blobs else secretlists.EMPTY
-    problems = message.check(message.clean(text, comment), lists)
+    problems = message.check(message.clean(text, edited), lists)
     for p in problems:
         print(_common.visible(p.render()), file=sys.stderr)
     if problems:

@@ -12,19 +12,19 @@ from memgit.rules import hidden, secrets
 from memgit.secretlists import EMPTY, Lists
 
 WHERE = "(commit message)"
-SCISSORS = re.compile(r"^# -+ >8 -+$", re.M)
+SCISSORS = "\n# ------------------------ >8 ------------------------\n"  # the line git writes for `commit -v`
 # the dangling start of a credential ("password is", "API_KEY:", "token=") at the end of one piece of text
 DANGLING = re.compile(
     r"(?i)(?:pass(?:word|wd|phrase)?|pwd|secret|token|key|credentials?)[\"'\]]{0,2}(?:\s*(?::=|=>|==?|:)|\s+(?:is|was|are))\s*[\"'`]?$"
 )
 
 
-def clean(text: str, comment: str = "#") -> str:
-    """The message git will record: up to a scissors line, without comment lines."""
-    m = SCISSORS.search(text)
-    if m:
-        text = text[: m.start()]
-    return "\n".join(ln for ln in text.split("\n") if not ln.startswith(comment))
+def clean(text: str, edited: bool) -> str:
+    """The message as git may record it: every line (a comment line is kept under `-m`, `-F`, --cleanup=verbatim
+    or whitespace, or commit.cleanup, which a hook cannot see), cut at git's scissors line only when an editor
+    was used (`git commit -v` writes its diff below it; git cuts there only then)."""
+    at = ("\n" + text).find(SCISSORS) if edited else -1
+    return text[:at] if at >= 0 else text
 
 
 def check(text: str, lists: Lists = EMPTY) -> list[Problem]:

@@ -204,8 +204,12 @@ class Recall:
         else:
             tree = self.tree or self.vault.head_tree()
             searched: list[int] = []
-            yield from (("grep", m) for m in scan_tree(self.vault, tree, rx, None, searched))
+            found = [m for m in scan_tree(self.vault, tree, rx, None, searched) if self._keep(m.path, m.text)]
             self.corpus_bytes += sum(searched)
+            if len(found) > CANDIDATES:  # the first stage, as over the work tree (memgit/recall_cut.py)
+                kept = set(recall_cut.cut([(m.path, m.line, m.text) for m in found], self._spec(), CANDIDATES))
+                found = [m for m in found if (m.path, m.line, m.text) in kept]
+            yield from (("grep", m) for m in found)
             yield from (("index", m) for m in self._entity_matches(tree))
         if self.archive:
             main = self.tree or self.vault.head_tree()

@@ -223,3 +223,22 @@ def test_what_a_long_running_process_keeps_is_bounded(lived: Path, monkeypatch: 
     memgit.recall._TOKENS.clear()
     assert recall(v, "zurich company helene", k=50) == expected
     assert 0 < len(memgit.recall._TOKENS) <= 8
+
+
+def test_as_of_cuts_as_the_work_tree_does(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--as-of reads the old tree, not the index; past CANDIDATES lines it keeps the same ones a recall then kept."""
+    import memgit.recall
+
+    for n in range(6):
+        memgit_json("log", f"Weekly project status number {n}", cwd=vault)
+    memgit_json("log", "The yorel project status is green after a long review", cwd=vault)
+    then = git(vault, "rev-parse", "HEAD").stdout.strip()
+    memgit_json("log", "Yorel project status moved to red", cwd=vault)  # after: not in the old tree
+    monkeypatch.setattr(memgit.recall, "CANDIDATES", 2)
+    v = Vault(vault)
+    now = recall(v, "yorel project status", k=50)
+    old = recall(v, "yorel project status", k=50, as_of=then)
+    texts = [h["text"] for h in old["hits"] + old.get("weak", [])]
+    assert any("status is green" in t for t in texts) and not any("moved to red" in t for t in texts), texts
+    assert sum("Weekly project status" in t for t in texts) == 1, texts  # two places: the yorel line, one weekly
+    assert any("moved to red" in h["text"] for h in now["hits"] + now.get("weak", []))

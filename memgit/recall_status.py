@@ -150,11 +150,14 @@ def early(argv: Sequence[str]) -> None:
 
 
 def take(root: Path) -> Status | None:
-    """The git status started for the vault at `root` (in it or below), if any; any other is stopped."""
+    """The git status started for the vault at `root` (in its work tree), if any; any other is stopped (one started
+    inside .git, where git status refuses to run, too)."""
     found = None
+    top = root.resolve()
     while _STARTED:
         where, status = _STARTED.pop()
-        if found is None and (where == root.resolve() or root.resolve() in where.parents):
+        inside = where == top or (top in where.parents and ".git" not in where.relative_to(top).parts)
+        if found is None and inside:
             found = status
         else:
             status.stop()

@@ -116,3 +116,19 @@ def test_find_and_head_agree_with_pygit2_or_step_aside(vault: Path, tmp_path: Pa
 def test_gits_environment_leaves_it_to_pygit2(vault: Path, variable: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(variable, str(vault / ".git") if variable == "GIT_DIR" else str(vault))
     assert gitlight.find(vault) is None
+
+
+def test_recall_started_inside_dot_git_reads_the_work_tree(vault: Path) -> None:
+    """The CLI starts git status where it was started; inside .git git refuses, so recall runs its own."""
+    memgit_json("log", "Moved to Zürich office", cwd=vault)
+    from_top, _ = recall(vault, "zurich")
+    r = subprocess.run(
+        [sys.executable, "-c", CODE, "recall", "zurich", "--json", "--k", "50"],
+        cwd=vault / ".git",
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    got = json.loads(r.stdout)
+    assert got["code"] == 0, r.stderr
+    assert json.loads(got["out"]) == from_top

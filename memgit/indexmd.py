@@ -424,15 +424,16 @@ class IndexBuilder:
 
         return self._rebuilt(one)
 
-    def writes(self, tree: str) -> dict[str, bytes | None]:
-        """What must change in `tree` so its index files are the generated ones (None deletes)."""
-        return self._rebuilt(lambda: self._writes(tree))
+    def writes(self, tree: str, listed: bool = False) -> dict[str, bytes | None]:
+        """What must change in `tree` so its index files are the generated ones (None deletes). listed: read which
+        index files the tree holds from the tree itself, never from the cache's record (verify)."""
+        return self._rebuilt(lambda: self._writes(tree, listed))
 
-    def _writes(self, tree: str) -> dict[str, bytes | None]:
+    def _writes(self, tree: str, listed: bool = False) -> dict[str, bytes | None]:
         expected = self._expected()  # path -> (blob id, producer)
         # the index files the tree holds: known from the changes that brought the builder here, else one listing per
         # folder (not a path walk per file)
-        present = dict(self._present) if tree == self.tree else _index_blobs(self.repo, tree)
+        present = dict(self._present) if tree == self.tree and not listed else _index_blobs(self.repo, tree)
         out: dict[str, bytes | None] = {}
         for path, (blob, produce) in expected.items():
             if present.get(path) != blob:

@@ -55,7 +55,7 @@ class _Indexes:
         """The index files of `tree` that differ from the generated ones."""
         self.expected(config, tree, INDEX_PATH)
         assert self.builder is not None
-        return sorted(self.builder.writes(tree))
+        return sorted(self.builder.writes(tree, listed=True))  # what the tip holds, whatever the cache recorded
 
 
 def tip_of(repo: Repo, rev_range: str | None) -> str | None:

@@ -265,3 +265,26 @@ def test_pre_receive_rejects_a_journal_edit_made_with_no_verify(remote: tuple[Pa
     r = git(clone, "push", "origin", "main", check=False)
     assert r.returncode == 0, r.stderr
     assert tip(bare) == head(clone)
+
+
+def test_verify_of_a_range_reads_the_tips_index_files_not_the_caches_word_for_them(vault: Path) -> None:
+    """The index cache records which index files its tree holds (a speed-up for writes); verify judges the tip by
+    what the tip holds: a cache file claiming the generated INDEX.md is there (hand-edited, or any bug) hides nothing."""
+    import hashlib
+
+    from memgit.repo import Repo
+    from tests.test_index import from_scratch
+
+    journal(vault, "first entry")
+    with (vault / JOURNAL).open("a") as f:
+        f.write("- 10:00 committed with the hooks off\n")
+    git(vault, "-c", "core.hooksPath=/dev/null", "commit", "-qam", "hooks off")  # INDEX.md now stale at the tip
+    assert memgit("stats", cwd=vault).returncode == 0  # the cache saved at the tip
+    generated = from_scratch(Repo(vault), head(vault))["INDEX.md"]
+    meta_path = vault / ".git" / "memgit" / "index" / "meta.json"
+    meta = json.loads(meta_path.read_text())
+    assert meta["tree"] == git(vault, "rev-parse", "HEAD^{tree}").stdout.strip()
+    meta["present"]["INDEX.md"] = hashlib.sha1(b"blob %d\0" % len(generated) + generated).hexdigest()
+    meta_path.write_text(json.dumps(meta))
+    r = memgit("verify", "HEAD~1..HEAD", cwd=vault)
+    assert r.returncode == 1 and "index-generated" in r.stdout + r.stderr, r.stdout + r.stderr

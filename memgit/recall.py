@@ -63,6 +63,7 @@ TUNING = {
     "prf_docs": 10.0,
     "prf_named": True,  # only for a question that names an entity (feedback from the others' memory)
     "prf_terms": 10.0,
+    "category": 1.2,  # the named entity's facts filed where others' best answers are (their category), x1.2
     "prf_cover": 0.5,  # in coverage: a word the best matches of a question word share stands in for it (as a synonym)
     "who": 1.2,  # a "who" question: a hit naming one of the vault's people, a fact filed as a relationship (each)
     "context": 0.0,  # a journal line's neighbouring entries: weight of the question words only they hold
@@ -449,6 +450,8 @@ class Recall:
                     tf = bag.count(t)
                     if tf:
                         d.score += factor * w * floor * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / max(avgdl, 1e-9)))
+        if TUNING["category"] != 1.0 and subject:
+            self._category(docs, asks, about)
         if TUNING["prf_cover"] and subject:
             self._stand_ins(docs, bags, asks, about, subject, idf, mass)
         self._decay(sorted(docs, key=lambda d: -d.score))
@@ -491,6 +494,23 @@ class Recall:
                 if on and t not in b and not self.related.get(t, set()) & b and stand & b:
                     d.coverage += TUNING["prf_cover"] * idf[t] / mass
                     d.flags.pop("name_only", None)
+
+    def _category(self, docs: list[Doc], asks: list[float], about: list[bool]) -> None:
+        """Where the vault files the answers: when most of the best matches of what is asked, in others' memory, are
+        facts of one category ("drink" -> preference; "employer" -> relationship), the named entity's facts of that
+        category get ×`category` ("kenji drink" -> his "prefers matcha", not "Lives in Seattle")."""
+        best = sorted(
+            (i for i, a in enumerate(asks) if a > 0 and not about[i] and docs[i].flags.get("category")),
+            key=lambda i: (-asks[i], docs[i].path, docs[i].line),
+        )[: int(TUNING["prf_docs"])]
+        if len(best) < 2:
+            return
+        (top, n), *_ = Counter(str(docs[i].flags["category"]) for i in best).most_common(1)
+        if n * 2 < len(best):
+            return
+        for d, on in zip(docs, about, strict=False):
+            if on and d.flags.get("category") == top:
+                d.score *= TUNING["category"]
 
     def _repeated(self, docs: list[Doc]) -> dict[str, int]:
         """How often each journal entry's words (after its time; its speaker kept) stand among the candidates: a

@@ -316,3 +316,22 @@ def test_nothing_relevant_names_the_words_the_vault_never_wrote(vault: Path) -> 
     # within one layer a word may be elsewhere: nothing is claimed about the vault
     rc, data = recall(vault, "when did Melanie adopt a pet", "--layer", "fact")
     assert "unseen" not in data
+
+
+def test_the_named_entitys_fact_filed_where_others_answers_are_comes_first(vault: Path) -> None:
+    for slug, text, category in (
+        ("people/kenji-silva", "Lives in Seattle", "status"),
+        ("people/kenji-silva", "Reports to Hugo Sato", "relationship"),
+        ("people/kenji-silva", "Prefers matcha", "preference"),
+        ("people/leila-chen", "Drinks chai", "preference"),
+        ("people/mateo-rossi", "Drinks green tea", "preference"),
+        ("people/viktor-chen", "Drinks espresso", "preference"),
+    ):
+        memgit_json("fact", "add", slug, text, "--category", category, cwd=vault)
+    # nothing of Kenji's says "drink" and the others' answers share no word with his; they are all preferences
+    _rc, data = recall(vault, "kenji drink")
+    hits = data["hits"] or data["weak"]
+    assert hits[0]["text"] == "Prefers matcha" and hits[0]["score"] > hits[1]["score"], hits[:3]  # not a tie's luck
+    # "where does kenji live" is answered by his status fact, whatever the others' categories
+    rc, data = recall(vault, "where does kenji live")
+    assert rc == 0 and data["hits"][0]["text"] == "Lives in Seattle", data["hits"][:2]

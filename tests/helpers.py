@@ -83,3 +83,16 @@ def fsck_clean(repo: Path) -> None:
     r = git(repo, "fsck", "--full", "--strict", check=False)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "error" not in r.stderr.lower() and "missing" not in r.stdout.lower(), r.stdout + r.stderr
+
+
+def leftover_locks(repo: Path) -> tuple[list[Path], list[Path]]:
+    """Lock files a killed writer left in .git (memgit.lock, the vault lock, is never one): (git's own, which
+    memgit must name and leave to the user, exit 3; memgit's tagged index.lock, which the next writer clears)."""
+    from memgit.repo import INDEX_LOCK_TAG
+
+    ours, theirs = [], []
+    for p in (repo / ".git").rglob("*.lock"):
+        if p.name == "memgit.lock":
+            continue
+        (ours if p.read_bytes().startswith(INDEX_LOCK_TAG) else theirs).append(p)
+    return theirs, ours

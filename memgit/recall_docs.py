@@ -52,7 +52,7 @@ def _fact_from_context(m: Match) -> dict[str, Any] | None:
     return _fact_fields((*m.before[-1:], m.text, *m.after))
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1 << 14)
 def _fact_fields(lines: tuple[str, ...]) -> dict[str, Any] | None:
     """The same lines give the same fields: parsed once per process (the MCP server sees the same facts again and
     again). The dict is shared: read it, never change it."""
@@ -171,7 +171,7 @@ def work_lines(vault: Vault, path: str) -> list[str]:
     if known is not None and known[0] == stamp:
         return known[1]
     lines = (read_work(vault, path) or b"").decode("utf-8", errors="replace").split("\n")
-    if time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) > 2_000_000_000:
+    if time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) > 2_000_000_000 and st.st_size <= KEEP_SIZE:
         _LINES[target] = (stamp, lines)
         with contextlib.suppress(RuntimeError, StopIteration, KeyError):  # another thread's recall meanwhile
             while len(_LINES) > KEEP_LINES:
@@ -179,14 +179,19 @@ def work_lines(vault: Vault, path: str) -> list[str]:
     return lines
 
 
-KEEP_LINES = 4096  # files whose lines a long-running process keeps
+KEEP_LINES = 1024  # files whose lines a long-running process keeps
+KEEP_SIZE = 1 << 16  # ... and parsed entity files: none bigger than this (bytes)
 _LINES: dict[Path, tuple[tuple[int, int, int, int], list[str]]] = {}
 
 
-@lru_cache(maxsize=512)
 def entity_facts(data: bytes) -> tuple[tuple[int, str, tuple[str, ...], tuple[str, ...]], ...]:
     """An entity's items.json: each fact's "fact" line (number, text) with the line before and the 9 after it;
-    none when it does not parse. Once per version of the file in a long-running process."""
+    none when it does not parse. Once per version of the file in a long-running process (files up to KEEP_SIZE)."""
+    return _entity_facts(data) if len(data) <= KEEP_SIZE else _entity_facts.__wrapped__(data)
+
+
+@lru_cache(maxsize=512)
+def _entity_facts(data: bytes) -> tuple[tuple[int, str, tuple[str, ...], tuple[str, ...]], ...]:
     from memgit import itemsfile
 
     lines = data.decode("utf-8", errors="replace").split("\n")  # as git and line_index count

@@ -223,6 +223,11 @@ def test_what_a_long_running_process_keeps_is_bounded(lived: Path, monkeypatch: 
     memgit.recall._TOKENS.clear()
     assert recall(v, "zurich company helene", k=50) == expected
     assert 0 < len(memgit.recall._TOKENS) <= 8
+    import memgit.recall_docs
+
+    monkeypatch.setattr(memgit.recall_docs, "KEEP_SIZE", 1)  # no file small enough to keep: read each time
+    assert recall(v, "zurich company helene acme sarah", k=50) == recall(v, "zurich company helene acme sarah", k=50)
+    assert recall(v, "zurich company helene", k=50) == expected
 
 
 def test_as_of_cuts_as_the_work_tree_does(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -106,7 +106,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 
 def _run(args: argparse.Namespace) -> int:
-    if getattr(args, "json", False) or not sys.stderr.isatty():
+    if getattr(args, "json", False) or sys.stderr is None or not sys.stderr.isatty():
         return int(args.run(args))
     from memgit.commands._common import Bar
     from memgit.progress import index_rebuild
@@ -144,8 +144,9 @@ def _leave(code: int) -> None:
     if threading.active_count() > 1:
         return
     try:
-        sys.stdout.flush()
-        sys.stderr.flush()
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:  # None: started with that descriptor closed (`memgit log x >&-`)
+                stream.flush()
     except (OSError, ValueError):
         return
     import atexit

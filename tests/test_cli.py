@@ -255,3 +255,18 @@ def test_the_cli_process_ends_as_an_exit_does(vault: Path, tmp_path: Path, threa
         text=True,
     )
     assert bad.returncode == 2 and "not a date" in bad.stderr, bad.stderr
+
+
+@pytest.mark.parametrize("closed", [">&-", "2>&-", ">&- 2>&-"])
+def test_a_closed_stdout_or_stderr_keeps_the_exit_code_and_the_write(vault: Path, closed: str) -> None:
+    """A process started with its standard output or error closed (a daemon, `cmd >&-`): the write lands and the
+    exit code is the command's (the process's quick ending must not trip over a missing stream)."""
+    from tests.conftest import BIN
+
+    def run(args: str) -> int:
+        return subprocess.run(["sh", "-c", f"exec {BIN}/memgit {args} {closed}"], cwd=vault).returncode
+
+    assert run("log 'written with a stream closed'") == 0
+    assert "written with a stream closed" in run_memgit("recall", "written stream closed", cwd=vault).stdout
+    assert run("recall zyxwvutsrq") == 1
+    assert run("log") == 2

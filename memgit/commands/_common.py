@@ -61,7 +61,7 @@ class Bar:
 
     def __init__(self, args: argparse.Namespace, label: str, unit: str) -> None:
         self.label, self.unit, self.total = label, unit, 0
-        self.shown = not getattr(args, "json", False) and sys.stderr.isatty()
+        self.shown = not getattr(args, "json", False) and sys.stderr is not None and sys.stderr.isatty()
         self._bar: Any = None
 
     def __call__(self, done: int, total: int) -> None:

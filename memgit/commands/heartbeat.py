@@ -34,7 +34,7 @@ def _line(step: Step) -> str:
 def run(args: argparse.Namespace) -> int:
     from memgit.heartbeat import Step
 
-    show = not args.json and sys.stderr.isatty()
+    show = not args.json and sys.stderr is not None and sys.stderr.isatty()
 
     def progress(step: Step) -> None:
         print(_line(step), file=sys.stderr, flush=True)

@@ -439,3 +439,25 @@ def test_a_clean_filter_on_an_index_file_never_makes_the_fold_commit_another_ind
     assert index_files(r, head(journaled)) == from_scratch(r, head(journaled))
     v = memgit("verify", "HEAD~1..HEAD", cwd=journaled)
     assert v.returncode == 0, v.stdout + v.stderr
+
+
+def test_a_forged_fresh_tree_cannot_hide_a_stale_index_from_verify(journaled: Path) -> None:
+    """.git/memgit/fresh-tree is a speed-up anyone who can write .git can forge: naming HEAD's tree fresh while the
+    cache holds another branch's makes the fold stage a wrong INDEX.md and the post-commit script skip its refresh;
+    verify (and so pre-receive) still judges the tip by the tree itself."""
+    gitdir = journaled / ".git"
+    git(journaled, "checkout", "-q", "-b", "side", "HEAD~1")  # the cache stays at main's tree
+    cached = (gitdir / "memgit" / "fresh-tree").read_text().split()[1]
+    (gitdir / "memgit" / "fresh-tree").write_text(
+        f"{git(journaled, 'rev-parse', 'HEAD^{tree}').stdout.strip()} {cached}\n"
+    )
+    append(journaled, "10:00 on a forged fresh tree")
+    git(journaled, "add", JOURNAL)
+    git(journaled, "commit", "-q", "-m", "forged", check=False)
+    from memgit.repo import Repo
+    from tests.test_index import from_scratch, index_files
+
+    r = Repo(journaled)
+    stale = index_files(r, head(journaled)) != from_scratch(r, head(journaled))  # the forgery worked on the commit
+    v = memgit("verify", "HEAD~1..HEAD", cwd=journaled)
+    assert (v.returncode, "index-generated" in v.stdout + v.stderr) == ((1, True) if stale else (0, False)), v.stdout

@@ -198,11 +198,11 @@ class Recall:
         return list(docs.values())
 
     def _matches(self) -> Any:
-        rx = re.compile(self.pattern(), re.I)
         if self.tree is None and self.vault.repo.workdir is not None:
             yield from (("grep", m) for m in self._grep())
             yield from (("index", m) for m in self._entity_matches(None))
         else:
+            rx = re.compile(self.pattern(), re.I)
             tree = self.tree or self.vault.head_tree()
             searched: list[int] = []
             found = [m for m in scan_tree(self.vault, tree, rx, None, searched) if self._keep(m.path, m.text)]
@@ -213,6 +213,7 @@ class Recall:
             yield from (("grep", m) for m in found)
             yield from (("index", m) for m in self._entity_matches(tree))
         if self.archive:
+            rx = re.compile(self.pattern(), re.I)
             main = self.tree or self.vault.head_tree()
             for _name, tip in sorted(self.vault.repo.archive_tips().items()):
                 tree = self.vault.repo.commit_tree(tip)
@@ -231,7 +232,7 @@ class Recall:
         matched: Iterable[tuple[str, int, str]]
         found = None
         if self.use_index:  # the same lines and bytes as rg's, from the index under .git/memgit/recall/
-            rx = re.compile(self.pattern(), re.I)
+            rx = recall_index.LazyPattern(self.pairs, re.I)
             first = recall_index.Stage(rx, self._spec(), CANDIDATES, self._keep, self._wanted)
             with contextlib.suppress(recall_index.Unusable):  # no index here (read-only .git): rg
                 found = recall_index.grep(self.vault, rx, alternatives(self.pairs), first)

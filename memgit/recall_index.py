@@ -24,7 +24,8 @@ import threading
 import time
 import unicodedata
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -71,10 +72,40 @@ class Found(NamedTuple):
     cut: bool = False  # the first stage kept only these of more matching lines
 
 
+class LazyPattern:
+    """recall's pattern (memgit/tokens.py `pattern`) for the lines the index cannot decide alone (odd lines, the work
+    tree's): whether a line matches is asked of each alternative, each compiled once per process (a broad question's
+    whole pattern, each letter a class of its accented forms, takes 2-10 ms to compile; its words recur); the whole
+    pattern is compiled only to count a long line's matches."""
+
+    def __init__(self, pairs: Iterable[tuple[str, str]], flags: int = 0) -> None:
+        from memgit.tokens import pattern_parts
+
+        self.parts, self.flags = pattern_parts(pairs), flags
+        self._whole: re.Pattern[str] | None = None
+
+    def search(self, text: str) -> bool:
+        return any(_part(p, self.flags).search(text) for p in self.parts)
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        if self._whole is None:
+            import re
+
+            self._whole = re.compile("(?:" + "|".join(self.parts) + ")" if self.parts else r"(?!)", self.flags)
+        return self._whole.finditer(text)
+
+
+@lru_cache(maxsize=4096)
+def _part(source: str, flags: int) -> re.Pattern[str]:
+    import re
+
+    return re.compile(source, flags)
+
+
 class Stage(NamedTuple):
     """recall's first stage (memgit/recall_cut.py) as the index runs it."""
 
-    rx: re.Pattern[str]
+    rx: re.Pattern[str] | LazyPattern
     spec: list[Term]
     k: int
     keep: Callable[[str, str], bool]  # (path, text): a line recall keeps (an entity's items.json: its "fact" lines)
@@ -642,7 +673,9 @@ def watch(vault: Vault) -> None:
         _WATCHES[root] = Watch(root)
 
 
-def grep(vault: Vault, rx: re.Pattern[str], alternatives: list[tuple[str, bool]], first: Stage | None = None) -> Found:
+def grep(
+    vault: Vault, rx: re.Pattern[str] | LazyPattern, alternatives: list[tuple[str, bool]], first: Stage | None = None
+) -> Found:
     """What rg with `rx` over the work tree finds (memgit/rg.py `grep_lines`): the index's lines at the commit
     the work tree was compared with, and the lines of the files that differ from it, read from disk. With `first`
     (recall's first stage), only the lines it keeps when more match than it keeps."""
@@ -678,7 +711,9 @@ def grep(vault: Vault, rx: re.Pattern[str], alternatives: list[tuple[str, bool]]
     return Found(lines + work, searched)
 
 
-def _work_lines(vault: Vault, rx: re.Pattern[str], paths: list[str]) -> tuple[list[tuple[str, int, str]], int]:
+def _work_lines(
+    vault: Vault, rx: re.Pattern[str] | LazyPattern, paths: list[str]
+) -> tuple[list[tuple[str, int, str]], int]:
     """The lines of the work tree's files that differ from the tree, as rg finds them, and their bytes."""
     lines: list[tuple[str, int, str]] = []
     searched = 0
@@ -723,7 +758,7 @@ def _status_tree(vault: Vault) -> tuple[str | None, set[str]]:
     return (vault.repo.commit_tree(head) if head is not None else None), dirty
 
 
-def _long(rx: re.Pattern[str], text: str, size: int) -> str:
+def _long(rx: re.Pattern[str] | LazyPattern, text: str, size: int) -> str:
     if size <= MAX_COLUMNS:
         return text
     return f"[Omitted long line with {sum(1 for _ in rx.finditer(text))} matches]"

@@ -132,12 +132,19 @@ def pattern(pairs: Iterable[tuple[str, str]]) -> str:
     """A regex (rg and Python) matching, case-insensitively, every line holding a word that may tokenise to one of
     the terms: each alternative's prefix at a word start, each letter standing for its accented forms ('zurich'
     finds 'Zürich'); CJK terms anywhere."""
+    alts = pattern_parts(pairs)
+    return "(?:" + "|".join(alts) + ")" if alts else r"(?!)"
+
+
+def pattern_parts(pairs: Iterable[tuple[str, str]]) -> list[str]:
+    """`pattern`'s alternatives, sorted: a line matches the pattern where one of them matches."""
     variants = _variants()
-    alts = {
-        re.escape(text) if cjk else r"\b" + "".join(variants.get(c, re.escape(c)) for c in text)
-        for text, cjk in alternatives(pairs)
-    }
-    return "(?:" + "|".join(sorted(alts)) + ")" if alts else r"(?!)"
+    return sorted(
+        {
+            re.escape(text) if cjk else r"\b" + "".join(variants.get(c, re.escape(c)) for c in text)
+            for text, cjk in alternatives(pairs)
+        }
+    )
 
 
 def line_words(line: str) -> list[str]:

@@ -247,3 +247,29 @@ def test_as_of_cuts_as_the_work_tree_does(vault: Path, monkeypatch: pytest.Monke
     assert any("status is green" in t for t in texts) and not any("moved to red" in t for t in texts), texts
     assert sum("Weekly project status" in t for t in texts) == 1, texts  # two places: the yorel line, one weekly
     assert any("moved to red" in h["text"] for h in now["hits"] + now.get("weak", []))
+
+
+def test_the_pattern_asked_per_alternative_matches_the_lines_the_whole_pattern_does() -> None:
+    import re
+
+    from memgit.tokens import analyze, pattern
+
+    lines = [
+        "Zürich, Zürich and zurich_office again",
+        "Ticket foo_office only",
+        "Straße und Töpferkurs",
+        "the PROJECT slipped a week",
+        "projektplan 東京の会議",
+        "no word of it here",
+        "x" * 5000 + " project week " * 40,
+        "",
+    ]
+    for question in ["zurich office", "project weeks", "strasse kurs", "東京 会議", "nothing"]:
+        pairs = analyze(question, ("en", "de"))
+        whole = re.compile(pattern(pairs), re.I)
+        lazy = recall_index.LazyPattern(pairs, re.I)
+        for line in lines:
+            assert lazy.search(line) == bool(whole.search(line)), (question, line[:40])
+        assert lazy._whole is None  # a match is decided by the alternatives alone
+        for line in lines:
+            assert len(list(lazy.finditer(line))) == len(list(whole.finditer(line)))

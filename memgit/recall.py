@@ -64,7 +64,8 @@ TUNING = {
     "prf_named": True,  # only for a question that names an entity (feedback from the others' memory)
     "prf_terms": 10.0,
     "category": 1.2,  # the named entity's facts filed where others' best answers are (their category), x1.2
-    "prf_cover": 0.5,  # in coverage: a word the best matches of a question word share stands in for it (as a synonym)
+    "prf_cover": 0.5,
+    "category_cover": 0.5,  # in coverage: a fact filed where the best matches of a question word are stands in for it  # in coverage: a word the best matches of a question word share stands in for it (as a synonym)
     "who": 1.2,  # a "who" question: a hit naming one of the vault's people, a fact filed as a relationship (each)
     "context": 0.0,  # a journal line's neighbouring entries: weight of the question words only they hold
     "context_coverage": 0.0,  # ... and their share in the coverage ("nothing relevant")
@@ -470,8 +471,10 @@ class Recall:
     ) -> None:
         """What a word of the question stands for, for "nothing relevant": the words most of its best matches share
         across the vault ("drink" -> tea, chai) count `prf_cover` of it in the coverage of the named entity's memory
-        that lacks the word itself ("what does emeka drink" <- his "Likes green tea"). A word the vault never wrote
-        has no matches, so nothing stands in for it ("chloe favourite movie" stays unanswered)."""
+        that lacks the word itself ("what does emeka drink" <- his "Likes green tea"); failing that, a fact of his
+        filed in the category most of those matches are filed in counts `category_cover` of it ("kenji drink" <-
+        "Prefers matcha", a preference like the others' drinks). A word the vault never wrote has no matches, so
+        nothing stands in for it ("chloe favourite movie" stays unanswered)."""
         scaffold = _scaffold() if TUNING["scaffold"] else frozenset()
         sets = [set(b) for b in bags]
         for t in self.terms:
@@ -491,9 +494,17 @@ class Recall:
             skip = set(self.weights) | subject
             shared = sorted(((c, w) for w, c in seen.items() if c >= 2 and w not in skip), key=lambda x: (-x[0], x[1]))
             stand = {w for _c, w in shared[: int(TUNING["prf_terms"])]}
+            filed = Counter(str(docs[i].flags["category"]) for i in best if docs[i].flags.get("category"))
+            (cat, n), *_ = filed.most_common(1) or [("", 0)]
+            cat = cat if TUNING["category_cover"] and n * 2 >= len(best) else ""
             for d, b, on in zip(docs, sets, about, strict=False):
-                if on and t not in b and not self.related.get(t, set()) & b and stand & b:
-                    d.coverage += TUNING["prf_cover"] * idf[t] / mass
+                if on and t not in b and not self.related.get(t, set()) & b:
+                    if stand & b:
+                        d.coverage += TUNING["prf_cover"] * idf[t] / mass
+                    elif cat and d.flags.get("category") == cat:
+                        d.coverage += TUNING["category_cover"] * idf[t] / mass
+                    else:
+                        continue
                     d.flags.pop("name_only", None)
 
     def _category(self, docs: list[Doc], asks: list[float], about: list[bool]) -> None:

@@ -332,6 +332,23 @@ def test_the_named_entitys_fact_filed_where_others_answers_are_comes_first(vault
     _rc, data = recall(vault, "kenji drink")
     hits = data["hits"] or data["weak"]
     assert hits[0]["text"] == "Prefers matcha" and hits[0]["score"] > hits[1]["score"], hits[:3]  # not a tie's luck
+
+
+def test_a_fact_filed_where_others_answers_are_is_an_answer_a_word_never_written_is_not(vault: Path) -> None:
+    for slug, text, category in (
+        ("people/kenji-silva", "Lives in Seattle", "status"),
+        ("people/kenji-silva", "Prefers matcha", "preference"),
+        ("people/leila-chen", "Drinks chai", "preference"),
+        ("people/mateo-rossi", "Drinks green tea", "preference"),
+        ("people/viktor-chen", "Drinks espresso", "preference"),
+    ):
+        memgit_json("fact", "add", slug, text, "--category", category, cwd=vault)
+    # his preference is filed where the others' drinks are: it covers "drink" (half), so it is an answer
+    rc, data = recall(vault, "kenji drink")
+    assert rc == 0 and data["hits"][0]["text"] == "Prefers matcha", data
+    # nobody's allergies are written anywhere: nothing is filed where they would be
+    rc, data = recall(vault, "kenji allergies")
+    assert (rc, data["hits"]) == (1, []), data["hits"][:2]
     # "where does kenji live" is answered by his status fact, whatever the others' categories
     rc, data = recall(vault, "where does kenji live")
     assert rc == 0 and data["hits"][0]["text"] == "Lives in Seattle", data["hits"][:2]

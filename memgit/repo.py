@@ -114,7 +114,7 @@ class Repo:
             self.workdir = Path(self.git.workdir)
         self.gitdir = Path(self.git.path)
         # the parsed git index, its file's stamp, and whether sync_paths may write it (see index_blobs)
-        self._index_memo: tuple[tuple[int, int, int] | None, pygit2.Index, bool] | None = None
+        self._index_memo: tuple[tuple[int, int, int, bytes] | None, pygit2.Index, bool] | None = None
         # in a pre-receive hook git keeps the pushed objects in a quarantine directory until the hook
         # accepts them; git's own commands see it through the environment, libgit2 does not
         quarantine = os.environ.get("GIT_QUARANTINE_PATH")
@@ -526,7 +526,7 @@ class Repo:
             idx.write()  # libgit2 writes <scratch>.lock and renames it to <scratch>
             index = self.gitdir / "index"
             os.replace(self._scratch_index(), index)  # atomic for readers; the (tagged) lock is held till now
-            self._index_memo = (_stamp(index.stat()), idx, True)  # what it holds is what was just written
+            self._index_memo = (_stamp(index), idx, True)  # what it holds is what was just written
         finally:
             if not locked:
                 self.release_index_lock()
@@ -535,7 +535,7 @@ class Repo:
         """Where this process builds the next git index (beside the lock, renamed over the index while it is held)."""
         return self.gitdir / "memgit" / f"index.{os.getpid()}"
 
-    def _read_index(self) -> tuple[tuple[int, int, int] | None, pygit2.Index, bool]:
+    def _read_index(self) -> tuple[tuple[int, int, int, bytes] | None, pygit2.Index, bool]:
         """The git index parsed from a private hard link (`_scratch_index`, removed once read: libgit2 keeps no handle),
         so that sync_paths can change and write the parsed index without reading it again: (the stamp of the file
         read, None if there was none; the index; writable). A .git that takes no file (read-only) is read in place,
@@ -551,22 +551,22 @@ class Repo:
             scratch.with_name(scratch.name + ".lock").unlink(missing_ok=True)
             try:
                 os.link(index, scratch)
-                stamp: tuple[int, int, int] | None = _stamp(scratch.stat())  # the very file read
+                stamp: tuple[int, int, int, bytes] | None = _stamp(scratch)  # the very file read
             except FileNotFoundError:
                 stamp = None  # no index yet: an empty one
             except OSError:  # no hard links here: a copy, stamped before it (a newer file then only means a re-read)
-                stamp = _stamp(index.stat())
+                stamp = _stamp(index)
                 shutil.copyfile(index, scratch)
         except OSError:
             try:
-                stamp = _stamp(index.stat())
+                stamp = _stamp(index)
             except FileNotFoundError:
                 stamp = None
             return stamp, pygit2.Index(str(index)), False
         try:
             idx = pygit2.Index(str(scratch))  # libgit2 reads a missing file as an empty index
             try:
-                same = _stamp(scratch.stat()) == stamp  # still the file stamped: read whole, not removed under us
+                same = _stamp(scratch) == stamp  # still the file stamped: read whole, not removed under us
             except FileNotFoundError:
                 same = stamp is None
         finally:
@@ -575,7 +575,7 @@ class Repo:
             return stamp, idx, True
         # another process removed or replaced the link meanwhile (no vault lock?): read in place, never written
         try:
-            stamp = _stamp(index.stat())
+            stamp = _stamp(index)
         except FileNotFoundError:
             stamp = None
         return stamp, pygit2.Index(str(index)), False
@@ -587,7 +587,7 @@ class Repo:
         index = self.gitdir / "index"
         memo = self._index_memo
         try:
-            stamp = _stamp(index.stat())
+            stamp = _stamp(index)
         except FileNotFoundError:
             stamp = None
         if memo is not None and memo[2] and memo[0] == stamp:
@@ -636,7 +636,7 @@ class Repo:
         2.4 MB, ~20 ms a read."""
         path = self.gitdir / "index"
         try:
-            stamp = _stamp(path.stat())
+            stamp = _stamp(path)
         except FileNotFoundError:
             return dict.fromkeys(paths)
         memo = self._index_memo
@@ -685,9 +685,16 @@ def _clear_dead_scratch(folder: Path) -> None:
         (folder / name).unlink(missing_ok=True)
 
 
-def _stamp(st: os.stat_result) -> tuple[int, int, int]:
-    """What tells one version of the git index file from another (every writer renames a new file over it)."""
-    return (st.st_ino, st.st_size, st.st_mtime_ns)
+def _stamp(path: Path) -> tuple[int, int, int, bytes]:
+    """What tells one version of the git index file from another (every writer renames a new file over it): its
+    inode, size and mtime, and its checksum (the last bytes), since a freed inode number is handed to the next new
+    file and mtimes move in clock ticks on many kernels: two rewrites within a tick could look like the file read."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        st = os.fstat(fd)
+        return (st.st_ino, st.st_size, st.st_mtime_ns, os.pread(fd, 32, max(st.st_size - 32, 0)))
+    finally:
+        os.close(fd)
 
 
 def _atomic_write(target: Path, data: bytes) -> None:

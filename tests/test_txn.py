@@ -353,3 +353,42 @@ def test_a_write_leaves_no_dangling_tree_in_git(vault: Path) -> None:
     assert dangling_trees() == before
     assert status(vault) == ""
     assert memgit("verify", cwd=vault).returncode == 0
+
+
+def test_a_git_add_is_kept_when_the_new_index_file_has_the_inode_size_and_mtime_of_the_one_read(
+    vault: Path, tmp_path: Path
+) -> None:
+    """ext4 hands a freed inode number to the next new file, and on many kernels mtimes move in clock ticks (1-10 ms):
+    git's index rewritten twice within one tick can carry the inode, size and mtime of the file a write parsed. The
+    index's own checksum (its last bytes) tells them apart. The coincidence is made here: the person's `git add`
+    goes to a copy, whose bytes are written into the file read and given back its mtime."""
+    import shutil
+
+    from memgit.repo import Repo
+
+    repo = Repo(vault)
+    tree = repo.commit_tree(repo.head_id())
+    (vault / "scratch.md").write_text("one\n")
+    git(vault, "add", "scratch.md")
+    index = vault / ".git" / "index"
+    read = index.stat()
+    assert repo.index_blobs(["NOW.md"]) == {"NOW.md": repo.blob_id(tree, "NOW.md")}
+    copy = tmp_path / "index"
+    shutil.copyfile(index, copy)
+    (vault / "scratch.md").write_text("two\n")
+    git(vault, "add", "scratch.md", env={"GIT_INDEX_FILE": str(copy)})
+    data = copy.read_bytes()
+    assert len(data) == read.st_size
+    with index.open("r+b") as f:
+        f.write(data)
+    os.utime(index, ns=(read.st_atime_ns, read.st_mtime_ns))
+    assert (index.stat().st_ino, index.stat().st_size, index.stat().st_mtime_ns) == (
+        read.st_ino,
+        read.st_size,
+        read.st_mtime_ns,
+    )
+    staged = git(vault, "rev-parse", ":scratch.md").stdout.strip()
+    (vault / "NOW.md").unlink()
+    repo.sync_paths(tree, ["NOW.md"], {"NOW.md": repo.blob_id(tree, "NOW.md")})
+    assert git(vault, "rev-parse", ":scratch.md").stdout.strip() == staged  # the person's second add, kept
+    assert (vault / "NOW.md").exists()

@@ -17,6 +17,8 @@ from memgit.errors import UsageError
 
 CONFIG_PATH = ".memgit.yaml"
 INDEX_PATH = "INDEX.md"
+KEEP_KINDS = 65536  # paths whose kind a process keeps per config
+_KIND_REGEX: dict[str, tuple[re.Pattern[str], list[str], dict[str, str]]] = {}
 # Files that steer the rules are canonical policy whatever the config's kinds say: only a human changes them.
 # .memgit/ holds the vault's allow-lists (acknowledged commits, allowed signers, redaction receipts).
 CANONICAL_POLICY = (CONFIG_PATH, ".gitattributes", ".pre-commit-config.yaml", ".github/**", ".memgit/**", "schemas/**")
@@ -135,8 +137,10 @@ class Config:
         return self.data.get(key, default)
 
     @cached_property
-    def _kind_regex(self) -> tuple[re.Pattern[str], list[str]]:
-        """One alternation of every kind glob, in config order: the first alternative that matches wins."""
+    def _kind_regex(self) -> tuple[re.Pattern[str], list[str], dict[str, str]]:
+        """One alternation of every kind glob, in config order: the first alternative that matches wins; with the
+        kinds worked out so far, shared by every Config of the same globs (a long-running process such as the MCP
+        server opens the vault for each call and asks again for the same paths)."""
         parts: list[str] = []
         kinds: list[str] = []
         for kind, globs in self.data["kinds"].items():
@@ -144,14 +148,24 @@ class Config:
                 for g in [glob.replace("{entity}", e) for e in self.entity_kinds] if "{entity}" in glob else [glob]:
                     parts.append(f"(?P<k{len(kinds)}>{glob_regex(g)}\\Z)")
                     kinds.append(kind)
-        return re.compile("|".join(parts) if parts else r"(?!)"), kinds
+        key = "|".join(parts) if parts else r"(?!)"
+        found = _KIND_REGEX.get(key)
+        if found is None or found[1] != kinds:
+            found = _KIND_REGEX[key] = (re.compile(key), kinds, {})
+            if len(_KIND_REGEX) > 8:  # configs seen by this process: the oldest go
+                for old in list(_KIND_REGEX)[:-8]:
+                    _KIND_REGEX.pop(old, None)
+        return found
 
     def kind_of(self, path: str) -> str:
-        rx, kinds = self._kind_regex
-        m = rx.match(path)
-        if m is None or m.lastgroup is None:
-            return "other"
-        return kinds[int(m.lastgroup[1:])]
+        rx, kinds, known = self._kind_regex
+        found = known.get(path)
+        if found is None:
+            m = rx.match(path)
+            found = "other" if m is None or m.lastgroup is None else kinds[int(m.lastgroup[1:])]
+            if len(known) < KEEP_KINDS:
+                known[path] = found
+        return found
 
     @property
     def entity_kinds(self) -> list[str]:

@@ -64,6 +64,7 @@ EXPAND_INNER = 2000  # a compound head inside more words than this: the first st
 BUDGET = 5000  # first stage: rows of the rarer terms read per question (a commoner term's only with another term)
 CHUNK = 900  # ids per IN (...)
 KEEP_LENGTHS = 300_000  # line lengths a long-running process keeps
+KEEP_COUNTS = 4096  # terms' row counts a long-running process keeps
 
 
 class Found(NamedTuple):
@@ -199,6 +200,7 @@ class Index:
         self.names: tuple[int | None, dict[int, str]] = (None, {})  # (data_version, file id -> path) read whole
         # (data_version, row id -> its text's length, the hash of its journal entry's words or None)
         self.sizes_of: tuple[int | None, dict[int, tuple[int, int | None]]] = (None, {})
+        self.counts: tuple[int | None, dict[str, int]] = (None, {})  # (data_version, a term's FTS query -> its rows)
 
     def close(self) -> None:
         self.db.close()
@@ -241,7 +243,8 @@ class Index:
             changes = vault.repo.diff_trees(old or None, tree or None)
         except (GitError, KeyError, ValueError) as exc:  # its tree is gone (a rewritten history): build anew
             raise _Rebuild(str(exc)) from None
-        self.names, self.sizes_of = (None, {}), (None, {})  # this connection's own writes do not move data_version
+        # this connection's own writes do not move data_version
+        self.names, self.sizes_of, self.counts = (None, {}), (None, {}), (None, {})
         facts = _facts_only(vault)
         size = 0
         for c in changes:
@@ -322,6 +325,18 @@ class Index:
         ]
         return None if len(found) > EXPAND_INNER else found
 
+    def _count(self, expr: str) -> int:
+        """A term's rows, up to BUDGET + 1, kept while no connection has written since (common words recur)."""
+        version = int(self.db.execute("PRAGMA data_version").fetchone()[0])
+        if self.counts[0] != version or len(self.counts[1]) > KEEP_COUNTS:
+            self.counts = (version, {})
+        known = self.counts[1]
+        found = known.get(expr)
+        if found is None:
+            sql = "SELECT count(*) FROM (SELECT rowid FROM terms WHERE terms MATCH ? LIMIT ?)"
+            found = known[expr] = int(self.db.execute(sql, (expr, BUDGET + 1)).fetchone()[0])
+        return found
+
     def _lengths(self, ids: list[int]) -> dict[int, tuple[int, int | None]]:
         """Each line's length in characters and, for a journal entry, the hash of what was said (recall_cut.entry: the
         tie-break counts copies), kept while no connection has written since (a long-running process asks for the
@@ -389,14 +404,7 @@ class Index:
             return None
         every = " OR ".join(f"({exprs[i]})" for i in live)
         # how many rows each term has, up to BUDGET + 1 (only which terms are cheap to read depends on it)
-        size = {
-            i: int(
-                self.db.execute(
-                    "SELECT count(*) FROM (SELECT rowid FROM terms WHERE terms MATCH ? LIMIT ?)", (exprs[i], BUDGET + 1)
-                ).fetchone()[0]
-            )
-            for i in live
-        }
+        size = {i: self._count(exprs[i]) for i in live}
         # the committed lines of files that differ from the tree are not candidates; their work-tree lines are
         gone = {i for (i,) in self._in("SELECT id FROM files WHERE path IN ({})", sorted(first.dirty))}
         rx = first.rx

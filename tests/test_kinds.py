@@ -112,3 +112,23 @@ def test_line_formats_are_written_and_read_by_one_declaration() -> None:
     )
     assert not kinds.PREFERENCE.same_text("tabs").match(line)
     assert kinds.PREFERENCE.date_of(line) == "2026-01-02"
+
+
+def test_a_path_s_kind_kept_by_the_process_follows_the_config(monkeypatch: pytest.MonkeyPatch) -> None:
+    """kind_of keeps what it worked out per config (shared by every Config of the same globs: the MCP server opens the
+    vault per call); another config's globs, or a config changed back and forth, answer from their own globs."""
+    from memgit import config as config_module
+
+    base = Config.default()
+    toy = Config({**base.data, "kinds": {"toy": ["toys/*.md"], **base.data["kinds"]}})
+    entity = "people/ann/items.json"
+    for _ in range(2):
+        assert toy.kind_of("toys/kites.md") == "toy"
+        assert base.kind_of("toys/kites.md") == "other"
+        assert Config(dict(base.data)).kind_of(entity) == base.kind_of(entity) == "entity-items"
+        assert Config({**toy.data, "entity_kinds": ["teams"]}).kind_of(entity) == "other"
+    monkeypatch.setattr(config_module, "KEEP_KINDS", 0)  # nothing more kept: still the same answers
+    fresh = Config({**base.data, "kinds": {"toy": ["toys/*.md"], **base.data["kinds"]}})
+    assert fresh.kind_of("toys/kites.md") == "toy" and fresh.kind_of("toys/other.txt") == "other"
+    kept = config_module._KIND_REGEX[fresh._kind_regex[0].pattern][2]
+    assert "toys/other.txt" not in kept

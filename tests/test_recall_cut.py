@@ -273,3 +273,25 @@ def test_the_pattern_asked_per_alternative_matches_the_lines_the_whole_pattern_d
         assert lazy._whole is None  # a match is decided by the alternatives alone
         for line in lines:
             assert len(list(lazy.finditer(line))) == len(list(whole.finditer(line)))
+
+
+def test_terms_row_counts_kept_by_a_warm_process_follow_commits(lived: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    """Which terms the first stage reads whole depends on their row counts, which a long-running process keeps; after
+    a commit (this process's update or another's) it counts again, and answers stay rg's."""
+    import memgit.recall
+    from tests.conftest import memgit as cli
+
+    monkeypatch.setattr(memgit.recall, "CANDIDATES", 2)
+    monkeypatch.setattr(recall_index, "BUDGET", 3)
+    notes = lived / "contexts" / "counts.md"
+    v = Vault(lived)
+    for n, elsewhere in ((1, False), (6, False), (2, True), (9, True)):
+        notes.write_text("".join(f"kelp company note {i}\n" for i in range(n)), encoding="utf-8")
+        git(lived, "add", "-A")
+        git(lived, "-c", "core.hooksPath=/dev/null", "commit", "-qm", "counts", "--no-verify")
+        if elsewhere:  # another process brings the index to the new tree
+            assert cli("recall", "kelp", "--json", cwd=lived, process=True).returncode in (0, 1)
+        assert recall(v, "kelp company", k=50) == recall(v, "kelp company", k=50, index=False)
+        index = recall_index._OPEN[recall_index.folder(v)]
+        assert index._count('"kelp"') == min(n, recall_index.BUDGET + 1)
+        assert index.counts[1]['"kelp"'] == min(n, recall_index.BUDGET + 1)

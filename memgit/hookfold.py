@@ -167,8 +167,12 @@ def _since(
     """The changes from the fresh tree to HEAD's, bar index files, whose blobs join `blobs`; the index
     files among them update `before` (HEAD's index files). None: too many to be worth it here."""
     from memgit import gitcli
+    from memgit.errors import MemgitError
 
-    moved = gitcli.diff_trees(found.top, fresh, found.head_tree)
+    try:
+        moved = gitcli.diff_trees(found.top, fresh, found.head_tree)
+    except MemgitError:  # the fresh tree was pruned by gc (no commit held it): the post-commit refresh rebuilds
+        return None
     if len(moved) > MAX_SINCE:
         return None
     out = []

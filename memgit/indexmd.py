@@ -286,6 +286,8 @@ class IndexBuilder:
     def _update(self, tree: str) -> None:
         if tree == self.tree:
             return
+        if self.tree is not None and not self.repo.has_object(self.tree):  # pruned by gc: rebuild from `tree`
+            self.tree = None
         if self.tree is not None:
             deltas = [(d.path, d.new) for d in self.repo.diff_trees(self.tree, tree)]
         else:  # no usable cache: every file is new

@@ -182,6 +182,13 @@ class Repo:
     def blob(self, oid: str | None) -> bytes | None:
         return None if oid is None else bytes(self.git[oid].peel(pygit2.Blob).data)
 
+    def has_object(self, oid: str) -> bool:
+        """Is the object in the repository (`git gc` prunes what no ref reaches: a refused commit's tree)?"""
+        try:
+            return pygit2.Oid(hex=oid) in self.git.odb
+        except ValueError:
+            return False
+
     def raw_object(self, oid: str) -> bytes:
         """An object's bytes as git stores them (a commit's headers and message)."""
         return bytes(self.git.odb.read(pygit2.Oid(hex=oid))[1])

@@ -461,3 +461,25 @@ def test_a_forged_fresh_tree_cannot_hide_a_stale_index_from_verify(journaled: Pa
     stale = index_files(r, head(journaled)) != from_scratch(r, head(journaled))  # the forgery worked on the commit
     v = memgit("verify", "HEAD~1..HEAD", cwd=journaled)
     assert (v.returncode, "index-generated" in v.stdout + v.stderr) == ((1, True) if stale else (0, False)), v.stdout
+
+
+def test_after_gc_prunes_the_tree_the_cache_was_saved_at_commits_and_writes_go_on(journaled: Path) -> None:
+    """A refused commit leaves the cache (and fresh-tree) at a tree no commit holds; `git gc` prunes it (at once with
+    --prune=now, after two weeks by itself). The next raw commit and the next memgit write rebuild from HEAD's tree
+    instead of failing on the missing tree ('bad object', an internal error on every write)."""
+    before = head(journaled)
+    append(journaled, "10:00 abandoned")
+    git(journaled, "add", JOURNAL)
+    rejected(journaled, commit(journaled, f"journal: {GITHUB_TOKEN}"), before, "no-secrets")
+    gone = (journaled / ".git" / "memgit" / "fresh-tree").read_text().split()[0]
+    git(journaled, "restore", "--staged", JOURNAL, "INDEX.md")
+    git(journaled, "checkout", "--", JOURNAL, "INDEX.md")
+    git(journaled, "gc", "-q", "--prune=now")
+    assert git(journaled, "cat-file", "-e", gone, check=False).returncode != 0
+    append(journaled, "10:05 after gc")
+    accepted(add_commit(journaled, "after gc", JOURNAL))
+    fresh_at_head(journaled)
+    git(journaled, "gc", "-q", "--prune=now")  # once more, whatever tree the cache holds now
+    r = memgit("log", "an agent's entry after gc", cwd=journaled)
+    assert r.returncode == 0, r.stdout + r.stderr
+    fresh_at_head(journaled)

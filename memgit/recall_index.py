@@ -26,6 +26,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
+from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -314,6 +315,13 @@ class Index:
             return names
         return dict(self._in("SELECT id, path FROM files WHERE id IN ({})", sorted(ids)))
 
+    def _paths_of(self, rows: Iterable[int]) -> dict[int, str]:
+        """file id -> path for these rows' files (every path, when kept: the set of ids is not built then)."""
+        version = int(self.db.execute("PRAGMA data_version").fetchone()[0])
+        if self.names[0] == version:
+            return self.names[1]
+        return self._names({r >> SHIFT for r in rows})
+
     def _inner(self, head: str) -> list[str] | None:
         """The indexed words holding `head` from their 4th letter on (compounds: "topferkurs" for "kurs"), quoted;
         None when there are more than EXPAND_INNER."""
@@ -445,14 +453,16 @@ class Index:
             # (score, rowid; or -1 - its index for a line of `extra`), best first
             ranked = sorted(
                 [(score(b), r) for r, b in bits_of.items()] + [(score(b), -1 - j) for j, b in enumerate(extra_bits)],
-                key=lambda x: -x[0],
+                key=itemgetter(0),
+                reverse=True,  # stable too: equal scores keep their order
             )
-            names = self._names({r >> SHIFT for r in bits_of})
+            names = self._paths_of(bits_of)
             wanted: dict[int, bool] = {}  # file id -> its lines may be candidates (asked only near the top)
             known: list[tuple[float, int]] = []  # the kept lines down to the k-th one's score
             complete = True  # every kept line is in `known`
+            k = first.k
             for sc, r in ranked:
-                if len(known) >= first.k and sc < known[first.k - 1][0]:
+                if len(known) >= k and sc < known[k - 1][0]:
                     complete = False
                     break
                 if r >= 0:

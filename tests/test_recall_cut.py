@@ -295,3 +295,45 @@ def test_terms_row_counts_kept_by_a_warm_process_follow_commits(lived: Path, mon
         index = recall_index._OPEN[recall_index.folder(v)]
         assert index._count('"kelp"') == min(n, recall_index.BUDGET + 1)
         assert index.counts[1]['"kelp"'] == min(n, recall_index.BUDGET + 1)
+
+
+def test_a_fact_s_fields_are_read_as_json_line_by_line() -> None:
+    """recall reads a fact's fields from its items.json lines (a value without its one trailing comma); the same fields
+    as the lazy pattern it had (or None: not a fact, a value JSON refuses)."""
+    import json
+    import re
+
+    from memgit.recall_docs import _fact_fields
+
+    field = re.compile(r'^\s*"(\w+)": (.*?),?$')
+
+    def lazy(lines: tuple[str, ...]) -> dict[str, Any] | None:
+        item: dict[str, Any] = {}
+        for raw in lines:
+            fm = field.match(raw)
+            if not fm:
+                break
+            try:
+                item[fm.group(1)] = json.loads(fm.group(2))
+            except ValueError:
+                return None
+            if fm.group(1) == "supersededBy":
+                break
+        return item if {"id", "fact", "status"} <= item.keys() else None
+
+    head = ('    "id": "ann-1",', '    "fact": "Moved to \\"Zürich\\" \\u00e9, ok",', '    "status": "active",')
+    tails = [
+        ('    "valid_until": null,', '    "n": -1.5e3,', '    "ok": true,', '    "supersededBy": null', '    "x": 1'),
+        ('    "tags": ["a", "b"],', '    "meta": {"k": 1},', "  },"),
+        ('    "list": [1,2,],',),
+        ('    "two": "a",,',),
+        ('    "status": "retired",', '    "status": "superseded"'),
+        ('    "end": "x",\n',),
+        ('    "mid": "x",\n"y"',),
+        ('    "a": "x" , "b": "y"',),
+        ('    "odd": "unterminated',),
+        ("",),
+    ]
+    for tail in tails:
+        for lines in (head + tail, head[:2] + tail, tail + head):
+            assert _fact_fields(lines) == lazy(lines), lines

@@ -66,6 +66,7 @@ BUDGET = 5000  # first stage: rows of the rarer terms read per question (a commo
 CHUNK = 900  # ids per IN (...)
 KEEP_LENGTHS = 300_000  # line lengths a long-running process keeps
 KEEP_COUNTS = 4096  # terms' row counts a long-running process keeps
+KEEP_ROWIDS = 1_000_000  # row ids of the first stage's queries a long-running process keeps (~8 MB)
 
 
 class Found(NamedTuple):
@@ -202,6 +203,7 @@ class Index:
         # (data_version, row id -> its text's length, the hash of its journal entry's words or None)
         self.sizes_of: tuple[int | None, dict[int, tuple[int, int | None]]] = (None, {})
         self.counts: tuple[int | None, dict[str, int]] = (None, {})  # (data_version, a term's FTS query -> its rows)
+        self.found: tuple[int | None, dict[str, list[int]]] = (None, {})  # (data_version, an FTS query -> its row ids)
 
     def close(self) -> None:
         self.db.close()
@@ -245,7 +247,7 @@ class Index:
         except (GitError, KeyError, ValueError) as exc:  # its tree is gone (a rewritten history): build anew
             raise _Rebuild(str(exc)) from None
         # this connection's own writes do not move data_version
-        self.names, self.sizes_of, self.counts = (None, {}), (None, {}), (None, {})
+        self.names, self.sizes_of, self.counts, self.found = (None, {}), (None, {}), (None, {}), (None, {})
         facts = _facts_only(vault)
         size = 0
         for c in changes:
@@ -345,6 +347,22 @@ class Index:
             found = known[expr] = int(self.db.execute(sql, (expr, BUDGET + 1)).fetchone()[0])
         return found
 
+    def _rowids(self, expr: str) -> list[int]:
+        """The plain lines an FTS query matches, kept (up to KEEP_ROWIDS ids) while no connection has written since: a
+        long-running process is asked the same common words, and pairs of them, again."""
+        version = int(self.db.execute("PRAGMA data_version").fetchone()[0])
+        if self.found[0] != version:
+            self.found = (version, {})
+        known = self.found[1]
+        got = known.get(expr)
+        if got is None:
+            got = [r for (r,) in self.db.execute("SELECT rowid FROM terms WHERE terms MATCH ?", (expr,))]
+            if sum(map(len, known.values())) + len(got) > KEEP_ROWIDS:
+                known.clear()
+            if len(got) <= KEEP_ROWIDS:
+                known[expr] = got
+        return got
+
     def _lengths(self, ids: list[int]) -> dict[int, tuple[int, int | None]]:
         """Each line's length in characters and, for a journal entry, the hash of what was said (recall_cut.entry: the
         tie-break counts copies), kept while no connection has written since (a long-running process asks for the
@@ -442,13 +460,13 @@ class Index:
             rest = [i for i in order if i not in cheap]
             bits_of: dict[int, int] = {}
             for i in cheap:
-                for (rowid,) in self.db.execute("SELECT rowid FROM terms WHERE terms MATCH ?", (exprs[i],)):
+                for rowid in self._rowids(exprs[i]):
                     bits_of[rowid] = bits_of.get(rowid, 0) | 1 << i
             either = " OR ".join(f"({exprs[i]})" for i in cheap)
             pairs = [(f"({exprs[i]}) AND ({either})", 1 << i) for i in rest]
             pairs += [(f"({exprs[i]}) AND ({exprs[j]})", 1 << i | 1 << j) for i in rest for j in rest if i < j]
             for expr, bits in pairs:  # the commoner terms' lines holding another term: all of those are known
-                for (rowid,) in self.db.execute("SELECT rowid FROM terms WHERE terms MATCH ?", (expr,)):
+                for rowid in self._rowids(expr):
                     bits_of[rowid] = bits_of.get(rowid, 0) | bits
             # (score, rowid; or -1 - its index for a line of `extra`), best first
             ranked = sorted(

@@ -275,14 +275,15 @@ def test_the_pattern_asked_per_alternative_matches_the_lines_the_whole_pattern_d
             assert len(list(lazy.finditer(line))) == len(list(whole.finditer(line)))
 
 
-def test_terms_row_counts_kept_by_a_warm_process_follow_commits(lived: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
-    """Which terms the first stage reads whole depends on their row counts, which a long-running process keeps; after
-    a commit (this process's update or another's) it counts again, and answers stay rg's."""
+def test_terms_rows_kept_by_a_warm_process_follow_commits(lived: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    """Which terms the first stage reads whole depends on their row counts; a long-running process keeps those and the
+    rows its queries found; after a commit (this process's update or another's) it asks again: answers stay rg's."""
     import memgit.recall
     from tests.conftest import memgit as cli
 
     monkeypatch.setattr(memgit.recall, "CANDIDATES", 2)
     monkeypatch.setattr(recall_index, "BUDGET", 3)
+    monkeypatch.setattr(recall_index, "KEEP_ROWIDS", 5)  # the rows kept stay within it (older queries go)
     notes = lived / "contexts" / "counts.md"
     v = Vault(lived)
     for n, elsewhere in ((1, False), (6, False), (2, True), (9, True)):
@@ -293,8 +294,11 @@ def test_terms_row_counts_kept_by_a_warm_process_follow_commits(lived: Path, mon
             assert cli("recall", "kelp", "--json", cwd=lived, process=True).returncode in (0, 1)
         assert recall(v, "kelp company", k=50) == recall(v, "kelp company", k=50, index=False)
         index = recall_index._OPEN[recall_index.folder(v)]
+        assert sum(map(len, index.found[1].values())) <= recall_index.KEEP_ROWIDS
         assert index._count('"kelp"') == min(n, recall_index.BUDGET + 1)
         assert index.counts[1]['"kelp"'] == min(n, recall_index.BUDGET + 1)
+        fresh = [r for (r,) in index.db.execute("SELECT rowid FROM terms WHERE terms MATCH ?", ('"kelp"',))]
+        assert len(fresh) == n and index._rowids('"kelp"') == fresh  # the rows kept are the index's rows now
 
 
 def test_a_fact_s_fields_are_read_as_json_line_by_line() -> None:

@@ -23,6 +23,7 @@ import sqlite3
 import threading
 import time
 import unicodedata
+from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
@@ -66,7 +67,7 @@ BUDGET = 5000  # first stage: rows of the rarer terms read per question (a commo
 CHUNK = 900  # ids per IN (...)
 KEEP_LENGTHS = 300_000  # line lengths a long-running process keeps
 KEEP_COUNTS = 4096  # terms' row counts a long-running process keeps
-KEEP_ROWIDS = 1_000_000  # row ids of the first stage's queries a long-running process keeps (~8 MB)
+KEEP_ROWIDS = 1_000_000  # row ids of the first stage's queries a long-running process keeps (8 bytes each)
 
 
 class Found(NamedTuple):
@@ -203,7 +204,7 @@ class Index:
         # (data_version, row id -> its text's length, the hash of its journal entry's words or None)
         self.sizes_of: tuple[int | None, dict[int, tuple[int, int | None]]] = (None, {})
         self.counts: tuple[int | None, dict[str, int]] = (None, {})  # (data_version, a term's FTS query -> its rows)
-        self.found: tuple[int | None, dict[str, list[int]]] = (None, {})  # (data_version, an FTS query -> its row ids)
+        self.found: tuple[int | None, dict[str, array[int]]] = (None, {})  # (data_version, an FTS query -> its row ids)
 
     def close(self) -> None:
         self.db.close()
@@ -347,7 +348,7 @@ class Index:
             found = known[expr] = int(self.db.execute(sql, (expr, BUDGET + 1)).fetchone()[0])
         return found
 
-    def _rowids(self, expr: str) -> list[int]:
+    def _rowids(self, expr: str) -> array[int]:
         """The plain lines an FTS query matches, kept (up to KEEP_ROWIDS ids) while no connection has written since: a
         long-running process is asked the same common words, and pairs of them, again."""
         version = int(self.db.execute("PRAGMA data_version").fetchone()[0])
@@ -356,7 +357,7 @@ class Index:
         known = self.found[1]
         got = known.get(expr)
         if got is None:
-            got = [r for (r,) in self.db.execute("SELECT rowid FROM terms WHERE terms MATCH ?", (expr,))]
+            got = array("q", [r for (r,) in self.db.execute("SELECT rowid FROM terms WHERE terms MATCH ?", (expr,))])
             if sum(map(len, known.values())) + len(got) > KEEP_ROWIDS:
                 known.clear()
             if len(got) <= KEEP_ROWIDS:

@@ -298,7 +298,7 @@ def test_terms_rows_kept_by_a_warm_process_follow_commits(lived: Path, monkeypat
         assert index._count('"kelp"') == min(n, recall_index.BUDGET + 1)
         assert index.counts[1]['"kelp"'] == min(n, recall_index.BUDGET + 1)
         fresh = [r for (r,) in index.db.execute("SELECT rowid FROM terms WHERE terms MATCH ?", ('"kelp"',))]
-        assert len(fresh) == n and index._rowids('"kelp"') == fresh  # the rows kept are the index's rows now
+        assert len(fresh) == n and list(index._rowids('"kelp"')) == fresh  # the rows kept are the index's rows now
 
 
 def test_a_fact_s_fields_are_read_as_json_line_by_line() -> None:

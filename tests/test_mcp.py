@@ -563,6 +563,39 @@ def test_early_tool_calls_answer_as_the_sdk_does(vault: Path, tmp_path: Path, ve
     assert not decided[0]["isError"] and decided[0]["structuredContent"]["path"].startswith("decisions/")
 
 
+def test_an_early_recall_sees_the_work_tree_as_it_is_when_the_call_comes(vault: Path) -> None:
+    """The early recall starts its git status when the call arrives (not when the server starts): an uncommitted
+    edit and an untracked file made after `initialize` and before the call are seen."""
+    memgit_json("log", "The quokka report is due", cwd=vault, env=NOW)
+    raw_lines(vault, initialize(1, "2025-06-18"), INITIALIZED, tools_list(2))  # the SDK's tools/list, cached
+    exe = shutil.which("memgit", path=str(BIN)) or "memgit"
+    proc = subprocess.Popen(
+        [exe, "-C", str(vault), "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, **NOW, "MEMGIT_DEBUG": "1"},
+    )
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    for m in (initialize(1, "2025-06-18"), INITIALIZED, tools_list(2)):
+        proc.stdin.write((json.dumps(m) + "\n").encode())
+    proc.stdin.flush()
+    assert [json.loads(proc.stdout.readline())["id"] for _ in range(2)] == [1, 2]
+    journal = vault / "memory/2026-01-15.md"
+    journal.write_text(journal.read_text().replace("quokka report", "wombat report"))  # not committed
+    (vault / "contexts").mkdir(exist_ok=True)
+    (vault / "contexts" / "zoo.md").write_text("The quokka enclosure opens in March\n")  # untracked
+    proc.stdin.write((json.dumps(tools_call(3, "recall", {"query": "quokka"})) + "\n").encode())
+    proc.stdin.flush()
+    answer = json.loads(proc.stdout.readline())
+    proc.stdin.close()
+    assert proc.wait(timeout=60) == 0
+    texts = [h["text"] for h in answer["result"]["structuredContent"]["hits"]]
+    assert any("quokka enclosure" in t for t in texts), texts
+    assert not any("report" in t for t in texts), texts
+    assert f'{EARLY}{{"jsonrpc": "2.0", "id": 3,' in proc.stderr.read().decode()  # the early path answered
+
+
 def test_every_sdk_tool_runs_the_body_of_the_same_name_and_parameters(vault: Path) -> None:
     """The early path calls memgit/mcp_tools.py with the SDK schema's parameters: the two must name the same."""
     from memgit import mcp_tools

@@ -91,10 +91,68 @@ def install(path: Path) -> dict[str, Any]:
             "check `git config core.hooksPath`",
         )
     hooks = ["pre-commit", "commit-msg", "post-commit", "post-merge", "post-rewrite"]
-    _reach_this_memgit([repo.gitdir / "hooks" / h for h in hooks])
-    _run_memgit_directly(repo.gitdir / "hooks", hooks)
-    _mark_commits(repo.gitdir / "hooks" / "pre-commit")
-    return {"path": str(repo.workdir), "hooks": hooks, "merge_drivers": sorted(MERGE_DRIVERS)}
+    folder = _hooks_folder(repo.workdir, env)
+    _write_applypatch_hooks(folder)
+    _reach_this_memgit([folder / h for h in [*hooks, *_APPLYPATCH]])
+    _run_memgit_directly(folder, hooks)
+    _mark_commits(folder / "pre-commit")
+    return {
+        "path": str(repo.workdir),
+        "hooks": hooks,  # through pre-commit
+        "own_hooks": list(_APPLYPATCH),  # memgit's own scripts
+        "merge_drivers": sorted(MERGE_DRIVERS),
+    }
+
+
+def _hooks_folder(workdir: Path, env: dict[str, str]) -> Path:
+    """Where git looks for this clone's hooks (core.hooksPath, a linked or separate git dir), as pre-commit finds it."""
+    proc = subprocess.run(
+        ["git", "rev-parse", "--path-format=absolute", "--git-path", "hooks"],
+        cwd=workdir,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    if proc.returncode != 0:
+        raise MemgitError(
+            f"git rev-parse --git-path hooks failed: {proc.stderr.strip()}", "is git 2.31 or later installed?"
+        )
+    return Path(proc.stdout.strip())
+
+
+_APPLYPATCH_MARK = (
+    "# memgit install: memgit's rules and index refresh for `git am` (the pre-commit framework has no such hooks)"
+)
+# `git am` runs these instead of pre-commit, commit-msg and post-commit. It writes each patch's commit from the index it
+# holds in memory (git 2.39): a hook cannot fold INDEX.md into it, so the last patch's post-applypatch commits the
+# refresh (one before would move HEAD between am's patches); rebase --apply runs them on a detached HEAD: no refresh.
+_APPLYPATCH = {
+    "applypatch-msg": 'memgit hook commit-msg "$1"',
+    "pre-applypatch": "memgit hook check",
+    "post-applypatch": (
+        "_memgit_am=$(git rev-parse --git-path rebase-apply) && "
+        '[ "$(< "$_memgit_am/next")" != "$(< "$_memgit_am/last")" ] && exit 0\n'
+        "exec memgit hook index >/dev/null"
+    ),
+}
+
+
+def _write_applypatch_hooks(folder: Path) -> None:
+    """memgit's own applypatch-msg, pre-applypatch and post-applypatch scripts; a hook of the user's of that name is
+    kept as `<hook>.legacy` and runs first (as pre-commit keeps the others)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for hook, command in _APPLYPATCH.items():
+        script = folder / hook
+        legacy = folder / f"{hook}.legacy"
+        if script.is_file() and _APPLYPATCH_MARK not in script.read_text("utf-8", "replace"):
+            script.replace(legacy)
+        script.write_text(
+            "#!/usr/bin/env bash\n"
+            f"{_APPLYPATCH_MARK}\n"
+            f'if [ -x "${{0%/*}}/{hook}.legacy" ]; then "${{0%/*}}/{hook}.legacy" "$@" || exit $?; fi\n'
+            f"{command}\n"
+        )
+        script.chmod(0o755)
 
 
 _REACH = "# memgit install: this memgit, where `memgit` is not on PATH (a GUI client, a shell without its venv)"

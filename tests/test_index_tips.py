@@ -217,3 +217,69 @@ def test_a_stale_tip_is_refused_by_verify_and_pre_receive_until_refreshed(a: Clo
     assert "use-postgres" in fresh_at_head(a.path)
     push = git(a.path, "push", "origin", "main", check=False)
     assert push.returncode == 0, push.stderr
+
+
+def mailed(clone: Clone, *commits: tuple[str, str]) -> Path:
+    """Commits (message, journal line) made in clone with hooks off, mailed as patches of the journal alone (no
+    INDEX.md in them, as a patch of hand-picked files is): one mbox file."""
+    journal = clone.path / f"memory/{DAY}.md"
+    base = head(clone.path)
+    for message, line in commits:
+        if not journal.exists():
+            journal.write_text(f"# {DAY}\n\n")
+        with journal.open("a") as f:
+            f.write(f"- {line}\n")
+        git(clone.path, "add", "memory")
+        git(clone.path, "commit", "-q", "--no-verify", "-m", message)
+    mbox = clone.path.parent / "patches.mbox"
+    mbox.write_text(git(clone.path, "format-patch", "--stdout", f"{base}..HEAD", "--", "memory").stdout)
+    return mbox
+
+
+def test_git_am_ends_fresh_with_one_refresh_after_the_last_patch(a: Clone, b: Clone) -> None:
+    """`git am` runs none of pre-commit, commit-msg, post-commit: memgit install's applypatch hooks stand for them."""
+    mbox = mailed(a, ("first by mail", "10:00 one"), ("second by mail", "10:01 two"))
+    r = git(b.path, "am", "-q", str(mbox), check=False)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert subjects(b.path)[:3] == [
+        f"{REFRESH}{git(b.path, 'rev-parse', 'HEAD~1').stdout.strip()[:12]}",
+        "second by mail",
+        "first by mail",
+    ]
+    fresh_at_head(b.path)
+
+
+@pytest.mark.parametrize(
+    "commits, rule",
+    [
+        ((("a token", "10:00 ghp_" + "A1b2C3d4E5" * 3 + "F6g7H8"),), "no-secrets"),
+        ((("token ghp_" + "A1b2C3d4E5" * 3 + "F6g7H8", "10:00 plain"),), "no-secrets"),
+    ],
+    ids=["in-the-journal", "in-the-message"],
+)
+def test_git_am_refuses_a_patch_that_breaks_a_rule(
+    a: Clone, b: Clone, commits: tuple[tuple[str, str], ...], rule: str
+) -> None:
+    mbox = mailed(a, *commits)
+    before = head(b.path)
+    r = git(b.path, "am", "-q", str(mbox), check=False)
+    assert r.returncode != 0 and rule in r.stdout + r.stderr, r.stdout + r.stderr
+    assert head(b.path) == before
+    git(b.path, "am", "--abort")
+    assert status(b.path) == ""
+
+
+def test_install_keeps_a_users_applypatch_hook_running_first(b: Clone) -> None:
+    hooks = Path(git(b.path, "rev-parse", "--path-format=absolute", "--git-path", "hooks").stdout.strip())
+    own = hooks / "applypatch-msg"
+    own.write_text("#!/bin/sh\necho users-hook-ran >&2\nexit 1\n")
+    own.chmod(0o755)
+    assert memgit("install", cwd=b.path).returncode == 0
+    assert (hooks / "applypatch-msg.legacy").read_text().startswith("#!/bin/sh\necho users-hook-ran")
+    assert memgit("install", cwd=b.path).returncode == 0  # again: memgit's own script is not kept as the user's
+    assert "users-hook-ran" in (hooks / "applypatch-msg.legacy").read_text()
+    mbox = mailed(b, ("x", "10:00 x"))
+    git(b.path, "reset", "-q", "--hard", "HEAD~1")
+    r = git(b.path, "am", "-q", str(mbox), check=False)
+    assert r.returncode != 0 and "users-hook-ran" in r.stderr, r.stderr
+    git(b.path, "am", "--abort")

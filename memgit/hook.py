@@ -71,7 +71,10 @@ def check(
     if found is None or (found.gitdir / "MERGE_HEAD").exists():
         from memgit.context import VaultContext as Vault
 
-        return check_staged(Vault(path), only)
+        vault = Vault(path)
+        if found is None and stage_index and only is None and vault.repo.head_id() is None:
+            return _stage_root(vault)  # a root commit: a new repository's first, an orphan branch's
+        return check_staged(vault, only)
     if not found.paths:
         return []
     blob = found.config_blob
@@ -133,6 +136,30 @@ def check(
         if not hookfold.stage_index(found, config, deltas, blobs, ours) and ours:
             _unstage(whole, ours)
     return problems
+
+
+def _stage_root(vault: Vault) -> list[Problem]:
+    """The pre-commit check of a root commit (a new repository's first, `git checkout --orphan`'s first).
+
+    It has no parent: every file counts as added, and the index files the work tree carries over (an orphan
+    branch keeps the old branch's) are judged against the staged tree's generated ones, a stale INDEX.md as
+    hand-edited. Once every other rule passes, the generated index files for the staged tree are written and
+    staged (as the fold does), then the whole commit is judged again, index-generated included: what it
+    records is the generated index, or it is refused as before."""
+    from memgit import hookfold, rules
+    from memgit.context import VaultContext
+    from memgit.indexmd import index_writes
+
+    repo = vault.repo
+    top = repo.workdir
+    others = [r for r in rules.RULES if r != "index-generated"]
+    if top is None or not hookfold.own_index_at(top, repo.gitdir) or check_staged(vault, others):
+        return check_staged(vault)
+    tree = repo.staged_tree()
+    writes = index_writes(repo, vault.config, tree, repo.blob_id(tree, ".memgit.yaml"))
+    if writes:
+        hookfold.write_and_stage(top, writes)
+    return check_staged(VaultContext(top))
 
 
 def _unstage(found: Staged, ours: dict[str, str | None]) -> None:

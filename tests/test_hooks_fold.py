@@ -483,3 +483,42 @@ def test_after_gc_prunes_the_tree_the_cache_was_saved_at_commits_and_writes_go_o
     r = memgit("log", "an agent's entry after gc", cwd=journaled)
     assert r.returncode == 0, r.stdout + r.stderr
     fresh_at_head(journaled)
+
+
+def orphan(vault: Path) -> None:
+    """A branch with no commit yet; the work tree and the index keep main's files (INDEX.md included)."""
+    git(vault, "checkout", "-q", "--orphan", "fresh-start")
+    append(vault, "10:00 on the new branch")
+    git(vault, "add", "-A")
+
+
+def test_the_first_commit_of_an_orphan_branch_is_judged_as_a_root_commit_and_carries_its_index(journaled: Path) -> None:
+    """Every file is added there: the INDEX.md carried over from main (stale for the new journal line) was refused as
+    hand-edited. Once the other rules pass, the generated index is staged into the root commit."""
+    orphan(journaled)
+    accepted(commit(journaled, "start over"))
+    assert subjects(journaled) == ["start over"]  # one root commit, no refresh after it
+    fresh_at_head(journaled)
+    assert "3 entries" in git(journaled, "show", "HEAD:INDEX.md").stdout
+
+
+def test_an_orphan_first_commit_records_only_the_generated_index(journaled: Path) -> None:
+    """A hand edit of INDEX.md staged on the orphan branch is not what the commit records."""
+    orphan(journaled)
+    with (journaled / "INDEX.md").open("a") as f:
+        f.write("- [fake](people/nobody.md): made up by hand\n")
+    git(journaled, "add", "INDEX.md")
+    accepted(commit(journaled, "start over"))
+    assert "made up by hand" not in git(journaled, "show", "HEAD:INDEX.md").stdout
+    fresh_at_head(journaled)
+
+
+def test_an_orphan_first_commit_breaking_a_rule_is_refused_and_its_index_left_alone(journaled: Path) -> None:
+    orphan(journaled)
+    index = (journaled / "INDEX.md").read_bytes()
+    append(journaled, f"10:01 token {GITHUB_TOKEN}")
+    git(journaled, "add", "-A")
+    r = commit(journaled, "start over")
+    assert r.returncode != 0 and "no-secrets" in r.out, r.out
+    assert git(journaled, "rev-parse", "-q", "--verify", "HEAD", check=False).returncode != 0  # no commit yet
+    assert (journaled / "INDEX.md").read_bytes() == index

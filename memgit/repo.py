@@ -107,7 +107,9 @@ class Repo:
             found = None
         if not found:
             raise UsageError(f"{path}: not inside a git repository", "run `memgit init` to create a vault")
-        self.git = pygit2.Repository(found)
+        # opened from `path`, not from the git dir found: a `.git` file (`git clone --separate-git-dir`, a
+        # submodule) names the git dir, and only the path through it knows the work tree
+        self.git = pygit2.Repository(str(path))
         if self.git.is_bare:
             self.workdir: Path | None = None
         else:

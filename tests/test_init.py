@@ -279,6 +279,33 @@ def test_install_in_a_fresh_clone_sets_hooks_and_merge_drivers(vault: Path, tmp_
     assert head(clone) == before
 
 
+def test_install_in_a_clone_whose_git_dir_is_elsewhere(vault: Path, tmp_path: Path) -> None:
+    """`git clone --separate-git-dir`: a `.git` file names the git dir; the work tree is where the file is (install
+    took the git dir's parent for it), and the hooks go to the git dir's hooks folder, where git runs them."""
+    day = journal(vault, "first entry")
+    clone, gitdir = tmp_path / "clone", tmp_path / "elsewhere.git"
+    git(tmp_path, "clone", "-q", "--separate-git-dir", str(gitdir), str(vault), str(clone))
+    assert (clone / ".git").is_file()
+    result = memgit_json("install", cwd=clone)
+    assert Path(result["path"]).resolve() == clone.resolve()
+    for name in [*result["hooks"], *result["own_hooks"]]:
+        assert os.access(gitdir / "hooks" / name, os.X_OK), name
+    # a raw commit through the installed hooks: accepted, and the tip's INDEX.md is the generated one
+    with (clone / day).open("a") as f:
+        f.write("- 10:00 by hand\n")
+    r = commit(clone, "by hand", "-a")
+    assert r.returncode == 0, r.out
+    assert "by hand" in git(clone, "log", "-2", "--format=%s").stdout
+    assert memgit("verify", cwd=clone).returncode == 0
+    assert status(clone) == ""
+    # and a rule holds there: an edit of a committed journal line is refused
+    before = head(clone)
+    (clone / day).write_text((clone / day).read_text().replace("first entry", "rewritten"))
+    r = commit(clone, "edit", "-a")
+    assert r.returncode != 0 and f"{day}:3" in r.out
+    assert head(clone) == before
+
+
 @pytest.mark.parametrize("where", ["bare", "not-a-vault"])
 def test_install_refuses_a_bare_repo_or_a_non_vault(tmp_path: Path, where: str) -> None:
     repo = tmp_path / "repo"

@@ -279,6 +279,22 @@ def test_install_in_a_fresh_clone_sets_hooks_and_merge_drivers(vault: Path, tmp_
     assert head(clone) == before
 
 
+def test_install_in_a_linked_worktree(vault: Path, tmp_path: Path) -> None:
+    """`git worktree add`: git runs the hooks of the common git dir; install read them from the worktree's own
+    git dir (.git/worktrees/NAME/hooks) and stopped with an internal error."""
+    day = journal(vault, "first entry")
+    linked = tmp_path / "linked"
+    git(vault, "worktree", "add", "-q", "-b", "side", str(linked))
+    result = memgit_json("install", cwd=linked)
+    assert Path(result["path"]).resolve() == linked.resolve()
+    assert_hooks_installed(vault, result["hooks"])  # the common git dir's hooks folder: the main clone's .git/hooks
+    before = head(linked)
+    (linked / day).write_text((linked / day).read_text().replace("first entry", "rewritten"))
+    r = commit(linked, "edit", "-a")
+    assert r.returncode != 0 and f"{day}:3" in r.out
+    assert head(linked) == before
+
+
 def test_install_in_a_clone_whose_git_dir_is_elsewhere(vault: Path, tmp_path: Path) -> None:
     """`git clone --separate-git-dir`: a `.git` file names the git dir; the work tree is where the file is (install
     took the git dir's parent for it), and the hooks go to the git dir's hooks folder, where git runs them."""

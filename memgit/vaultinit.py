@@ -126,9 +126,12 @@ _APPLYPATCH_MARK = (
 # `git am` runs these instead of pre-commit, commit-msg and post-commit. It writes each patch's commit from the index it
 # holds in memory (git 2.39): a hook cannot fold INDEX.md into it, so the last patch's post-applypatch commits the
 # refresh (one before would move HEAD between am's patches); rebase --apply runs them on a detached HEAD: no refresh.
+# `git rebase --apply` replays commits through `git am --rebasing`, which runs these too: a rebase of the merge
+# backend runs no pre-commit nor commit-msg, and this one judges none either (verify judges the replayed commits)
+_NOT_REBASING = '[ -e "$(git rev-parse --git-path rebase-apply)/rebasing" ] && exit 0'
 _APPLYPATCH = {
-    "applypatch-msg": 'memgit hook commit-msg "$1"',
-    "pre-applypatch": "memgit hook check",
+    "applypatch-msg": f'{_NOT_REBASING}\nmemgit hook commit-msg "$1"',
+    "pre-applypatch": f"{_NOT_REBASING}\nmemgit hook check",
     "post-applypatch": (
         "_memgit_am=$(git rev-parse --git-path rebase-apply) && "
         '[ "$(< "$_memgit_am/next")" != "$(< "$_memgit_am/last")" ] && exit 0\n'

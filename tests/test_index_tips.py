@@ -283,3 +283,18 @@ def test_install_keeps_a_users_applypatch_hook_running_first(b: Clone) -> None:
     r = git(b.path, "am", "-q", str(mbox), check=False)
     assert r.returncode != 0 and "users-hook-ran" in r.stderr, r.stderr
     git(b.path, "am", "--abort")
+
+
+def test_a_rebase_of_the_apply_backend_replays_as_the_merge_backend_does(a: Clone) -> None:
+    """`git rebase --apply` replays through `git am --rebasing`, which runs the applypatch hooks: they judge nothing
+    there, as a rebase of the merge backend runs no pre-commit nor commit-msg (verify judges replayed commits)."""
+    token = "ghp_" + "A1b2C3d4E5" * 3 + "F6g7H8"
+    git(a.path, "checkout", "-q", "-b", "side")
+    mailed(a, (f"token {token}", "10:00 on the side"))  # made with hooks off
+    git(a.path, "checkout", "-q", "main")
+    a.json("log", "on main", now=f"{DAY}T11:00:00")
+    git(a.path, "checkout", "-q", "side")
+    r = git(a.path, "rebase", "--apply", "main", check=False)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert subjects(a.path)[0] == f"token {token}"
+    assert git(a.path, "merge-base", "--is-ancestor", "main", "HEAD", check=False).returncode == 0

@@ -10,6 +10,7 @@ if TYPE_CHECKING:
     from memgit.changes import Change, Problem
     from memgit.context import VaultContext as Vault
     from memgit.gitcli import Staged
+    from memgit.repo import Repo
 
 
 class _GitConfig:
@@ -285,7 +286,8 @@ def refresh_index(vault: Vault) -> str | None:
             if not writes:
                 mark_fresh(repo.gitdir, tree, tree)  # its post-commit needs no memgit
                 return None
-            if repo.operation_in_progress():
+            ending = _apply_rebase_ending(repo)
+            if repo.operation_in_progress() and not ending:
                 # never touch a merge, rebase, cherry-pick or revert in progress: a commit would move HEAD
                 # under git's feet, and a rewritten INDEX.md in the work tree makes git refuse the next pick
                 # ("your local changes would be overwritten"). Its last step refreshes: post-merge, post-rewrite
@@ -300,7 +302,7 @@ def refresh_index(vault: Vault) -> str | None:
 
             commit = commit_to(
                 vault,
-                repo.branch_ref(),
+                "HEAD" if ending else repo.branch_ref(),  # HEAD detached: git moves the branch to it next
                 final,
                 [head],
                 message,
@@ -313,3 +315,14 @@ def refresh_index(vault: Vault) -> str | None:
             return commit
     except Conflict:
         return None  # a memgit writer is busy and will regenerate INDEX.md in its own commit
+
+
+def _apply_rebase_ending(repo: Repo) -> bool:
+    """`git rebase --apply` (git am --rebasing) has replayed every patch: its post-rewrite runs with HEAD still
+    detached on the last one, and git then moves the branch to wherever HEAD is (git 2.39, measured), so the
+    refresh commit goes onto HEAD there (before, the tip was left stale: a detached HEAD is an operation)."""
+    state = repo.gitdir / "rebase-apply"
+    try:
+        return (state / "rebasing").exists() and int((state / "next").read_text()) > int((state / "last").read_text())
+    except (OSError, ValueError):
+        return False

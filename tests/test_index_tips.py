@@ -182,6 +182,19 @@ def test_a_rebase_and_an_amend_end_fresh(a: Clone) -> None:
     assert index_files(r_, head(a.path)) == from_scratch(r_, head(a.path))
 
 
+def test_a_rebase_of_the_apply_backend_ends_fresh(a: Clone) -> None:
+    """`git rebase --apply` runs post-rewrite with HEAD still detached (the branch moves after it): the refresh
+    goes onto HEAD there, and git moves the branch to it (it was left stale: a detached HEAD is an operation)."""
+    side_branch_facts(a)
+    git(a.path, "checkout", "-q", "side")
+    r = git(a.path, "rebase", "--apply", "main", check=False)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert git(a.path, "symbolic-ref", "HEAD").stdout.strip() == "refs/heads/side"
+    assert subjects(a.path)[0].startswith(REFRESH)
+    index = fresh_at_head(a.path)
+    assert "side1" in index and "side2" in index and "mainly" in index
+
+
 def test_verify_fails_on_a_hand_staled_index_at_the_tip(a: Clone) -> None:
     a.json("fact", "add", "people/sarah", "Works at Acme", "--category", "relationship", now=f"{DAY}T09:00:00")
     assert a.run("verify").returncode == 0
@@ -296,5 +309,5 @@ def test_a_rebase_of_the_apply_backend_replays_as_the_merge_backend_does(a: Clon
     git(a.path, "checkout", "-q", "side")
     r = git(a.path, "rebase", "--apply", "main", check=False)
     assert r.returncode == 0, r.stdout + r.stderr
-    assert subjects(a.path)[0] == f"token {token}"
+    assert subjects(a.path)[1] == f"token {token}"  # under the refresh post-rewrite adds
     assert git(a.path, "merge-base", "--is-ancestor", "main", "HEAD", check=False).returncode == 0

@@ -285,7 +285,8 @@ class SyncResult(_SyncResultOptional):
 
 class InstallResult(TypedDict):
     path: str
-    hooks: list[str]
+    hooks: list[str]  # installed through pre-commit
+    own_hooks: list[str]  # memgit's own scripts (git am's applypatch-msg, pre-applypatch, post-applypatch)
     merge_drivers: list[str]
 
 

@@ -35,6 +35,7 @@ ENV = (
     "GIT_NAMESPACE",
 )
 MEMO = "head.json"  # .git/memgit/head.json
+_MEMO_MAX = 4096  # it holds three ids: anything longer is not one
 _HEX = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
 _UNUSUAL_CONFIG = re.compile(rb"^\s*(worktree|bare\s*=\s*true|refstorage)", re.I | re.M)
 
@@ -97,6 +98,16 @@ def head_ref(gitdir: Path) -> str | bool | None:
     return None
 
 
+def _well_formed(memo: object) -> bool:
+    """A memo this module wrote: commit and tree ids, the config blob's id or null. Anything else (hand-edited,
+    truncated) is no memo, and pygit2 answers."""
+    if not isinstance(memo, dict):
+        return False
+    config = memo.get("config")
+    ids = (memo.get("commit"), memo.get("tree"), *(() if config is None else (config,)))
+    return all(isinstance(v, str) and _HEX.fullmatch(v) for v in ids)
+
+
 class LazyRepo:
     """Stands in for memgit.repo.Repo: where it is, HEAD, HEAD's tree and its config blob without pygit2; anything
     else opens the real one and asks it."""
@@ -128,10 +139,12 @@ class LazyRepo:
     def _read_memo(self) -> dict[str, Any]:
         if self._memo is None:
             try:
-                memo = json.loads((self.gitdir / "memgit" / MEMO).read_bytes())
+                with (self.gitdir / "memgit" / MEMO).open("rb") as f:
+                    data = f.read(_MEMO_MAX + 1)
+                memo = json.loads(data) if len(data) <= _MEMO_MAX else None
             except (OSError, ValueError):
                 memo = None
-            self._memo = memo if isinstance(memo, dict) else {}
+            self._memo = memo if _well_formed(memo) else {}
         return self._memo
 
     def commit_tree(self, commit: str) -> str:

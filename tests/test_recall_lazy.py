@@ -132,3 +132,24 @@ def test_recall_started_inside_dot_git_reads_the_work_tree(vault: Path) -> None:
     got = json.loads(r.stdout)
     assert got["code"] == 0, r.stderr
     assert json.loads(got["out"]) == from_top
+
+
+def test_a_garbage_memo_is_no_memo(vault: Path) -> None:
+    """.git/memgit/head.json hand-edited, truncated or huge: recall asks pygit2 as if there were none."""
+    memgit_json("log", "Moved to Zürich office", cwd=vault)
+    first, _ = recall(vault, "zurich")
+    memo = vault / ".git" / "memgit" / gitlight.MEMO
+    commit, tree = head(vault), git(vault, "rev-parse", "HEAD^{tree}").stdout.strip()
+    for text in (
+        "",
+        "not json",
+        "[]",
+        json.dumps({"commit": commit, "tree": "zz", "config": None}),
+        json.dumps({"commit": commit, "tree": 123}),
+        json.dumps({"commit": commit, "tree": tree, "config": "xyz"}),
+        json.dumps({"commit": commit, "tree": tree, "config": 5}),
+        json.dumps({"commit": commit, "tree": tree, "config": None, "pad": "x" * 10_000}),
+    ):
+        memo.write_text(text, encoding="utf-8")
+        got, loaded = recall(vault, "zurich")
+        assert (got, loaded) == (first, True), text[:80]

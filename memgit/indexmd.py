@@ -171,7 +171,7 @@ class IndexBuilder:
             data = json.loads((self.folder / "meta.json").read_text())
         except (OSError, ValueError):
             return
-        if data.get("version") != CACHE_VERSION or data.get("config") != self.config_blob:
+        if not isinstance(data, dict) or data.get("version") != CACHE_VERSION or data.get("config") != self.config_blob:
             return
         try:
             self.tree, self.summaries, self.archives = data["tree"], data["summaries"], data["archives"]
@@ -191,7 +191,7 @@ class IndexBuilder:
             data = json.loads(path.read_text())
         except (OSError, ValueError):
             raise _StaleCache() from None
-        if not isinstance(data, dict) or save is None or data.get("save") != save:
+        if not isinstance(data, dict) or save is None or data.get("save") != save or "data" not in data:
             raise _StaleCache()
         return data["data"]
 

@@ -15,7 +15,7 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from memgit.config import CONFIG_PATH
 
@@ -98,7 +98,7 @@ def head_ref(gitdir: Path) -> str | bool | None:
     return None
 
 
-def _well_formed(memo: object) -> bool:
+def _well_formed(memo: object) -> TypeGuard[dict[str, Any]]:
     """A memo this module wrote: commit and tree ids, the config blob's id or null. Anything else (hand-edited,
     truncated) is no memo, and pygit2 answers."""
     if not isinstance(memo, dict):

@@ -53,7 +53,7 @@ def leftovers(found: Staged, kinds: dict[str, str]) -> dict[str, str | None]:
         return {}
     try:
         lines = (found.gitdir / STAGED).read_text().splitlines()
-    except OSError:
+    except (OSError, UnicodeDecodeError):  # missing, or hand-edited into non-UTF-8: nothing known as ours
         return {}
     ours: dict[str, str | None] = {}
     for line in lines:

@@ -105,7 +105,7 @@ def fresh_tree(gitdir: Path) -> tuple[str, str] | None:
     """What mark_fresh recorded last: (tree, base), or None."""
     try:
         words = (gitdir / FRESH).read_text().split()
-    except OSError:
+    except (OSError, UnicodeDecodeError):  # missing, or hand-edited into non-UTF-8: as if never recorded
         return None
     return (words[0], words[1]) if len(words) == 2 else None
 

@@ -522,3 +522,16 @@ def test_an_orphan_first_commit_breaking_a_rule_is_refused_and_its_index_left_al
     assert r.returncode != 0 and "no-secrets" in r.out, r.out
     assert git(journaled, "rev-parse", "-q", "--verify", "HEAD", check=False).returncode != 0  # no commit yet
     assert (journaled / "INDEX.md").read_bytes() == index
+
+
+@pytest.mark.parametrize("name", ["fresh-tree", "index-staged"])
+@pytest.mark.parametrize("data", [b"", b"\xff\xfe not utf-8\n", b"zz yy\n", b"-" * 100_000])
+def test_a_garbage_state_file_leaves_the_commit_accepted_and_the_tip_fresh(
+    journaled: Path, name: str, data: bytes
+) -> None:
+    (journaled / ".git" / "memgit" / name).write_bytes(data)
+    append(journaled, "10:00 after a hand edit")
+    r = add_commit(journaled, "append", JOURNAL)
+    accepted(r)
+    assert "Traceback" not in r.out
+    fresh_at_head(journaled)

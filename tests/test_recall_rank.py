@@ -14,6 +14,12 @@ from tests.conftest import git, memgit, memgit_json
 LATER = {"MEMGIT_NOW": "2027-06-01T10:00:00"}  # long after the writes: journal lines have fully decayed
 
 
+def add_facts(vault: Path, *rows: tuple[str, ...]) -> None:
+    """Each row is (slug, text), filed under status, or (slug, text, category)."""
+    for slug, text, *category in rows:
+        memgit_json("fact", "add", slug, text, "--category", *(category or ["status"]), cwd=vault)
+
+
 def recall(vault: Path, *args: str, env: dict[str, str] | None = None) -> tuple[int, dict[str, Any]]:
     r = memgit("recall", *args, "--json", cwd=vault, env=env)
     assert r.returncode in (0, 1), (r.returncode, r.stdout, r.stderr)
@@ -98,7 +104,8 @@ def test_a_date_in_the_question_matches_the_journal_date(vault: Path) -> None:
 
 
 def test_a_question_naming_someone_is_answered_from_their_memory(vault: Path) -> None:
-    for slug, text in (
+    add_facts(
+        vault,
         ("people/leila-chen", "Favourite drink: chai"),
         ("people/mateo-rossi", "Favourite drink: espresso"),
         ("people/viktor-chen", "Favourite drink: green tea"),
@@ -107,8 +114,7 @@ def test_a_question_naming_someone_is_answered_from_their_memory(vault: Path) ->
         ("people/kwame-mensah", "Likes chai"),
         ("people/beatriz-andersen", "Prefers Slack for contact"),
         ("people/beatriz-andersen", "Works at Initech"),
-    ):
-        memgit_json("fact", "add", slug, text, "--category", "status", cwd=vault)
+    )
     # nothing of Kwame's says "favourite drink": another person's favourite drink is not the answer, his memory is
     _rc, data = recall(vault, "kwame favourite drink")
     hits = data["hits"] or data["weak"]
@@ -136,7 +142,8 @@ def test_relative_dates_are_relative_to_the_as_of_moment(vault: Path) -> None:
 def test_what_others_answer_reorders_the_named_entitys_memory(vault: Path) -> None:
     # nothing of Kwame's says "drink"; what the vault answers to "favourite drink" for others (chai, tea) is
     # what an answer looks like, so his "Likes chai" comes before his other facts (pseudo-relevance feedback)
-    for slug, text in (
+    add_facts(
+        vault,
         ("people/kwame-mensah", "Lives in Oslo"),
         ("people/kwame-mensah", "Works at Initech"),
         ("people/kwame-mensah", "Likes chai"),
@@ -144,8 +151,7 @@ def test_what_others_answer_reorders_the_named_entitys_memory(vault: Path) -> No
         ("people/mateo-rossi", "Favourite drink: chai"),
         ("people/viktor-chen", "Favourite drink: green tea"),
         ("people/aisha-lin", "Favourite drink: earl grey tea"),
-    ):
-        memgit_json("fact", "add", slug, text, "--category", "status", cwd=vault)
+    )
     _rc, data = recall(vault, "kwame favourite drink")
     hits = data["hits"] or data["weak"]
     assert hits[0]["text"] == "Likes chai", hits[:3]
@@ -155,12 +161,12 @@ def test_what_others_answer_reorders_the_named_entitys_memory(vault: Path) -> No
 def test_a_who_question_prefers_a_hit_naming_a_person(vault: Path) -> None:
     # "report" meets "lead" and "manager" through the template's synonyms; the short "Team lead" matches best,
     # but a who-question asks for a person, and Sunita Karimi is one of the vault's people
-    for slug, text in (
+    add_facts(
+        vault,
         ("people/sunita-karimi", "Product manager at Initech"),
         ("people/yuki-berg", "Team lead"),
         ("people/yuki-berg", "Sunita Karimi is her manager"),
-    ):
-        memgit_json("fact", "add", slug, text, "--category", "status", cwd=vault)
+    )
     _rc, data = recall(vault, "who does yuki report to")
     hits = data["hits"] or data["weak"]
     assert hits[0]["text"] == "Sunita Karimi is her manager", hits[:3]
@@ -257,15 +263,15 @@ def test_the_more_often_a_line_is_said_the_less_it_says(vault: Path) -> None:
 
 
 def test_what_others_answer_stands_in_for_the_asked_word_but_not_for_a_word_never_written(vault: Path) -> None:
-    for slug, text in (
+    add_facts(
+        vault,
         ("people/emeka-obi", "Lives in Lagos"),
         ("people/emeka-obi", "Likes green tea"),
         ("people/leila-chen", "Drinks chai"),
         ("people/mateo-rossi", "Drinks earl grey tea"),
         ("people/viktor-chen", "Drinks green tea"),
         ("people/aisha-lin", "Drinks black tea"),
-    ):
-        memgit_json("fact", "add", slug, text, "--category", "status", cwd=vault)
+    )
     # nothing of Emeka's says "drink", but what the others who drink have in common (tea) stands in for it
     rc, data = recall(vault, "what does emeka drink")
     assert rc == 0 and data["hits"][0]["text"] == "Likes green tea", data
@@ -319,15 +325,15 @@ def test_nothing_relevant_names_the_words_the_vault_never_wrote(vault: Path) -> 
 
 
 def test_the_named_entitys_fact_filed_where_others_answers_are_comes_first(vault: Path) -> None:
-    for slug, text, category in (
+    add_facts(
+        vault,
         ("people/kenji-silva", "Lives in Seattle", "status"),
         ("people/kenji-silva", "Reports to Hugo Sato", "relationship"),
         ("people/kenji-silva", "Prefers matcha", "preference"),
         ("people/leila-chen", "Drinks chai", "preference"),
         ("people/mateo-rossi", "Drinks green tea", "preference"),
         ("people/viktor-chen", "Drinks espresso", "preference"),
-    ):
-        memgit_json("fact", "add", slug, text, "--category", category, cwd=vault)
+    )
     # nothing of Kenji's says "drink" and the others' answers share no word with his; they are all preferences
     _rc, data = recall(vault, "kenji drink")
     hits = data["hits"] or data["weak"]
@@ -335,14 +341,14 @@ def test_the_named_entitys_fact_filed_where_others_answers_are_comes_first(vault
 
 
 def test_a_fact_filed_where_others_answers_are_is_an_answer_a_word_never_written_is_not(vault: Path) -> None:
-    for slug, text, category in (
+    add_facts(
+        vault,
         ("people/kenji-silva", "Lives in Seattle", "status"),
         ("people/kenji-silva", "Prefers matcha", "preference"),
         ("people/leila-chen", "Drinks chai", "preference"),
         ("people/mateo-rossi", "Drinks green tea", "preference"),
         ("people/viktor-chen", "Drinks espresso", "preference"),
-    ):
-        memgit_json("fact", "add", slug, text, "--category", category, cwd=vault)
+    )
     # his preference is filed where the others' drinks are: it covers "drink" (half), so it is an answer
     rc, data = recall(vault, "kenji drink")
     assert rc == 0 and data["hits"][0]["text"] == "Prefers matcha", data

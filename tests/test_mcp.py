@@ -486,6 +486,13 @@ def test_tools_list_is_answered_from_a_cache_of_the_sdks_answer(vault: Path) -> 
     stale, early = raw_lines(vault, initialize(1, "2025-06-18"), INITIALIZED, tools_list(2))
     assert early == [] and stale[2] == first[2]
     assert json.loads(cache.read_text())["key"]["source"] != "0" * 64
+    # a hand-edited cache with this build's key but the wrong types: no cache, the SDK answers and its answer is kept
+    data = json.loads(cache.read_text())
+    data["tools/list"] = 5
+    cache.write_text(json.dumps(data))
+    mangled, early = raw_lines(vault, initialize(1, "2025-06-18"), INITIALIZED, tools_list(2))
+    assert early == [] and mangled[2] == first[2]
+    assert isinstance(json.loads(cache.read_text())["tools/list"], dict)
     # a ping first: everything after it waits for the SDK, so answers keep their order
     _, early = raw_lines(
         vault, initialize(1, "2025-06-18"), INITIALIZED, {"jsonrpc": "2.0", "id": 2, "method": "ping"}, tools_list(3)

@@ -272,7 +272,8 @@ class Early:
                 return None
             if isinstance(data, dict) and data.get("key") == cache_key():
                 for name, field in LISTS.items():
-                    result = (data.get(name) or {}).get(self.version)
+                    entry = data.get(name)
+                    result = entry.get(self.version) if isinstance(entry, dict) else None
                     if isinstance(result, dict) and isinstance(result.get(field), list):
                         self._listed[name] = result
                         self.cached.add(name)

@@ -96,3 +96,18 @@ def leftover_locks(repo: Path) -> tuple[list[Path], list[Path]]:
             continue
         (ours if p.read_bytes().startswith(INDEX_LOCK_TAG) else theirs).append(p)
     return theirs, ours
+
+
+def install_pre_receive(bare: Path) -> None:
+    """The project's hooks/pre-receive, executable, in a bare repository."""
+    hook = bare / "hooks" / "pre-receive"
+    shutil.copy(Path(__file__).resolve().parent.parent / "hooks" / "pre-receive", hook)
+    hook.chmod(0o755)
+
+
+def bare_remote(vault: Path, bare: Path) -> Path:
+    """A bare clone of `vault` running hooks/pre-receive, added to `vault` as origin."""
+    git(bare.parent, "clone", "-q", "--bare", str(vault), str(bare))
+    install_pre_receive(bare)
+    git(vault, "remote", "add", "origin", str(bare))
+    return bare

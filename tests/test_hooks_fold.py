@@ -14,10 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import BIN, git, head, memgit, status
-from tests.helpers import JOURNAL, REFRESH, add_commit, built_once, commit, decision, subjects, write
+from tests.helpers import JOURNAL, REFRESH, add_commit, bare_remote, built_once, commit, decision, subjects, write
 from tests.test_hooks import GITHUB_TOKEN, accepted, build_journaled, count, rejected
 from tests.test_index_tips import fresh_at_head
-from tests.test_sync import ROOT
 
 
 @pytest.fixture
@@ -235,12 +234,7 @@ def test_the_pre_commit_framework_path_keeps_the_refresh_commit(journaled: Path)
 
 
 def test_a_folded_commit_passes_verify_and_pre_receive(journaled: Path, tmp_path: Path) -> None:
-    bare = tmp_path / "remote.git"
-    git(tmp_path, "clone", "-q", "--bare", str(journaled), str(bare))
-    hook = bare / "hooks" / "pre-receive"
-    shutil.copy(ROOT / "hooks" / "pre-receive", hook)
-    hook.chmod(0o755)
-    git(journaled, "remote", "add", "origin", str(bare))
+    bare = bare_remote(journaled, tmp_path / "remote.git")
     start = head(journaled)
     append(journaled, "10:00 pushed")
     accepted(add_commit(journaled, "append", JOURNAL))

@@ -3,16 +3,15 @@ the last pick of a cherry-pick or revert), and `verify` checks the tip."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
 from memgit.repo import Repo
 from tests.conftest import git, head, memgit, status
-from tests.helpers import REFRESH, subjects
+from tests.helpers import REFRESH, install_pre_receive, subjects
 from tests.test_index import from_scratch, index_files
-from tests.test_sync import DAY, ROOT, Clone, make_clone
+from tests.test_sync import DAY, Clone, make_clone
 
 
 @pytest.fixture
@@ -207,9 +206,7 @@ def test_verify_fails_on_a_hand_staled_index_at_the_tip(a: Clone) -> None:
 
 
 def test_a_stale_tip_is_refused_by_verify_and_pre_receive_until_refreshed(a: Clone, remote: Path) -> None:
-    hook = remote / "hooks" / "pre-receive"
-    shutil.copy(ROOT / "hooks" / "pre-receive", hook)
-    hook.chmod(0o755)
+    install_pre_receive(remote)
     before = git(remote, "rev-parse", "main").stdout.strip()
     # a raw commit of a decision with no hooks at all: every rule holds, but INDEX.md does not list it
     (a.path / "decisions/2026-01-10-use-postgres.md").write_text(

@@ -5,14 +5,13 @@ bare remote running hooks/pre-receive through `sync --after-redact`, while a pla
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import git, head, memgit, memgit_json, status
+from tests.helpers import bare_remote
 
-ROOT = Path(__file__).resolve().parent.parent
 SECRET = "lemonade-Sky-4471"  # no pattern knows it: only the receipt's hash can refuse it again
 NOW = {"MEMGIT_NOW": "2026-01-25T12:00:00+00:00"}
 OLD_DAY = "memory/2026-01-02.md"
@@ -29,12 +28,7 @@ def leaked(vault: Path, tmp_path: Path) -> tuple[Path, Path]:
     memgit_json("log", "lab done", "--at", "2026-01-21T10:00", cwd=vault, env=NOW)
     memgit_json("archive", "--older-than", "14d", cwd=vault, env=NOW)
     assert git(vault, "branch", "--list", "archive/*").stdout.strip() == "archive/2026-01"
-    bare = tmp_path / "remote.git"
-    git(tmp_path, "clone", "-q", "--bare", str(vault), str(bare))
-    hook = bare / "hooks" / "pre-receive"
-    shutil.copy(ROOT / "hooks" / "pre-receive", hook)
-    hook.chmod(0o755)
-    git(vault, "remote", "add", "origin", str(bare))
+    bare = bare_remote(vault, tmp_path / "remote.git")
     git(vault, "fetch", "-q", "origin")
     return vault, bare
 

@@ -180,6 +180,15 @@ class IndexBuilder:
         except KeyError:
             self._reset()
             return
+        shapes = (self.summaries, self._blocks, self._saves, self._present)
+        if (
+            not all(isinstance(part, dict) for part in shapes)
+            or not isinstance(self.archives, str)
+            or not isinstance(self.tree, (str, type(None)))
+            or not isinstance(self._alert_lines, (list, type(None)))
+        ):  # a hand-edited meta.json: no cache
+            self._reset()
+            return
         self._disk_ok = True
 
     def _page_file(self, page: str, ext: str) -> Path:

@@ -41,10 +41,10 @@ _OPERATIONS = ("MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "rebase-merge", 
 
 
 def _write(path: Path, data: bytes) -> None:
+    from memgit.indexmd import _write as replace_atomically
+
     with contextlib.suppress(OSError):  # a read-only .git: the next check finds nothing of its own staged
-        tmp = path.with_name(f".{path.name}.{os.getpid()}")
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
+        replace_atomically(path, data)
 
 
 def leftovers(found: Staged, kinds: dict[str, str]) -> dict[str, str | None]:

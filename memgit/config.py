@@ -107,13 +107,18 @@ class Config:
         cache = gitdir / "memgit" / "config.json"
         try:
             saved = json.loads(cache.read_bytes())
-            if isinstance(saved, dict) and saved.get("blob") == blob and isinstance(saved.get("data"), dict):
+            if (
+                isinstance(saved, dict)
+                and saved.get("blob") == blob
+                and isinstance(saved.get("data"), dict)
+                and saved.get("crc") == _crc(saved["data"])  # a hand edit of the cache is no cache
+            ):
                 return cls(saved["data"])
-        except (OSError, ValueError):
+        except (OSError, ValueError, TypeError):
             pass
         config = cls.parse((read() or b"").decode("utf-8", errors="replace"))
         try:
-            text = json.dumps({"blob": blob, "data": config.data}, ensure_ascii=False)
+            text = json.dumps({"blob": blob, "crc": _crc(config.data), "data": config.data}, ensure_ascii=False)
         except (TypeError, ValueError):
             return config  # a value JSON cannot hold: parsed again next time
         if json.loads(text)["data"] != config.data:
@@ -207,3 +212,11 @@ class Config:
 
     def is_agent_identity(self, name: str, email: str) -> bool:
         return any(fnmatch.fnmatchcase(email, pat) or fnmatch.fnmatchcase(name, pat) for pat in self.agent_patterns)
+
+
+def _crc(data: dict[str, Any]) -> int:
+    """The checksum config.json keeps of the data it caches: the cache skips the schema check, so a hand-edited
+    cache (a value of the wrong type) must read as no cache, not reach the code that trusts it."""
+    import zlib
+
+    return zlib.crc32(json.dumps(data, ensure_ascii=False, sort_keys=True).encode())

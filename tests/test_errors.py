@@ -270,3 +270,19 @@ def test_a_recall_index_switch_that_is_not_one_exits_2_naming_it(vault: Path, va
     r = memgit("recall", "anything", cwd=vault, env={"MEMGIT_RECALL_INDEX": value})
     assert r.returncode == 2, r.stdout + r.stderr
     assert "MEMGIT_RECALL_INDEX" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_hand_edited_config_cache_is_no_cache(vault: Path) -> None:
+    """.git/memgit/config.json skips the schema check while .memgit.yaml's blob is unchanged: a value of the wrong
+    type written into it by hand is no cache (the config is parsed from the blob again), not an internal error."""
+    assert memgit("log", "Moved to the Zürich office", cwd=vault).returncode == 0
+    first = memgit("recall", "Zürich", "--json", cwd=vault)
+    assert first.returncode == 0, first.stderr
+    cache = vault / ".git" / "memgit" / "config.json"
+    saved = json.loads(cache.read_text())
+    saved["data"]["recall_min_coverage"] = "abc"
+    cache.write_text(json.dumps(saved))
+    again = memgit("recall", "Zürich", "--json", cwd=vault)
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout) == json.loads(first.stdout)
+    assert "recall_min_coverage" not in json.loads(cache.read_text())["data"]  # rewritten from the blob

@@ -11,7 +11,7 @@ Module names say what each module owns:
 - the rules (``rules/``, pure functions over ``changes``), the write transaction (``txn``), the
   write operations (``ops/``: ``facts``, ``records``, ``journal``, ``state``, ``fmt``);
 - commands' library halves (``recall``, ``cite``, ``brief``, ``sync``, ``verify``, ``archive``,
-  ``vaultinit`` (init and install), ...), the public API (``api``: ``memgit.Vault``, one method per
+  ``vaultinit`` (init and install), ``hookscripts`` (what install writes into hook scripts), ...), the public API (``api``: ``memgit.Vault``, one method per
   command) and the CLI (``main`` and one module per command in ``commands/``).
 
 Layers, lowest first; a module imports only from its own layer or below (tests/test_imports.py checks

@@ -1,6 +1,6 @@
 """The pre-commit hook's INDEX.md refresh: a raw `git commit` carries its fresh index files, as memgit's own do.
 
-On the direct hook path (the vault's `.pre-commit-config.yaml` is the template's, see memgit/vaultinit.py),
+On the direct hook path (the vault's `.pre-commit-config.yaml` is the template's, see memgit/hookscripts.py),
 once the rules pass, `memgit hook check --stage-index` regenerates the index files for the staged tree from
 the warm cache and stages them into the index git is committing; git re-reads its index after the
 pre-commit hook, so the commit records them. The tree it will record is then known (`git write-tree`) and

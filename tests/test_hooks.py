@@ -97,7 +97,7 @@ def test_with_the_template_config_the_hooks_run_memgit_without_pre_commit(journa
     a secret in the message is rejected (commit-msg), an append is accepted and refreshed (post-commit). A vault
     made with an earlier template's config runs memgit directly too."""
     if earlier:
-        from memgit.vaultinit import EARLIER_CONFIGS
+        from memgit.hookscripts import EARLIER_CONFIGS
 
         (journaled / ".pre-commit-config.yaml").write_text(EARLIER_CONFIGS[0])
         accepted(add_commit(journaled, "the earlier config", ".pre-commit-config.yaml"))

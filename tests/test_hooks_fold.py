@@ -297,7 +297,7 @@ def test_with_redaction_receipts_every_message_goes_to_memgit(journaled: Path) -
 
 
 def plain_script(tmp: Path) -> Path:
-    from memgit.vaultinit import _plain_message
+    from memgit.hookscripts import _plain_message
 
     script = tmp / "plain.sh"
     script.write_text(f"#!/usr/bin/env bash\n{_plain_message()}\nexit 1\n")

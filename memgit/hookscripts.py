@@ -10,13 +10,39 @@ from pathlib import Path
 
 from memgit.errors import MemgitError
 
+# this memgit's stamp of what it writes into hook scripts: generated_digest() (tests/test_hooks_fold.py holds it to that)
+STAMP_FILE = Path(__file__).with_name("hooks.stamp")
+
 
 def write(folder: Path, hooks: list[str]) -> None:
     """memgit's parts of the hook scripts in `folder`, after `pre-commit install` wrote its own there."""
+    _write(folder, hooks, STAMP_FILE.read_text().strip(), STAMP_FILE)
+
+
+def _write(folder: Path, hooks: list[str], stamp: str, stamp_file: Path) -> None:
     _write_applypatch_hooks(folder)
     _reach_this_memgit([folder / h for h in [*hooks, *APPLYPATCH]])
-    _run_memgit_directly(folder, hooks)
+    _run_memgit_directly(folder, hooks, stamp, stamp_file)
     _mark_commits(folder / "pre-commit")
+
+
+def generated_digest() -> str:
+    """What hooks.stamp must hold: a digest of everything memgit install writes into hook scripts (the folders
+    it names and the stamp itself left out), so a memgit that writes other scripts has another stamp."""
+    import hashlib
+    import shlex
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="memgit-stamp-") as tmp:
+        folder = Path(tmp)
+        for hook in _DIRECT_COMMANDS:  # what `pre-commit install` leaves, reduced to the lines memgit looks for
+            (folder / hook).write_text("#!/usr/bin/env bash\n# start templated\n# end templated\n")
+        _write(folder, list(_DIRECT_COMMANDS), "STAMP", Path("/STAMP"))
+        text = "".join(f"{p.name}\n{p.read_text()}" for p in sorted(folder.iterdir()))
+    console = _console_folder()
+    if console is not None:
+        text = text.replace(shlex.quote(str(console)), "CONSOLE")
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def hooks_folder(workdir: Path, env: dict[str, str]) -> Path:
@@ -120,6 +146,9 @@ def _reach_this_memgit(scripts: list[Path]) -> None:
 _DIRECT = (
     "# memgit install: while .pre-commit-config.yaml is memgit's own (the template's), run memgit without pre-commit"
 )
+# the stamp of the memgit that wrote the scripts; another memgit's (an upgrade) leaves the direct path to pre-commit
+_STAMP = "# memgit install: hooks stamp "
+OLDER = "memgit: hooks installed by an older memgit; run memgit install"
 DIRECT_CONFIG = "memgit-pre-commit-config.yaml"  # beside the hook scripts: the config the direct path stands for
 # earlier templates' configs, which vaults made before hold (their hooks run the same commands): beside it as -1, -2...
 EARLIER_CONFIGS = (
@@ -197,13 +226,20 @@ def _plain_message() -> str:
     )
 
 
-def _run_memgit_directly(folder: Path, hooks: list[str]) -> None:
+def _run_memgit_directly(folder: Path, hooks: list[str], stamp: str, stamp_file: Path) -> None:
     """Each hook script starts memgit's hook itself, without the pre-commit framework (~220 ms of CPU per hook
     type, three per commit), while the work tree's .pre-commit-config.yaml is byte for byte the template's: the
     same command pre-commit would run, so every rule holds. Any other config (a hook of the user's added, a
     config changed in the commit's work tree), SKIP set, or a hook of the user's that pre-commit keeps as
     `<hook>.legacy` (and runs first) runs pre-commit as before. Bash builtins only:
-    the comparison starts no process."""
+    the comparison starts no process.
+
+    The scripts are what this memgit generates (the commit-msg test from its detectors): each carries this
+    memgit's stamp and reads the stamp file of the memgit that installed it. Once that memgit is upgraded
+    to one that writes other scripts (or is gone), the stamps differ: every hook runs through pre-commit,
+    the vault's config commands run by the memgit on PATH, and the commit-msg script says to re-install."""
+    import shlex
+
     from memgit.resources import data_dir
 
     (folder / DIRECT_CONFIG).write_bytes((data_dir("vault-template") / ".pre-commit-config.yaml").read_bytes())
@@ -221,7 +257,10 @@ def _run_memgit_directly(folder: Path, hooks: list[str]) -> None:
             continue
         block = (
             f"{_DIRECT}\n"
-            f'if [ -z "${{SKIP:-}}" ] && [ ! -e "${{0%/*}}/{hook}.legacy" ] && [ -f .pre-commit-config.yaml ]; then\n'
+            f"{_STAMP}{stamp}\n"
+            f"_memgit_stamp=; {{ read -r _memgit_stamp < {shlex.quote(str(stamp_file))}; }} 2>/dev/null\n"
+            + (f'[ "$_memgit_stamp" = {stamp} ] || echo "{OLDER}" >&2\n' if hook == "commit-msg" else "")
+            + f'if [ "$_memgit_stamp" = {stamp} ] && [ -z "${{SKIP:-}}" ] && [ ! -e "${{0%/*}}/{hook}.legacy" ] && [ -f .pre-commit-config.yaml ]; then\n'
             '    _memgit_cfg="$(< .pre-commit-config.yaml)"\n'
             f"    if {same}; then\n"
             + (f"        {_FRESH_SKIP}\n" if hook in _SKIPS_WHEN_FRESH else "")

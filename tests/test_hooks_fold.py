@@ -296,6 +296,48 @@ def test_with_redaction_receipts_every_message_goes_to_memgit(journaled: Path) -
     assert "hook commit-msg .git/COMMIT_EDITMSG" in log.read_text().splitlines()
 
 
+def test_scripts_an_older_memgit_installed_leave_the_message_to_this_memgit(journaled: Path) -> None:
+    """After an upgrade that writes other scripts (here: a detector the older commit-msg test lacks), the scripts
+    carry the older stamp: every hook runs through pre-commit, so this memgit judges the message, and the
+    commit-msg script says once to re-install."""
+    from memgit.hookscripts import OLDER, STAMP_FILE
+
+    script = journaled / ".git" / "hooks" / "commit-msg"
+    stamp = STAMP_FILE.read_text().strip()
+    text = script.read_text()
+    assert f"hooks stamp {stamp}\n" in text
+    older = text.replace("*'ghp_'*|", "")  # the older memgit's test knew no GitHub token
+    assert older != text
+    script.write_text(older)
+    message = journaled.parent / "message"
+    message.write_text(f"journal: {GITHUB_TOKEN}\n")
+    # with this memgit's stamp, the older test lets the token through in bash
+    r = subprocess.run([str(script), str(message)], cwd=journaled, capture_output=True, text=True)
+    assert (r.returncode, r.stderr) == (0, "")
+    for each in script.parent.iterdir():  # as the older memgit left them
+        if each.is_file() and stamp in each.read_text():
+            each.write_text(each.read_text().replace(stamp, "0123456789abcdef"))
+    before = head(journaled)
+    append(journaled, "10:00 the older stamp")
+    r = add_commit(journaled, f"journal: {GITHUB_TOKEN}", JOURNAL)
+    rejected(journaled, r, before, "no-secrets")
+    assert r.out.count(OLDER) == 1
+    r = add_commit(journaled, "journal: a plain message", JOURNAL)  # the pre-commit path: refresh after it
+    accepted(r)
+    refreshed(journaled, "journal: a plain message")
+    assert memgit("install", cwd=journaled).returncode == 0
+    assert f"hooks stamp {stamp}\n" in script.read_text()
+
+
+def test_hooks_stamp_is_the_digest_of_what_install_writes() -> None:
+    from memgit.hookscripts import STAMP_FILE, generated_digest
+
+    assert STAMP_FILE.read_text().strip() == generated_digest(), (
+        "memgit install writes other hook scripts now: put generated_digest() in memgit/hooks.stamp "
+        "(scripts installed with the old stamp run through pre-commit until `memgit install`)"
+    )
+
+
 def plain_script(tmp: Path) -> Path:
     from memgit.hookscripts import _plain_message
 

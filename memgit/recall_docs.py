@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 DATED_HEADING = re.compile(r"^#{1,6} .*\((\d{4}-\d{2}-\d{2})\)\s*$")
 _META_LINE = re.compile(r"^[A-Za-z_][\w-]*:(\s|$)")
 _FIELD = re.compile(r'^\s*"(\w+)": (.*)$')  # the value without its one trailing comma (greedy: 6x faster than .*?,?)
+# a field whose value is one JSON string, null, true, false or number-like token (json.loads decides), and its comma
+_SCALAR = re.compile(r'^\s*"(\w+)": ("(?:[^"\\]|\\.)*"|null|true|false|-?[0-9][0-9.eE+-]*),?$')
 _SOURCE = re.compile(r"\(source: ([^()]+)\)\s*$")
 
 
@@ -55,7 +57,31 @@ def _fact_from_context(m: Match) -> dict[str, Any] | None:
 @lru_cache(maxsize=1 << 14)
 def _fact_fields(lines: tuple[str, ...]) -> dict[str, Any] | None:
     """The same lines give the same fields: parsed once per process (the MCP server sees the same facts again and
-    again). The dict is shared: read it, never change it."""
+    again). The dict is shared: read it, never change it. Fields whose values are each one JSON scalar (what a
+    canonical items.json holds) are read in one json.loads; any other line, or values JSON refuses, field by field."""
+    keys: list[str] = []
+    values: list[str] = []
+    for raw in lines:
+        fm = _SCALAR.match(raw)
+        if fm is None:
+            if _FIELD.match(raw):
+                return _fields_one_by_one(lines)
+            break
+        keys.append(fm.group(1))
+        values.append(fm.group(2))
+        if fm.group(1) == "supersededBy":
+            break
+    try:
+        found = json.loads("[" + ",".join(values) + "]")
+    except ValueError:
+        return _fields_one_by_one(lines)
+    if len(found) != len(keys):
+        return _fields_one_by_one(lines)
+    item = dict(zip(keys, found, strict=True))
+    return item if {"id", "fact", "status"} <= item.keys() else None
+
+
+def _fields_one_by_one(lines: tuple[str, ...]) -> dict[str, Any] | None:
     item: dict[str, Any] = {}
     for raw in lines:
         fm = _FIELD.match(raw)

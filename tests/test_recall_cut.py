@@ -303,7 +303,8 @@ def test_terms_rows_kept_by_a_warm_process_follow_commits(lived: Path, monkeypat
 
 def test_a_fact_s_fields_are_read_as_json_line_by_line() -> None:
     """recall reads a fact's fields from its items.json lines (a value without its one trailing comma); the same fields
-    as the lazy pattern it had (or None: not a fact, a value JSON refuses)."""
+    as the lazy pattern it had (or None: not a fact, a value JSON refuses), whether its values are read in one
+    json.loads (each one JSON scalar) or one by one."""
     import json
     import re
 
@@ -337,6 +338,14 @@ def test_a_fact_s_fields_are_read_as_json_line_by_line() -> None:
         ('    "a": "x" , "b": "y"',),
         ('    "odd": "unterminated',),
         ("",),
+        ('    "esc": "bad \\x escape",', '    "supersededBy": null'),
+        ('    "zero": 01,', '    "n": 1e5-3,', '    "t": false'),
+        ('    "num": -0.5E+2,', '    "neg": -,'),
+        ('    "tab": "a\tb",', '    "ok": "\\\\"'),
+        ('    "space": "x" ,', '    "after": "y"'),
+        ('    "sneak": "a", "fact": "b",', '    "supersededBy": "f-2"', '    "after": 1'),
+        ('    "open": {"x": 1,', '    "close": 2}, "close": 5'),
+        ('    "cr": "x",\r',),
     ]
     for tail in tails:
         for lines in (head + tail, head[:2] + tail, tail + head):

@@ -199,19 +199,10 @@ class Recall:
         return list(docs.values())
 
     def _matches(self) -> Any:
-        if self.tree is None and self.vault.repo.workdir is not None:
-            yield from (("grep", m) for m in self._grep())
-            yield from (("index", m) for m in self._entity_matches(None))
-        else:
-            rx = re.compile(self.pattern(), re.I)
-            tree = self.tree or self.vault.head_tree()
-            searched: list[int] = []
-            found = [m for m in scan_tree(self.vault, tree, rx, None, searched) if self._keep(m.path, m.text)]
-            self.corpus_bytes += sum(searched)
-            if len(found) > CANDIDATES:  # the first stage, as over the work tree (memgit/recall_cut.py)
-                kept = set(recall_cut.cut([(m.path, m.line, m.text) for m in found], self._spec(), CANDIDATES))
-                found = [m for m in found if (m.path, m.line, m.text) in kept]
-            yield from (("grep", m) for m in found)
+        # --as-of (or a bare repository): the tree's lines as rg would find them in a clean checkout of it
+        tree = self.tree or (self.vault.head_tree() if self.vault.repo.workdir is None else None)
+        if tree is not None or self.vault.repo.workdir is not None:
+            yield from (("grep", m) for m in self._grep(tree))
             yield from (("index", m) for m in self._entity_matches(tree))
         if self.archive:
             rx = re.compile(self.pattern(), re.I)
@@ -222,21 +213,28 @@ class Recall:
                     if self.vault.repo.blob_id(main, m.path) is None:
                         yield "archive", m
 
-    def _grep(self) -> Any:
-        """L2: rg over the work tree. Past CANDIDATES matching lines, the ones sharing the most query
-        words (then the shortest) go on to ranking; a fact's fields come from its file, read once."""
-        from memgit import recall_index
+    def _grep(self, tree: str | None = None) -> Any:
+        """L2: rg over the work tree (or, given a tree, over a clean checkout of it: --as-of). Past CANDIDATES
+        matching lines, the ones sharing the most query words (then the shortest) go on to ranking; a fact's fields
+        come from its file, read once."""
+        from memgit import asof_index, recall_index
         from memgit.rg import Match, grep_lines
 
         cfg = self.vault.config
         searched: list[int] = []
         matched: Iterable[tuple[str, int, str]]
         found = None
+        rx = recall_index.LazyPattern(self.pairs, re.I)
         if self.use_index:  # the same lines and bytes as rg's, from the index under .git/memgit/recall/
-            rx = recall_index.LazyPattern(self.pairs, re.I)
             first = recall_index.Stage(rx, self._spec(), CANDIDATES, self._keep, self._wanted)
             with contextlib.suppress(recall_index.Unusable):  # no index here (read-only .git): rg
-                found = recall_index.grep(self.vault, rx, alternatives(self.pairs), first)
+                if tree is None:
+                    found = recall_index.grep(self.vault, rx, alternatives(self.pairs), first)
+                else:  # an old tree's own index (memgit/asof_index.py)
+                    when = int(self.moment.timestamp())
+                    found = asof_index.grep(self.vault, tree, when, rx, alternatives(self.pairs), first)
+        if found is None and tree is not None:
+            found = asof_index.scan(self.vault, tree, rx)
         if found is not None:
             matched, searched = found.lines, [found.searched]
             self.cut = found.cut
@@ -260,7 +258,11 @@ class Recall:
                 yield Match(path, n, text, (), ())
                 continue
             if path not in files:
-                files[path] = work_lines(self.vault, path)
+                files[path] = (
+                    work_lines(self.vault, path)
+                    if tree is None
+                    else (self.vault.repo.read(tree, path) or b"").decode("utf-8", errors="replace").split("\n")
+                )
             body = files[path]
             yield Match(path, n, text, tuple(body[max(0, n - 2) : n - 1]), tuple(body[n : n + 9]))
 

@@ -25,7 +25,7 @@ import time
 import unicodedata
 from array import array
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Container, Iterable, Iterator
 from functools import lru_cache
 from operator import itemgetter
 from pathlib import Path
@@ -738,14 +738,20 @@ def grep(
     searched = total - sum(committed.values()) + work_bytes  # a dirty file's committed bytes were counted in total
     if cut is not None:
         return Found(cut, searched, True)
+    return Found(shown(rx, rows, dirty) + work, searched)
+
+
+def shown(
+    rx: re.Pattern[str] | LazyPattern, rows: list[tuple[str, int, str]], skip: Container[str] = frozenset()
+) -> list[tuple[str, int, str]]:
+    """The index's rows (those of paths not in `skip`) that rg with `rx` shows, as it shows them."""
     # an ASCII line without "_" holds a word starting with a prefix exactly where the pattern matches
     # (a word start there); other lines may differ ("foo_zurich", "Straße"): the pattern decides, as in rg
-    lines = [
+    return [
         (p, n, t if len(t) < MAX_COLUMNS // 4 else _long(rx, t, len(t.encode()) + 1))
         for p, n, t in rows
-        if p not in dirty and ((t.isascii() and "_" not in t) or rx.search(t))
+        if p not in skip and ((t.isascii() and "_" not in t) or rx.search(t))
     ]
-    return Found(lines + work, searched)
 
 
 def _work_lines(
@@ -759,17 +765,22 @@ def _work_lines(
         if target.is_symlink() or not target.is_file():
             continue
         data = target.read_bytes()
-        if b"\0" in data:
-            continue
-        searched += len(data)
-        if not rx.search(data.decode("utf-8", errors="replace")):
-            continue
-        last = data.count(b"\n") + 1
-        for n, raw in enumerate(data.split(b"\n"), 1):
-            line = raw.rstrip(b"\r").decode("utf-8", errors="replace")
-            if line and rx.search(line):
-                lines.append((path, n, _long(rx, line, len(raw) + (n < last))))
+        searched += _size(data)
+        lines += file_lines(rx, path, data)
     return lines, searched
+
+
+def file_lines(rx: re.Pattern[str] | LazyPattern, path: str, data: bytes) -> list[tuple[str, int, str]]:
+    """The lines of a file's bytes that rg with `rx` shows, as it shows them (none of a binary file)."""
+    if b"\0" in data or not rx.search(data.decode("utf-8", errors="replace")):
+        return []
+    last = data.count(b"\n") + 1
+    lines = []
+    for n, raw in enumerate(data.split(b"\n"), 1):
+        line = raw.rstrip(b"\r").decode("utf-8", errors="replace")
+        if line and rx.search(line):
+            lines.append((path, n, _long(rx, line, len(raw) + (n < last))))
+    return lines
 
 
 def _committed(vault: Vault, tree: str, paths: list[str]) -> dict[str, int]:

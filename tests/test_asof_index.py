@@ -1,0 +1,107 @@
+"""recall --as-of from an old tree's own index (.git/memgit/recall/asof/): what a clean checkout of that commit held
+(a line deleted since, not one added since, never uncommitted work), the same hits as the old tree's blobs read
+without an index (MEMGIT_RECALL_INDEX=0), at most SLOTS databases kept, a broken one derived again."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import git, memgit, memgit_json
+
+RG = {"MEMGIT_RECALL_INDEX": "0"}
+QUERIES = ["zurich", "Hélène", "東京", "acme", "omitted", "who moved to zurich with helene"]
+
+
+def recall(vault: Path, query: str, env: dict[str, str] | None = None, *args: str) -> dict[str, Any]:
+    r = memgit("recall", query, "--json", "--k", "50", *args, cwd=vault, env=env)
+    assert r.returncode in (0, 1), (query, r.returncode, r.stdout, r.stderr)
+    return json.loads(r.stdout)  # type: ignore[no-any-return]
+
+
+def texts(result: dict[str, Any]) -> list[str]:
+    return [h["text"] for h in result["hits"] + result.get("weak", [])]
+
+
+def slots(vault: Path) -> list[str]:
+    return sorted(p.name for p in (vault / ".git" / "memgit" / "recall" / "asof").glob("*.sqlite"))
+
+
+@pytest.fixture
+def history(vault: Path) -> tuple[Path, str]:
+    """A vault and the commit before a deletion and an addition."""
+    memgit_json("log", "Moved to Zürich office with Hélène", cwd=vault)
+    memgit_json("log", "来月東京に引っ越す予定", cwd=vault)
+    memgit_json("fact", "add", "people/sarah", "Works at Acme Corp in Zürich", "--category", "relationship", cwd=vault)
+    (vault / "contexts").mkdir(exist_ok=True)
+    long = "zurich " * 700  # past rg's --max-columns: an omitted line
+    (vault / "contexts" / "plan.md").write_text(f"# Plan\n\nZürich plan, deleted since\n{long}\nomitted after\n")
+    (vault / "contexts" / "bin.md").write_bytes(b"zurich\0binary\n")
+    (vault / "people" / "INDEX-x.md").write_text("zurich in a page recall never reads\n")
+    git(vault, "add", "-A")
+    git(vault, "commit", "-qm", "notes", "--no-verify")
+    then = git(vault, "rev-parse", "HEAD").stdout.strip()
+    git(vault, "rm", "-q", "contexts/plan.md")
+    git(vault, "commit", "-qm", "plan done", "--no-verify")
+    memgit_json("log", "Zürich again, added since", cwd=vault)
+    return vault, then
+
+
+def test_as_of_sees_the_commit_then_and_neither_later_commits_nor_uncommitted_work(history: tuple[Path, str]) -> None:
+    vault, then = history
+    journal = next((vault / "memory").glob("2*.md"))
+    journal.write_text(journal.read_text() + "- 23:59 zurich edited, never committed\n", encoding="utf-8")
+    (vault / "contexts" / "draft.md").write_text("zurich draft, untracked\n")
+    (vault / "contexts" / "staged.md").write_text("zurich draft, staged\n")
+    git(vault, "add", "contexts/staged.md")
+    for env in (None, RG):
+        old = texts(recall(vault, "zurich", env, "--as-of", then))
+        assert any("deleted since" in t for t in old), old
+        assert not any("added since" in t or "draft" in t or "never committed" in t for t in old), old
+        now = texts(recall(vault, "zurich", env))
+        assert any("added since" in t for t in now) and any("untracked" in t for t in now)
+        assert not any("deleted since" in t for t in now)
+    for q in QUERIES:
+        assert recall(vault, q, None, "--as-of", then) == recall(vault, q, RG, "--as-of", then), q
+
+
+def test_as_of_head_gives_a_plain_recalls_hits(history: tuple[Path, str]) -> None:
+    """A clean checkout of HEAD is the work tree: the same lines, the same bytes searched, the same scores."""
+    vault, _then = history
+    for q in QUERIES:
+        for env in (None, RG):
+            plain, at_head = recall(vault, q, env), recall(vault, q, env, "--as-of", "HEAD")
+            assert at_head.pop("as_of") is not None and plain.pop("as_of") is None
+            assert at_head == plain, (q, env)
+
+
+def test_old_trees_get_a_bounded_number_of_databases_each_derived_once(history: tuple[Path, str]) -> None:
+    from memgit.asof_index import SLOTS
+
+    vault, then = history
+    commits = git(vault, "rev-list", "--first-parent", f"{then}~1").stdout.split()[: SLOTS + 1]
+    assert len(commits) == SLOTS + 1
+    for commit in commits:
+        assert recall(vault, "zurich", None, "--as-of", commit) == recall(vault, "zurich", RG, "--as-of", commit)
+        assert 1 <= len(slots(vault)) <= SLOTS
+    kept = slots(vault)
+    tree = git(vault, "rev-parse", f"{commits[-1]}^{{tree}}").stdout.strip()
+    assert any(name.endswith(f"-{tree}.sqlite") for name in kept)
+    for _ in range(2):  # asked again: read, not derived again
+        assert recall(vault, "acme", None, "--as-of", commits[-1]) == recall(vault, "acme", RG, "--as-of", commits[-1])
+        assert slots(vault) == kept
+    assert recall(vault, "zurich", None, "--as-of", "HEAD") == recall(vault, "zurich", RG, "--as-of", "HEAD")
+    assert slots(vault) == kept  # HEAD's tree is the recall index's own
+
+
+def test_a_broken_old_tree_database_is_derived_again(history: tuple[Path, str]) -> None:
+    vault, then = history
+    expected = recall(vault, "zurich", RG, "--as-of", then)
+    assert recall(vault, "zurich", None, "--as-of", then) == expected
+    (name,) = slots(vault)
+    (vault / ".git" / "memgit" / "recall" / "asof" / name).write_bytes(b"not a database at all" * 100)
+    assert recall(vault, "zurich", None, "--as-of", then) == expected
+    assert slots(vault) == [name]

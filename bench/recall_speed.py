@@ -1,7 +1,7 @@
 """Recall speed on one vault: the CLI against (interpreter start + rg), warm recall in a long-running process, the
 recall index's first build and its update after a one-file commit.
 
-    python bench/recall_speed.py VAULT [--runs 5] [--query Q ...] [--skip cli,warm,build,update]
+    python bench/recall_speed.py VAULT [--runs 5] [--query Q ...] [--skip cli,warm,mcp,build,update,asof]
 
 - cli: medians of N alternating runs of `memgit recall Q --json` (the index under .git/memgit/recall/), the
   baseline `python -c pass` + `rg -i` with the query's words as one alternation, and the same recall with
@@ -13,6 +13,10 @@ recall index's first build and its update after a one-file commit.
 - build: the index deleted, then built by a new process (wall and CPU s, database size).
 - update: the index brought from HEAD's tree to a tree with one file changed and back (a journal; an entity's
   items.json in a folder of every entity), median ms: this is what a recall after a commit pays.
+- asof: `memgit recall Q --as-of DAY` for days 1, 15 and 30 before HEAD's commit: the first one at a new day
+  (its old tree's database derived: .git/memgit/recall/asof/ emptied first), then medians of N alternating runs
+  of the same as-of recall again and of the plain recall (and the same as-of recall with MEMGIT_RECALL_INDEX=0,
+  reading the old tree's blobs: what every as-of recall cost before); wall ms and children's CPU ms.
 
 Run it on a copy of a vault (it rebuilds the index; the update trees are written as loose objects only) with the
 installed build and compiled bytecode, `nice -n 10` on a shared machine.
@@ -208,6 +212,44 @@ def update(vault: Path, runs: int) -> dict[str, object]:
     return out
 
 
+def asof(vault: Path, runs: int, queries: list[str]) -> list[dict[str, object]]:
+    """--as-of within the last month: the first recall at a day, then the same again against a plain recall."""
+    import datetime as dt
+
+    memgit = str(BIN / "memgit")
+    rg_env = {**os.environ, "MEMGIT_RECALL_INDEX": "0"}
+    head = subprocess.run(["git", "log", "-1", "--format=%ct"], cwd=vault, capture_output=True, text=True, check=True)
+    last = dt.datetime.fromtimestamp(int(head.stdout), dt.timezone.utc).date()
+    subprocess.run([memgit, "recall", queries[0], "--json"], cwd=vault, capture_output=True, check=False)  # at HEAD
+    out: list[dict[str, object]] = []
+    for back in (1, 15, 30):
+        day = (last - dt.timedelta(days=back)).isoformat()
+        for q in queries:
+            shutil.rmtree(vault / ".git" / "memgit" / "recall" / "asof", ignore_errors=True)
+            first = timed([memgit, "recall", q, "--as-of", day, "--json"], vault)
+            rows: dict[str, list[tuple[float, float]]] = {"asof": [], "plain": [], "scan": []}
+            for n in range(runs):
+                rows["asof"].append(timed([memgit, "recall", q, "--as-of", day, "--json"], vault))
+                rows["plain"].append(timed([memgit, "recall", q, "--json"], vault))
+                if back == 15 and n < 3:  # slow: three runs
+                    rows["scan"].append(timed([memgit, "recall", q, "--as-of", day, "--json"], vault, rg_env))
+            wall = {k: ms([w for w, _ in v]) for k, v in rows.items() if v}
+            cpu = {k: ms([c for _, c in v]) for k, v in rows.items() if v}
+            out.append(
+                {
+                    "query": q,
+                    "as_of": day,
+                    "first_ms": round(first[0] * 1000, 1),
+                    "first_cpu_ms": round(first[1] * 1000, 1),
+                    "wall_ms": wall,
+                    "cpu_ms": cpu,
+                    "ratio": round(wall["asof"] / wall["plain"], 2),
+                    "ratio_cpu": round(cpu["asof"] / cpu["plain"], 2),
+                }
+            )
+    return out
+
+
 def _cpu() -> float:
     """CPU seconds of this process and its finished children (git diff-tree)."""
     me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -219,7 +261,7 @@ def main() -> int:
     ap.add_argument("vault", type=Path)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--query", action="append", dest="queries")
-    ap.add_argument("--skip", default="", help="comma-separated: build, cli, warm, mcp, update")
+    ap.add_argument("--skip", default="", help="comma-separated: build, cli, warm, mcp, update, asof")
     a = ap.parse_args()
     skip = set(a.skip.split(","))
     queries = a.queries or QUERIES
@@ -234,6 +276,8 @@ def main() -> int:
         result["mcp"] = mcp(a.vault, a.runs, queries)
     if "update" not in skip:
         result["update"] = update(a.vault, a.runs)
+    if "asof" not in skip:
+        result["asof"] = asof(a.vault, a.runs, queries)
     print(json.dumps(result, indent=1))
     return 0
 

@@ -79,17 +79,29 @@ class Found(NamedTuple):
 class LazyPattern:
     """recall's pattern (memgit/tokens.py `pattern`) for the lines the index cannot decide alone (odd lines, the work
     tree's): whether a line matches is asked of each alternative, each compiled once per process (a broad question's
-    whole pattern, each letter a class of its accented forms, takes 2-10 ms to compile; its words recur); the whole
-    pattern is compiled only to count a long line's matches."""
+    whole pattern, each letter a class of its accented forms, takes 2-10 ms to compile; its words recur), and only of
+    the alternatives whose prefix the folded line holds (no other can match: memgit/tokens.py `pattern_sources`); on
+    an ASCII line, as its plain ASCII regex. The whole pattern is compiled only to count a long line's matches."""
 
     def __init__(self, pairs: Iterable[tuple[str, str]], flags: int = 0) -> None:
-        from memgit.tokens import pattern_parts
+        from memgit.tokens import ascii_source, pattern_sources
 
-        self.parts, self.flags = pattern_parts(pairs), flags
+        sources = pattern_sources(pairs)
+        self.parts, self.flags = sorted({source for _t, _c, source in sources}), flags
+        self.plain = [(text, ascii_source(text)) for text, cjk, _source in sources if not cjk and text.isascii()]
+        self.sources = sources
         self._whole: re.Pattern[str] | None = None
 
     def search(self, text: str) -> bool:
-        return any(_part(p, self.flags).search(text) for p in self.parts)
+        if text.isascii():
+            low = text.lower()
+            return any(_part(source, self.flags).search(text) for prefix, source in self.plain if prefix in low)
+        from memgit.tokens import fold
+
+        folded = fold(text)
+        return any(
+            _part(source, self.flags).search(text) for prefix, cjk, source in self.sources if cjk or prefix in folded
+        )
 
     def finditer(self, text: str) -> Iterator[re.Match[str]]:
         if self._whole is None:

@@ -138,13 +138,23 @@ def pattern(pairs: Iterable[tuple[str, str]]) -> str:
 
 def pattern_parts(pairs: Iterable[tuple[str, str]]) -> list[str]:
     """`pattern`'s alternatives, sorted: a line matches the pattern where one of them matches."""
+    return sorted({source for _text, _cjk, source in pattern_sources(pairs)})
+
+
+def pattern_sources(pairs: Iterable[tuple[str, str]]) -> list[tuple[str, bool, str]]:
+    """(text, is_cjk, regex) of each alternative (`alternatives`). A folded prefix's regex matches a text only where
+    `fold` of the text holds the prefix (each letter class holds what folds to that letter, with re.I too: checked
+    over every code point), and on ASCII text exactly where `ascii_source` of it matches."""
     variants = _variants()
-    return sorted(
-        {
-            re.escape(text) if cjk else r"\b" + "".join(variants.get(c, re.escape(c)) for c in text)
-            for text, cjk in alternatives(pairs)
-        }
-    )
+    return [
+        (text, cjk, re.escape(text) if cjk else r"\b" + "".join(variants.get(c, re.escape(c)) for c in text))
+        for text, cjk in alternatives(pairs)
+    ]
+
+
+def ascii_source(text: str) -> str:
+    """A folded prefix's regex for ASCII text: no accented forms to match there (rg -i and re.I add the capitals)."""
+    return r"\b" + re.escape(text)
 
 
 def line_words(line: str) -> list[str]:

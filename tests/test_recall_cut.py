@@ -275,6 +275,42 @@ def test_the_pattern_asked_per_alternative_matches_the_lines_the_whole_pattern_d
             assert len(list(lazy.finditer(line))) == len(list(whole.finditer(line)))
 
 
+def test_an_alternative_is_compiled_only_for_a_line_whose_folded_words_hold_its_prefix() -> None:
+    """A broad question's alternatives (each letter a class of its accented forms) cost ~2 ms each to compile: a line
+    is asked only of those whose prefix its folded text holds, an ASCII line of their plain ASCII regex; the answer is
+    the whole pattern's, also for the letters that case-fold oddly (long s, dotless i, Kelvin sign, ligatures)."""
+    import re
+    import unicodedata
+
+    from memgit.tokens import analyze, fold, pattern, pattern_sources
+
+    lines = ["Zürich only", "ſuper ıstanbul İstanbul", "the \u212aelvin ﬁle", "Straße", "a_zurich_b", "ZURICH"]
+    for question in ["zurich office super", "istanbul kelvin file", "strasse project weeks"]:
+        pairs = analyze(question)
+        whole = re.compile(pattern(pairs), re.I)
+        for line in lines:
+            recall_index._part.cache_clear()
+            lazy = recall_index.LazyPattern(pairs, re.I)
+            assert lazy.search(line) == bool(whole.search(line)), (question, line)
+            folded = fold(line)
+            assert recall_index._part.cache_info().currsize <= sum(1 for t, _c, _s in lazy.sources if t in folded)
+    recall_index._part.cache_clear()
+    assert not recall_index.LazyPattern(analyze("project weeks zurich"), re.I).search("Zürcher Töpfe")
+    assert recall_index._part.cache_info().currsize == 0  # no folded prefix there: nothing compiled
+    # what a letter's class matches (re.I) folds to that letter: here for the first 12k code points
+    sources = {
+        t: s for t, _c, s in pattern_sources([(w, w) for w in "abcdefghijklmnopqrstuvwxyz"] + [("σ", "σ"), ("д", "д")])
+    }
+    compiled = {t: re.compile(s[2:], re.I) for t, s in sources.items()}
+    for cp in range(0x3000):
+        ch = chr(cp)
+        if unicodedata.category(ch) == "Cs":
+            continue
+        for letter, rx in compiled.items():
+            if rx.fullmatch(ch):
+                assert fold(ch) == letter, (hex(cp), letter)
+
+
 def test_terms_rows_kept_by_a_warm_process_follow_commits(lived: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
     """Which terms the first stage reads whole depends on their row counts; a long-running process keeps those and the
     rows its queries found; after a commit (this process's update or another's) it asks again: answers stay rg's."""

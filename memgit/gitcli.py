@@ -17,8 +17,13 @@ def no_git_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k in _KEEP}
 
 
-def run(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[bytes]:
-    proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, env=no_git_env())
+def run(
+    cwd: Path, *args: str, check: bool = True, stdin: bytes | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    """git `args` in `cwd` with GIT_* stripped (or in `env`), `stdin` as its input."""
+    proc = subprocess.run(
+        ["git", *args], cwd=cwd, input=stdin, capture_output=True, env=no_git_env() if env is None else env
+    )
     if check and proc.returncode != 0:
         raise MemgitError(f"git {args[0]} failed: {proc.stderr.decode(errors='replace').strip()}")
     return proc

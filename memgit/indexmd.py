@@ -81,9 +81,9 @@ def cache_lock(folder: Path) -> Iterator[None]:
 
 
 def _write(path: Path, data: bytes) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+    from memgit.atomic import replace
+
+    replace(path, data)
 
 
 FRESH = Path("memgit") / "fresh-tree"  # "<tree> <tree the cache was built for>"

@@ -571,3 +571,37 @@ def test_a_garbage_state_file_leaves_the_commit_accepted_and_the_tip_fresh(
     accepted(r)
     assert "Traceback" not in r.out
     fresh_at_head(journaled)
+
+
+def test_putting_back_what_a_fold_staged_takes_each_path_as_it_is(tmp_path: Path) -> None:
+    """hookfold.unstage sets the index entries NUL-separated: a path that starts with a quote (which git's line
+    form would unquote), one with a space and a non-ASCII one come back in the index and the work tree as HEAD
+    has them."""
+    from memgit.gitcli import Staged
+    from memgit.hookfold import unstage
+
+    repo = tmp_path / "repo"
+    git(tmp_path, "init", "-q", str(repo))
+    paths = ['"quoted" INDEX.md', "with space/INDEX.md", "ünï/INDEX-é.md"]
+    for path in paths:
+        write(repo, path, "HEAD's\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "head")
+    old = {p: git(repo, "rev-parse", f"HEAD:{p}").stdout.strip() for p in paths}
+    for path in paths:
+        write(repo, path, "the fold's\n")
+    git(repo, "add", "-A")
+    new = {p: git(repo, "rev-parse", f":{p}").stdout.strip() for p in paths}
+    found = Staged(
+        repo / ".git",
+        head(repo),
+        "",
+        [(p, old[p], new[p]) for p in paths],
+        repo,
+        git(repo, "rev-parse", "HEAD^{tree}").stdout.strip(),
+    )
+    blobs = {old[paths[0]]: b"HEAD's\n", new[paths[0]]: b"the fold's\n"}
+    unstage(found, new, blobs)
+    assert git(repo, "diff", "--cached", "--name-only", "HEAD").stdout == ""
+    assert all((repo / p).read_text() == "HEAD's\n" for p in paths)
+    assert git(repo, "status", "--porcelain").stdout == ""

@@ -373,13 +373,13 @@ class Early:
         if data[method].get(self.version) == result:
             return  # kept already
         data[method][self.version] = result
-        tmp = self.cache.with_name(f"{self.cache.name}.{os.getpid()}.tmp")
+        from memgit.atomic import replace
+
         try:
             self.cache.parent.mkdir(parents=True, exist_ok=True)
-            tmp.write_text(json.dumps(data, ensure_ascii=False))
-            os.replace(tmp, self.cache)
+            replace(self.cache, json.dumps(data, ensure_ascii=False).encode())
         except OSError:
-            tmp.unlink(missing_ok=True)  # a read-only .git: every start waits for the SDK's lists
+            pass  # a read-only .git: every start waits for the SDK's lists
 
 
 def _tool_error(text: str) -> dict[str, Any]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import fnmatch
 import json
-import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -111,23 +110,23 @@ class Config:
                 isinstance(saved, dict)
                 and saved.get("blob") == blob
                 and isinstance(saved.get("data"), dict)
-                and saved.get("crc") == _crc(saved["data"])  # a hand edit of the cache is no cache
+                and saved.get("crc") == checksum(saved["data"])  # a hand edit of the cache is no cache
             ):
                 return cls(saved["data"])
         except (OSError, ValueError, TypeError):
             pass
         config = cls.parse((read() or b"").decode("utf-8", errors="replace"))
         try:
-            text = json.dumps({"blob": blob, "crc": _crc(config.data), "data": config.data}, ensure_ascii=False)
+            text = json.dumps({"blob": blob, "crc": checksum(config.data), "data": config.data}, ensure_ascii=False)
         except (TypeError, ValueError):
             return config  # a value JSON cannot hold: parsed again next time
         if json.loads(text)["data"] != config.data:
             return config  # JSON would change it (non-string keys): parsed again next time
+        from memgit.atomic import replace
+
         try:
             cache.parent.mkdir(exist_ok=True)
-            tmp = cache.with_name(f"config.json.{os.getpid()}")
-            tmp.write_text(text, encoding="utf-8")
-            os.replace(tmp, cache)
+            replace(cache, text.encode("utf-8"))
         except OSError:
             pass  # a read-only .git only costs the parse next time
         return config
@@ -214,9 +213,10 @@ class Config:
         return any(fnmatch.fnmatchcase(email, pat) or fnmatch.fnmatchcase(name, pat) for pat in self.agent_patterns)
 
 
-def _crc(data: dict[str, Any]) -> int:
-    """The checksum config.json keeps of the data it caches: the cache skips the schema check, so a hand-edited
-    cache (a value of the wrong type) must read as no cache, not reach the code that trusts it."""
+def checksum(data: dict[str, Any]) -> int:
+    """The checksum a cache under .git/memgit keeps of the data it holds (config.json, head.json): the code that
+    reads it skips the checks the data had, so a hand-edited cache (a value of the wrong type, an id of an object
+    that is not there) must read as no cache, not reach the code that trusts it."""
     import zlib
 
     return zlib.crc32(json.dumps(data, ensure_ascii=False, sort_keys=True).encode())

@@ -99,13 +99,20 @@ def head_ref(gitdir: Path) -> str | bool | None:
 
 
 def _well_formed(memo: object) -> TypeGuard[dict[str, Any]]:
-    """A memo this module wrote: commit and tree ids, the config blob's id or null. Anything else (hand-edited,
-    truncated) is no memo, and pygit2 answers."""
+    """A memo this module wrote: commit and tree ids, the config blob's id or null, and their checksum. Anything
+    else (hand-edited: a tree id that names no tree would reach pygit2 as a KeyError; truncated) is no memo, and
+    pygit2 answers."""
     if not isinstance(memo, dict):
         return False
     config = memo.get("config")
     ids = (memo.get("commit"), memo.get("tree"), *(() if config is None else (config,)))
-    return all(isinstance(v, str) and _HEX.fullmatch(v) for v in ids)
+    return all(isinstance(v, str) and _HEX.fullmatch(v) for v in ids) and memo.get("crc") == _checksum(memo)
+
+
+def _checksum(memo: dict[str, Any]) -> int:
+    from memgit.config import checksum
+
+    return checksum({k: memo.get(k) for k in ("commit", "tree", "config")})
 
 
 class LazyRepo:
@@ -164,10 +171,10 @@ class LazyRepo:
         return self.real.blob_id(tree, path)
 
     def _write_memo(self, memo: dict[str, Any]) -> None:
+        from memgit.atomic import replace
+
         self._memo = memo
         target = self.gitdir / "memgit" / MEMO
-        tmp = target.with_name(f"{MEMO}.{os.getpid()}")
         with contextlib.suppress(OSError):  # a read-only .git: pygit2 again next time
             target.parent.mkdir(exist_ok=True)
-            tmp.write_text(json.dumps(memo), encoding="utf-8")
-            os.replace(tmp, target)
+            replace(target, json.dumps({**memo, "crc": _checksum(memo)}).encode())

@@ -149,6 +149,9 @@ def test_a_garbage_memo_is_no_memo(vault: Path) -> None:
         json.dumps({"commit": commit, "tree": tree, "config": "xyz"}),
         json.dumps({"commit": commit, "tree": tree, "config": 5}),
         json.dumps({"commit": commit, "tree": tree, "config": None, "pad": "x" * 10_000}),
+        # well-formed ids, hand-edited: a tree that is not there (a KeyError from pygit2, exit 4), another commit's
+        json.dumps({"commit": commit, "tree": "1" * 40, "config": None}),
+        json.dumps({"commit": commit, "tree": git(vault, "rev-parse", "HEAD~1^{tree}").stdout.strip(), "config": None}),
     ):
         memo.write_text(text, encoding="utf-8")
         got, loaded = recall(vault, "zurich")

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     import re
 
     from memgit.context import VaultContext as Vault
-    from memgit.recall_cut import Term
+    from memgit.recall_cut import Scorer, Term
     from memgit.worktree_watch import Watch
 
 VERSION = "3"
@@ -481,29 +481,7 @@ class Index:
             for expr, bits in pairs:  # the commoner terms' lines holding another term: all of those are known
                 for rowid in self._rowids(expr):
                     bits_of[rowid] = bits_of.get(rowid, 0) | bits
-            # (score, rowid; or -1 - its index for a line of `extra`), best first
-            ranked = sorted(
-                [(score(b), r) for r, b in bits_of.items()] + [(score(b), -1 - j) for j, b in enumerate(extra_bits)],
-                key=itemgetter(0),
-                reverse=True,  # stable too: equal scores keep their order
-            )
-            names = self._paths_of(bits_of)
-            wanted: dict[int, bool] = {}  # file id -> its lines may be candidates (asked only near the top)
-            known: list[tuple[float, int]] = []  # the kept lines down to the k-th one's score
-            complete = True  # every kept line is in `known`
-            k = first.k
-            for sc, r in ranked:
-                if len(known) >= k and sc < known[k - 1][0]:
-                    complete = False
-                    break
-                if r >= 0:
-                    f = r >> SHIFT
-                    ok = wanted.get(f)
-                    if ok is None:
-                        ok = wanted[f] = f not in gone and first.wanted(names[f])
-                    if not ok:
-                        continue
-                known.append((sc, r))
+            known, complete = self._top(bits_of, extra_bits, score, first, gone)
             if not rest:
                 if complete and len(known) <= first.k:
                     return None  # no more lines than go on
@@ -533,6 +511,49 @@ class Index:
         chosen = sure + sorted(tied, key=key)[: first.k - len(sure)]
         texts = dict(self._in("SELECT id, text FROM lines WHERE id IN ({})", [r for r in chosen if r >= 0]))
         return [extra[-1 - r] if r < 0 else (names[r >> SHIFT], r & line_of, texts[r]) for r in chosen]
+
+    def _top(
+        self, bits_of: dict[int, int], extra_bits: list[int], score: Scorer, first: Stage, gone: set[int]
+    ) -> tuple[list[tuple[float, int]], bool]:
+        """The kept lines (their path wanted) down to the k-th one's score, best first, as (score, rowid; or -1 - its
+        index in `extra`), and whether no line (kept or not) scores less. Lines are taken a score at a time from the
+        best one down (only which lines reach the k-th one's score matters, not their order among equals)."""
+        k = first.k
+        count = Counter(bits_of.values())
+        count.update(extra_bits)
+        at: dict[float, list[int]] = {}  # score -> the terms' bits giving it
+        for b in count:
+            at.setdefault(score(b), []).append(b)
+        levels = sorted(at, reverse=True)
+        names = self._paths_of(bits_of)
+        wanted: dict[int, bool] = {}  # file id -> its lines may be candidates (asked only near the top)
+        known: list[tuple[float, int]] = []
+        taken = 0  # levels read
+        while taken < len(levels) and len(known) < k:
+            # the next levels down to where (kept or not) k lines more than now would be reached, read in one pass
+            need, upto = k - len(known), taken
+            while upto < len(levels) and need > 0:
+                need -= sum(count[b] for b in at[levels[upto]])
+                upto += 1
+            reading = {b: levels[i] for i in range(taken, upto) for b in at[levels[i]]}
+            found = [(reading[b], r) for r, b in bits_of.items() if b in reading]
+            found += [(reading[b], -1 - j) for j, b in enumerate(extra_bits) if b in reading]
+            found.sort(key=itemgetter(0), reverse=True)
+            for sc, r in found:
+                if r >= 0:
+                    f = r >> SHIFT
+                    ok = wanted.get(f)
+                    if ok is None:
+                        ok = wanted[f] = f not in gone and first.wanted(names[f])
+                    if not ok:
+                        continue
+                known.append((sc, r))
+            taken = upto
+        if len(known) > k:  # past the k-th line only those scoring as much
+            edge = known[k - 1][0]
+            known = [x for x in known if x[0] >= edge]
+        complete = len(known) < k or levels[-1] >= known[k - 1][0]
+        return known, complete
 
     def sizes(self, tree: str, paths: list[str]) -> dict[str, int] | None:
         """The bytes rg counts in each indexed path of `tree` (a path not indexed: a link, absent, hidden or an INDEX

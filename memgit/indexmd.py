@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -84,6 +85,22 @@ def _write(path: Path, data: bytes) -> None:
     from memgit.atomic import replace
 
     replace(path, data)
+
+
+def meta_bytes(meta: dict[str, Any]) -> bytes:
+    """meta.json: the cache's fields and, last, the checksum of the bytes before it (load() trusts the nested
+    summaries, blocks and blob ids without checking each: a hand edit anywhere must read as no cache)."""
+    # ASCII escapes: the C encoder's fast path; json.loads reads it back alike
+    body = json.dumps(meta, separators=(",", ":")).encode()
+    return body[:-1] + b',"crc":%d}' % zlib.crc32(body)
+
+
+def _checked_meta(data: bytes) -> Any:
+    """meta.json's fields if its checksum holds; ValueError if it does not (hand-edited, or a format before it)."""
+    head, sep, tail = data.rpartition(b',"crc":')
+    if not sep or not tail.endswith(b"}") or not tail[:-1].isdigit() or zlib.crc32(head + b"}") != int(tail[:-1]):
+        raise ValueError("meta.json: no checksum, or not its own")
+    return json.loads(data)
 
 
 FRESH = Path("memgit") / "fresh-tree"  # "<tree> <tree the cache was built for>"
@@ -168,7 +185,7 @@ class IndexBuilder:
 
     def load(self) -> None:
         try:
-            data = json.loads((self.folder / "meta.json").read_text())
+            data = _checked_meta((self.folder / "meta.json").read_bytes())
         except (OSError, ValueError):
             return
         if not isinstance(data, dict) or data.get("version") != CACHE_VERSION or data.get("config") != self.config_blob:
@@ -275,8 +292,7 @@ class IndexBuilder:
             "saves": self._saves,
             "present": self._present,
         }
-        # ASCII escapes: the C encoder's fast path; json.loads reads it back alike
-        _write(self.folder / "meta.json", json.dumps(meta, separators=(",", ":")).encode())
+        _write(self.folder / "meta.json", meta_bytes(meta))
         self._dirty.clear()
         self._alerts_dirty = False
         self._disk_ok = True

@@ -345,7 +345,9 @@ def test_a_write_reads_and_writes_only_the_cache_files_it_touches(rich: Path) ->
     assert index_files(Repo(rich), head(rich)) == from_scratch(Repo(rich), head(rich))
 
 
-@pytest.mark.parametrize("damage", ["stale", "broken", "no-meta", "meta-not-a-dict", "no-data", "meta-wrong-types"])
+@pytest.mark.parametrize(
+    "damage", ["stale", "broken", "no-meta", "meta-not-a-dict", "no-data", "meta-wrong-types", "meta-nested-types"]
+)
 def test_a_cache_file_from_another_save_or_broken_means_a_rebuild(rich: Path, damage: str) -> None:
     """Each side file names the save that wrote it: one left from an earlier save (a crash between files, a
     partial copy), a broken one, or a missing meta.json is never trusted; the write rebuilds from the tree."""
@@ -373,6 +375,11 @@ def test_a_cache_file_from_another_save_or_broken_means_a_rebuild(rich: Path, da
     elif damage == "meta-wrong-types":  # this save's meta.json, hand-edited: its fields of the wrong type
         meta = json.loads((folder / "meta.json").read_text())
         meta.update(dict.fromkeys(("summaries", "archives", "blocks", "alerts", "saves", "present"), 5))
+        (folder / "meta.json").write_text(json.dumps(meta))
+    elif damage == "meta-nested-types":  # the same, deeper: each page's summary a number, each file's blob too
+        meta = json.loads((folder / "meta.json").read_text())
+        meta["summaries"] = dict.fromkeys(meta["summaries"], 5)
+        meta["present"] = dict.fromkeys(meta["present"], 5)
         (folder / "meta.json").write_text(json.dumps(meta))
     elif damage == "no-data":  # this save's side file, hand-edited: its rows gone
         side = json.loads((folder / "alerts.json").read_text())

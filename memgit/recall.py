@@ -825,8 +825,32 @@ class Recall:
 
 @lru_cache(maxsize=64)
 def _near(terms: tuple[str, ...], slugs: tuple[str, ...]) -> frozenset[str]:
-    """The slugs holding one of the terms anywhere (a long-running process asks again with the same ones)."""
-    return frozenset(s for t in terms for s in slugs if t in s)
+    """The slugs holding one of the terms anywhere (a long-running process asks again with the same ones): each term
+    found in all the slugs joined by newlines (a term holds none), not slug by slug."""
+    from bisect import bisect_right
+
+    joined, starts = _joined(slugs)
+    found: set[str] = set()
+    for t in terms:
+        if not t or "\n" in t:  # never a word: slug by slug
+            found.update(s for s in slugs if t in s)
+            continue
+        at = joined.find(t)
+        while at >= 0:
+            i = bisect_right(starts, at) - 1
+            found.add(slugs[i])
+            at = joined.find(t, starts[i + 1] if i + 1 < len(starts) else len(joined))
+    return frozenset(found)
+
+
+@lru_cache(maxsize=8)
+def _joined(slugs: tuple[str, ...]) -> tuple[str, list[int]]:
+    """The slugs joined by newlines, and where each starts."""
+    starts, at = [], 0
+    for s in slugs:
+        starts.append(at)
+        at += len(s) + 1
+    return "\n".join(slugs), starts
 
 
 @lru_cache(maxsize=8)

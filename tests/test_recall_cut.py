@@ -386,3 +386,14 @@ def test_a_fact_s_fields_are_read_as_json_line_by_line() -> None:
     for tail in tails:
         for lines in (head + tail, head[:2] + tail, tail + head):
             assert _fact_fields(lines) == lazy(lines), lines
+
+
+def test_the_slugs_near_a_question_are_those_holding_one_of_its_terms() -> None:
+    """L1's cheap test before tokenising 10k slugs: the slugs holding a term anywhere, found in the slugs joined (a term
+    at a slug's start or end, twice in one, in several, across no boundary; no slug, no term)."""
+    from memgit.recall import _near
+
+    slugs = ("kelfo-labs", "labs-kelfo", "ann", "annkelfo", "x-kel", "fo-y", "kelfokelfo", "", "zzz")
+    for terms in [("kelfo",), ("kel", "fo"), ("ann", "zzz", "labs"), ("nope",), (), ("o-y",), ("s\nl",)]:
+        assert _near(terms, slugs) == frozenset(s for t in terms for s in slugs if t in s), terms
+    assert _near(("kelfo",), ()) == frozenset()

@@ -240,14 +240,37 @@ FILLER = {
 }
 
 
-def name(seed: int, sessions: int = 10) -> str:
-    """The set's folder and truth file name: convo-3, or convo-3x40 for 40 sessions per pair."""
-    return f"convo-{seed}" if sessions == 10 else f"convo-{seed}x{sessions}"
+# --long-talk: small talk that rambles, longer than any fact (a check that ranking does not prefer a line for its length)
+LONG_TALK = {
+    "en": [
+        "Honestly the commute this morning was a nightmare, the trains were delayed again and nobody told us why.",
+        "I spent the whole weekend cleaning the flat and sorting through old boxes in the basement.",
+        "My phone keeps dying by lunchtime, I think the battery is finally giving up after three years.",
+        "We watched that new detective series everyone keeps talking about, but the ending felt rushed.",
+        "My landlord finally fixed the heating, so the flat is warm again for the first time in weeks.",
+        "I keep meaning to call my grandmother more often, she always has such funny stories to tell.",
+    ],
+    "de": [
+        "Ehrlich gesagt war der Weg zur Arbeit heute ein Albtraum, die Bahn hatte wieder Verspätung und niemand sagte warum.",
+        "Ich habe das ganze Wochenende die Wohnung geputzt und alte Kisten im Keller sortiert.",
+        "Mein Handy ist schon mittags leer, ich glaube der Akku gibt nach drei Jahren endgültig auf.",
+        "Wir haben die neue Krimiserie geschaut, über die alle reden, aber das Ende war viel zu schnell.",
+        "Der Vermieter hat endlich die Heizung repariert, die Wohnung ist zum ersten Mal seit Wochen warm.",
+        "Ich wollte schon lange öfter meine Oma anrufen, sie hat immer so lustige Geschichten zu erzählen.",
+    ],
+}
 
 
-def generate(seed: int, out: Path, sessions: int = 10) -> tuple[Path, Path]:
+def name(seed: int, sessions: int = 10, long_talk: bool = False) -> str:
+    """The set's folder and truth file name: convo-3, convo-3x40 for 40 sessions per pair, convo-3-long with
+    --long-talk."""
+    return (f"convo-{seed}" if sessions == 10 else f"convo-{seed}x{sessions}") + ("-long" if long_talk else "")
+
+
+def generate(seed: int, out: Path, sessions: int = 10, long_talk: bool = False) -> tuple[Path, Path]:
     rng = random.Random(seed)
-    vault, truth_path = out / name(seed, sessions), out / f"{name(seed, sessions)}.json"
+    filler = {lang: FILLER[lang] + (LONG_TALK[lang] if long_talk else []) for lang in FILLER}
+    vault, truth_path = out / name(seed, sessions, long_talk), out / f"{name(seed, sessions, long_talk)}.json"
     if vault.exists():
         shutil.rmtree(vault)
     out.mkdir(parents=True, exist_ok=True)
@@ -303,7 +326,7 @@ def generate(seed: int, out: Path, sessions: int = 10) -> tuple[Path, Path]:
                 for cat, q in qs:
                     questions.append({"lang": lang, "category": cat, "question": q.format(**vals), "evidence": [cite]})
             else:
-                text = rng.choice(FILLER[lang]).format(**fill)
+                text = rng.choice(filler[lang]).format(**fill)
             lines.append(f"- {minute // 60:02d}:{minute % 60:02d} {spk}: {text}")
             minute += 1 + rng.randrange(3)
     for lang, pair in plan:
@@ -359,8 +382,9 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=3)
     ap.add_argument("--out", type=Path, default=Path(__file__).parent / "out")
     ap.add_argument("--sessions", type=int, default=10, help="sessions per pair of speakers (10: the standard set)")
+    ap.add_argument("--long-talk", action="store_true", help="small talk that rambles, longer than the facts")
     a = ap.parse_args()
-    vault, truth = generate(a.seed, a.out, a.sessions)
+    vault, truth = generate(a.seed, a.out, a.sessions, a.long_talk)
     data = json.loads(truth.read_text())
     print(f"{vault}: {data['sessions']} sessions, {data['lines']} turns, {len(data['questions'])} questions")
 

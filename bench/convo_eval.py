@@ -73,10 +73,13 @@ def score(rows: list[dict[str, Any]], s: str) -> dict[str, float]:
     }
 
 
-def render(truth: dict[str, Any], rows: list[dict[str, Any]], command: str, per_pair: int = 10) -> str:
+def render(
+    truth: dict[str, Any], rows: list[dict[str, Any]], command: str, per_pair: int = 10, long_talk: bool = False
+) -> str:
     L = [
-        f"Set: `bench/out/{name(truth['seed'], per_pair)}` from `bench/convo.py --seed {truth['seed']}"
-        f"{'' if per_pair == 10 else f' --sessions {per_pair}'}`: {truth['sessions']} sessions "
+        f"Set: `bench/out/{name(truth['seed'], per_pair, long_talk)}` from `bench/convo.py --seed {truth['seed']}"
+        f"{'' if per_pair == 10 else f' --sessions {per_pair}'}{' --long-talk' if long_talk else ''}`: "
+        f"{truth['sessions']} sessions "
         f"({truth['lines']} dialogue turns, English and German), {len(rows)} questions. memgit under test: {memgit_version()}.",
         "",
         "| subset | n | metric | " + " | ".join(NAMES[s] for s in SYSTEMS) + " |",
@@ -123,6 +126,7 @@ def main() -> None:
         default=10,
         help="sessions per pair (40: a long dialogue, 3,000+ turns, where the cut acts)",
     )
+    ap.add_argument("--long-talk", action="store_true", help="bench/convo.py --long-talk: small talk longer than facts")
     ap.add_argument("--write-doc", type=Path)
     ap.add_argument("--set", action="append", default=[], metavar="KNOB=VALUE")
     ap.add_argument("--misses", type=int, default=0, help="print memgit's first N misses")
@@ -137,19 +141,21 @@ def main() -> None:
     for knob in a.set:
         key, _, value = knob.partition("=")
         recall_mod.TUNING[key] = type(recall_mod.TUNING[key])(float(value))
-    vault, truth_path = a.out / name(a.seed, a.sessions), a.out / f"{name(a.seed, a.sessions)}.json"
+    set_name = name(a.seed, a.sessions, a.long_talk)
+    vault, truth_path = a.out / set_name, a.out / f"{set_name}.json"
     if a.regen or not vault.is_dir() or not truth_path.is_file():
         from convo import generate
 
-        generate(a.seed, a.out, a.sessions)
+        generate(a.seed, a.out, a.sessions, a.long_talk)
     truth = json.loads(truth_path.read_text(encoding="utf-8"))
     os.environ["MEMGIT_NOW"] = truth["now"]
     os.environ.pop("MEMGIT_AGENT", None)
     rows = run(vault, truth)
     sessions = [f"--sessions {a.sessions}"] if a.sessions != 10 else []
     sessions += [f"--candidates {a.candidates}"] if a.candidates else []
+    sessions += ["--long-talk"] if a.long_talk else []
     command = " ".join(["python bench/convo_eval.py", f"--seed {a.seed}", *sessions, *(f"--set {k}" for k in a.set)])
-    doc = render(truth, rows, command, a.sessions)
+    doc = render(truth, rows, command, a.sessions, a.long_talk)
     print(doc)
     shown = 0
     for r in rows:

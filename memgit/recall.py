@@ -75,6 +75,9 @@ TUNING = {
     "unseen": 1.5,  # a question word no line of the vault holds: its weight in the mass to cover (coverage)
     "speaker": 1.0,  # field weight of a journal line's speaker ("- 15:53 Gina: ...") against its text
     "repeat": 0.5,  # a journal entry said again word for word ("Gina: How was your week?"): ×0.5 per doubling
+    "speaker_focus": 0.5,  # the question names a speaker of the dialogue: a line neither said by nor naming them
+    "speaker_field": True,  # the speaker the question names counts like an entity's name: no length normalisation
+    "says_more": 0.5,  # a line matched by its speaker alone: ×(its length / the average)^says_more, at most ×2^0.5
     "name_text": 0.0,  # BM25F weight of the name field vs the text (2: a name the text repeats counts more; off: a coin flip)
 }
 KEEP_TOKENS = 50_000  # texts whose terms a long-running process keeps
@@ -368,6 +371,10 @@ class Recall:
                     idf[t] = min(idf[t], max(origin))
         named = set(self.terms)
         focus = self._focus(docs)
+        talk = self._speakers(docs, reads)  # who says each dialogue line ("- 15:53 Gina: ...")
+        # the speakers the question names (when it names no entity of the vault): a line neither by nor naming them
+        # is about someone else
+        voices = set().union(*talk) & named if focus is None and TUNING["speaker_focus"] != 1.0 else set()
         # a word of the question the vault has never written down weighs `unseen` times in what there is to cover
         mass = sum(idf[t] * (TUNING["unseen"] if not df[t] else 1.0) for t in self.terms) or 1.0
         self.unseen = sorted({surface for surface, t in self.pairs if t in self.terms and not df[t]})
@@ -381,7 +388,7 @@ class Recall:
         factors: list[float] = []
         near = self._context(docs, reads)
         about: list[bool] = []  # the hit is of or names the entity the question names
-        for d, bag, dl, ctx in zip(docs, bags, lens, near, strict=False):
+        for d, bag, dl, ctx, speaker in zip(docs, bags, lens, near, talk, strict=False):
             # an entity's own memory is about it: its name says which entity, the other words say what
             if d.kind in ENTITY_KINDS:
                 own = set(self.tokens(d.extra)) & named
@@ -391,13 +398,14 @@ class Recall:
                 own = set()
             name = what = ask = 0.0
             words = set(bag)
-            said = _SPEAKER.match(d.text) if TUNING["speaker"] != 1.0 and reads[d.kind] == "entries" else None
-            speaker = set(self.tokens(said.group(1))) if said else set()
             for t, w in self.weights.items():
                 tf = bag.count(t)
                 if tf:
                     if t in own:  # the same for all of the entity's memory: no length normalisation
                         name += w * idf[t] * (_name_field(tf - 1) if d.kind in ENTITY_KINDS else 1.0)
+                    elif t in speaker and TUNING["speaker_field"]:  # who says it: a field, not a word of the text
+                        name += w * idf[t] * TUNING["speaker"]
+                        ask += 0.0 if t in subject else w * idf[t] * TUNING["speaker"]
                     else:
                         part = w * idf[t] * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / max(avgdl, 1e-9)))
                         if t in speaker:  # field weight: the question names who says the line
@@ -425,6 +433,8 @@ class Recall:
             about.append(bool(focus and self._on_focus(d, words, focus)))
             if focus and not about[-1]:
                 prior *= TUNING["focus"]  # the question names an entity this hit neither belongs to nor names
+            elif voices and not voices & words:
+                prior *= TUNING["speaker_focus"]  # the question names a speaker this line neither has nor names
             if TUNING["proximity"]:
                 prior *= 1.0 + TUNING["proximity"] * self._near(d.text, words)
             # "who ...?" asks for a person: a hit naming one of the vault's people, a fact filed as a relationship
@@ -441,6 +451,10 @@ class Recall:
                 prior *= TUNING["scaffold_factor"]
             # said again word for word by the same speaker: small talk, not what they remember (each doubling: ×repeat)
             prior *= TUNING["repeat"] ** math.log2(repeats.get(d.text, 1))
+            if TUNING["says_more"] and speaker & named and not what and named - speaker:
+                # matched by who says it and nothing else: the more the line says, the likelier it holds what is asked
+                # (a backchannel, "Same here!", says nothing); ×(length / average)^says_more, at most ×2^says_more
+                prior *= min(2.0, dl / max(avgdl, 1e-9)) ** TUNING["says_more"]
             if subject and not ask and set(self.terms) - subject:
                 d.flags["name_only"] = True
             factors.append((d.coverage ** TUNING["coord"]) * prior)
@@ -525,6 +539,20 @@ class Recall:
         for d, on in zip(docs, about, strict=False):
             if on and d.flags.get("category") == top:
                 d.score *= TUNING["category"]
+
+    def _speakers(self, docs: list[Doc], reads: dict[str, str]) -> list[set[str]]:
+        """The words of who says each journal entry ("- 15:53 Gina: ..." -> {"gina"}); empty for other lines. A
+        speaker is a name: one to three capitalised words ("Call with Acme Inc: ..." is a call, not a speaker)."""
+        out: list[set[str]] = []
+        for d in docs:
+            said = _SPEAKER.match(d.text) if reads[d.kind] == "entries" and ":" in d.text[8:50] else None
+            who = said.group(1).split() if said else []
+            out.append(
+                set(self.tokens(said.group(1)))
+                if said and len(who) <= 3 and all(w[0].isupper() for w in who)
+                else set()
+            )
+        return out
 
     def _repeated(self, docs: list[Doc]) -> dict[str, int]:
         """How often each journal entry's words (after its time; its speaker kept) stand among the candidates: a

@@ -358,3 +358,37 @@ def test_a_fact_filed_where_others_answers_are_is_an_answer_a_word_never_written
     # "where does kenji live" is answered by his status fact, whatever the others' categories
     rc, data = recall(vault, "where does kenji live")
     assert rc == 0 and data["hits"][0]["text"] == "Lives in Seattle", data["hits"][:2]
+
+
+def _say(vault: Path, when: str, *lines: str) -> list[str]:
+    """Dialogue turns logged at `when` (one minute apart); their cites."""
+    day, hour = when.split("T")
+    return [
+        memgit_json("log", text, cwd=vault, env={"MEMGIT_NOW": f"{day}T{hour[:3]}{i:02d}:00"})["id"]
+        for i, text in enumerate(lines)
+    ]
+
+
+def test_who_says_a_line_is_a_field_and_a_line_that_says_more_beats_a_backchannel(vault: Path) -> None:
+    # every line of Gina's shares only her name with the question, each said once; the short ones used to win on
+    # length normalisation of her name
+    _say(vault, "2026-03-02T10:00", "Gina: Oh nice!", "Tom: Same here, honestly.", "Gina: Same here.")
+    trip = _say(vault, "2026-03-03T10:00", "Gina: We just got back from Lisbon; the old harbour was amazing.")[0]
+    _say(vault, "2026-03-04T10:00", "Gina: Ha, true.", "Tom: Let's catch up again next week.", "Gina: Sure!")
+    _rc, data = recall(vault, "where did gina travel", env={"MEMGIT_NOW": "2026-03-10T10:00:00"})
+    hits = data["hits"] or data["weak"]
+    assert hits[0]["cite"] == trip, hits[:3]
+    assert all(h["text"].split(" ")[2] == "Gina:" for h in hits[:5])  # Tom's lines do not name her
+
+
+def test_a_line_by_someone_else_does_not_answer_for_the_speaker_the_question_names(vault: Path) -> None:
+    small_talk = ("How was your week?", "Pretty busy, but good.", "That sounds lovely!", "Same here, honestly.")
+    for day, text in enumerate((*small_talk, "We should get coffee soon.", "Oh nice, tell me more!"), 2):
+        _say(vault, f"2026-05-0{day}T10:00", f"Melanie: {text}")
+    # Gina's line holds "lives" (the template's synonym of "city"); Melanie's holds nothing of the question but her name
+    _say(vault, "2026-06-09T10:00", "Gina: My brother lives in Marrakesh.")
+    trip = _say(vault, "2026-06-21T10:00", "Melanie: Back from Kyoto!")[0]
+    _rc, data = recall(vault, "which city did melanie visit in june 2026", env={"MEMGIT_NOW": "2026-07-01T10:00:00"})
+    hits = data["hits"] or data["weak"]
+    assert hits[0]["cite"] == trip, hits[:3]
+    assert hits[1]["text"].endswith("Gina: My brother lives in Marrakesh."), hits[:3]  # found: about someone else

@@ -259,6 +259,35 @@ def test_git_am_ends_fresh_with_one_refresh_after_the_last_patch(a: Clone, b: Cl
     fresh_at_head(b.path)
 
 
+def test_git_am_skipping_its_last_patch_leaves_a_stale_tip_that_verify_names_and_the_next_commit_refreshes(
+    a: Clone, b: Clone
+) -> None:
+    """No hook runs when `git am --skip` skips the last patch (git runs post-applypatch after a patch it applied,
+    and the hooks it does run during --skip run while am is still in progress): the patches applied before stay
+    without a refresh. verify (and so CI and pre-receive) names the tip and the fix; the next hooked commit
+    carries the catch-up (README, Hooks)."""
+    base = head(a.path)
+    (a.path / "memory/2026-01-04.md").write_text("# 2026-01-04\n\n- 09:00 the day before\n")
+    git(a.path, "add", "memory")
+    git(a.path, "commit", "-q", "--no-verify", "-m", "the day before")
+    mbox = mailed(a, ("conflicts in b", "10:00 from a"))
+    mbox.write_text(git(a.path, "format-patch", "--stdout", f"{base}..HEAD", "--", "memory").stdout)
+    (b.path / f"memory/{DAY}.md").write_text(f"# {DAY}\n\n- 10:00 from b\n")  # the file a's second patch adds
+    git(b.path, "add", "memory")
+    git(b.path, "commit", "-q", "-m", "b's own line")  # hooked: b's tip is fresh
+    r = git(b.path, "am", "-q", str(mbox), check=False)
+    assert r.returncode != 0 and subjects(b.path)[0] == "the day before", r.stdout + r.stderr
+    git(b.path, "am", "--skip")
+    assert subjects(b.path)[0] == "the day before" and status(b.path) == ""
+    v = b.run("verify", "HEAD~1..HEAD")
+    assert v.returncode == 1 and "at the tip" in v.stdout and "memgit hook index" in v.stdout, v.stdout
+    with (b.path / f"memory/{DAY}.md").open("a") as f:
+        f.write("- 10:05 the next commit\n")
+    git(b.path, "commit", "-q", "-am", "the next commit")
+    assert subjects(b.path)[:2] == ["the next commit", "the day before"]
+    assert "2026-01-04" in fresh_at_head(b.path)
+
+
 @pytest.mark.parametrize(
     "commits, rule",
     [

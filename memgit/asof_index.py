@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 
 FOLDER = "asof"  # .git/memgit/recall/asof/
 SLOTS = 2  # old trees' databases kept (each about as big as the index: ~28 MB at 10k entities)
+# an old tree at most this many paths from HEAD's is HEAD's index with those paths' old blobs read instead: no copy
+OVERLAY = 200
 _OPEN: dict[Path, Index] = {}  # kept open by a long-running process (the MCP server)
 _LOCK = threading.RLock()
 
@@ -48,10 +50,20 @@ def grep(
     """What rg with `rx` finds in a checkout of `tree` (the vault at `moment`, a Unix time: which database is nearest
     to derive it from), from an index of that tree: HEAD's is the recall index itself. With `first` (recall's first
     stage), only the lines it keeps when more match than it keeps. Raises Unusable when no index can be had."""
-    if tree == vault.head_tree():
-        rows, total, cut = recall_index._search(vault, tree, alternatives, first)
-    else:
-        rows, total, cut = _search(vault, tree, moment, alternatives, first)
+    head = vault.head_tree()
+    if tree == head:
+        return recall_index.overlaid(vault, head, (), [], 0, rx, alternatives, first)
+    if head is not None and _find(folder(vault), tree) is None:
+        changes = vault.repo.diff_trees(head, tree)
+        if len(changes) <= OVERLAY:  # a few paths: HEAD's index, those paths read from the old tree
+            repo, work, size = vault.repo, [], 0
+            for c in changes:
+                if c.new is not None and not c.link and recall_index.searched_by_rg(c.path):
+                    data = repo.blob(c.new) or b""
+                    size += recall_index._size(data)
+                    work += recall_index.file_lines(rx, c.path, data)
+            return recall_index.overlaid(vault, head, {c.path for c in changes}, work, size, rx, alternatives, first)
+    rows, total, cut = _search(vault, tree, moment, alternatives, first)
     if cut is not None:
         return Found(cut, total, True)
     return Found(recall_index.shown(rx, rows), total)
@@ -147,6 +159,7 @@ def _derive(vault: Vault, where: Path, tree: str, moment: int) -> Path:
         try:
             copy = sqlite3.connect(tmp, isolation_level=None)
             try:
+                copy.execute("PRAGMA synchronous=OFF")
                 src.backup(copy)
                 copy.execute("PRAGMA journal_mode=DELETE")  # never written again: no WAL files beside it
             finally:

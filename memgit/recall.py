@@ -237,7 +237,7 @@ class Recall:
                     when = int(self.moment.timestamp())
                     found = asof_index.grep(self.vault, tree, when, rx, alternatives(self.pairs), first)
         if found is None and tree is not None:
-            found = asof_index.scan(self.vault, tree, rx)
+            found = asof_index.scan(self.vault, tree, re.compile(self.pattern(), re.I))  # every blob: compiled once
         if found is not None:
             matched, searched = found.lines, [found.searched]
             self.cut = found.cut

@@ -25,7 +25,7 @@ import time
 import unicodedata
 from array import array
 from collections import Counter
-from collections.abc import Callable, Container, Iterable, Iterator
+from collections.abc import Callable, Collection, Container, Iterable, Iterator
 from functools import lru_cache
 from operator import itemgetter
 from pathlib import Path
@@ -759,8 +759,23 @@ def grep(
         tree, dirty = _status_tree(vault)
         if watched is not None and token is not None:
             watched.after_status(token, tree, dirty)
+    work, work_bytes = _work_lines(vault, rx, sorted(p for p in dirty if searched_by_rg(p)))
+    return overlaid(vault, tree, dirty, work, work_bytes, rx, alternatives, first)
+
+
+def overlaid(
+    vault: Vault,
+    tree: str | None,
+    dirty: Collection[str],
+    work: list[tuple[str, int, str]],
+    work_bytes: int,
+    rx: re.Pattern[str] | LazyPattern,
+    alternatives: list[tuple[str, bool]],
+    first: Stage | None = None,
+) -> Found:
+    """The index's lines at `tree` but the `dirty` paths' ones, with `work` (the lines of those paths as they are
+    instead, `work_bytes` their bytes) in their place."""
     paths = sorted(p for p in dirty if searched_by_rg(p))
-    work, work_bytes = _work_lines(vault, rx, paths)
     stage = None
     if first is not None:
         stage = first._replace(

@@ -50,7 +50,25 @@ def history(vault: Path) -> tuple[Path, str]:
     return vault, then
 
 
-def test_as_of_sees_the_commit_then_and_neither_later_commits_nor_uncommitted_work(history: tuple[Path, str]) -> None:
+def same_every_way(vault: Path, query: str, when: str, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    """The answer as of `when` from HEAD's index with the changed paths read from the old tree, from the old tree's own
+    database, and from the old tree's blobs without an index: the same."""
+    from memgit import asof_index
+    from memgit.api import Vault
+    from memgit.recall import recall as library_recall
+
+    overlaid = library_recall(Vault(vault), query, k=50, as_of=when)
+    with monkeypatch.context() as m:
+        m.setattr(asof_index, "OVERLAY", -1)
+        derived = library_recall(Vault(vault), query, k=50, as_of=when)
+    scanned = library_recall(Vault(vault), query, k=50, as_of=when, index=False)
+    assert overlaid == derived == scanned, query
+    return overlaid
+
+
+def test_as_of_sees_the_commit_then_and_neither_later_commits_nor_uncommitted_work(
+    history: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     vault, then = history
     journal = next((vault / "memory").glob("2*.md"))
     journal.write_text(journal.read_text() + "- 23:59 zurich edited, never committed\n", encoding="utf-8")
@@ -66,6 +84,8 @@ def test_as_of_sees_the_commit_then_and_neither_later_commits_nor_uncommitted_wo
         assert not any("deleted since" in t for t in now)
     for q in QUERIES:
         assert recall(vault, q, None, "--as-of", then) == recall(vault, q, RG, "--as-of", then), q
+        same_every_way(vault, q, then, monkeypatch)
+    assert texts(same_every_way(vault, "plan", then, monkeypatch))
 
 
 def test_as_of_head_gives_a_plain_recalls_hits(history: tuple[Path, str]) -> None:
@@ -78,30 +98,45 @@ def test_as_of_head_gives_a_plain_recalls_hits(history: tuple[Path, str]) -> Non
             assert at_head == plain, (q, env)
 
 
-def test_old_trees_get_a_bounded_number_of_databases_each_derived_once(history: tuple[Path, str]) -> None:
-    from memgit.asof_index import SLOTS
-
+def test_a_tree_a_few_paths_from_head_needs_no_database_of_its_own(history: tuple[Path, str]) -> None:
     vault, then = history
-    commits = git(vault, "rev-list", "--first-parent", f"{then}~1").stdout.split()[: SLOTS + 1]
-    assert len(commits) == SLOTS + 1
+    assert recall(vault, "zurich", None, "--as-of", then) == recall(vault, "zurich", RG, "--as-of", then)
+    assert slots(vault) == []
+
+
+def test_old_trees_get_a_bounded_number_of_databases_each_derived_once(
+    history: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memgit import asof_index
+
+    monkeypatch.setattr(asof_index, "OVERLAY", -1)  # every old tree gets a database
+    vault, then = history
+    commits = git(vault, "rev-list", "--first-parent", f"{then}~1").stdout.split()[: asof_index.SLOTS + 1]
+    assert len(commits) == asof_index.SLOTS + 1
     for commit in commits:
-        assert recall(vault, "zurich", None, "--as-of", commit) == recall(vault, "zurich", RG, "--as-of", commit)
-        assert 1 <= len(slots(vault)) <= SLOTS
+        same_every_way(vault, "zurich", commit, monkeypatch)
+        assert 1 <= len(slots(vault)) <= asof_index.SLOTS
     kept = slots(vault)
     tree = git(vault, "rev-parse", f"{commits[-1]}^{{tree}}").stdout.strip()
     assert any(name.endswith(f"-{tree}.sqlite") for name in kept)
     for _ in range(2):  # asked again: read, not derived again
-        assert recall(vault, "acme", None, "--as-of", commits[-1]) == recall(vault, "acme", RG, "--as-of", commits[-1])
+        same_every_way(vault, "acme", commits[-1], monkeypatch)
         assert slots(vault) == kept
-    assert recall(vault, "zurich", None, "--as-of", "HEAD") == recall(vault, "zurich", RG, "--as-of", "HEAD")
+    same_every_way(vault, "zurich", "HEAD", monkeypatch)
     assert slots(vault) == kept  # HEAD's tree is the recall index's own
 
 
-def test_a_broken_old_tree_database_is_derived_again(history: tuple[Path, str]) -> None:
+def test_a_broken_old_tree_database_is_derived_again(
+    history: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memgit import asof_index
+
+    monkeypatch.setattr(asof_index, "OVERLAY", -1)
     vault, then = history
-    expected = recall(vault, "zurich", RG, "--as-of", then)
-    assert recall(vault, "zurich", None, "--as-of", then) == expected
+    expected = same_every_way(vault, "zurich", then, monkeypatch)
     (name,) = slots(vault)
+    while asof_index._OPEN:  # as a new process finds it
+        asof_index._OPEN.popitem()[1].close()
     (vault / ".git" / "memgit" / "recall" / "asof" / name).write_bytes(b"not a database at all" * 100)
-    assert recall(vault, "zurich", None, "--as-of", then) == expected
+    assert same_every_way(vault, "zurich", then, monkeypatch) == expected
     assert slots(vault) == [name]

@@ -872,6 +872,11 @@ def warm(vault: Vault) -> None:
         _search(vault, tree, [])
         watched.after_status(token, tree, dirty)
         index = _OPEN.get(folder(vault))
-        if index is not None:  # every path, as a broad question reads them
+        if index is not None:  # every path, as a broad question reads them, and its kind (kept per kind globs)
             with index.lock, contextlib.suppress(sqlite3.Error):
                 index._names(set(range(ALL_PATHS + 1)))
+            from memgit.config import KEEP_KINDS
+
+            kind_of = vault.config.kind_of
+            for path in list(index.names[1].values())[:KEEP_KINDS]:
+                kind_of(path)

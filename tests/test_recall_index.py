@@ -250,6 +250,29 @@ def test_a_watched_work_tree_needs_no_git_status_and_gives_the_same_hits(
         recall_index._WATCHES.pop(vault.root.resolve()).close()
 
 
+def test_warming_a_watched_vault_keeps_every_indexed_paths_kind(lived: Path) -> None:
+    """The MCP server's prewarm: besides the index at HEAD and every path, each path's kind is worked out once (a new
+    broad question's first stage asks it of each file it reaches)."""
+    from memgit import recall_index
+    from memgit.api import Vault
+
+    if not recall_index.enabled() or not Path("/proc/sys/fs/inotify").is_dir():
+        pytest.skip("inotify is Linux only")
+    from memgit import config
+
+    recall_index.build(Vault(lived), Vault(lived).head_tree())  # built before: warming it works out no kind
+    config._KIND_REGEX.clear()
+    vault = Vault(lived)
+    recall_index.watch(vault)
+    try:
+        recall_index.warm(vault)
+        _rx, _kinds, known = vault.config._kind_regex
+        paths = recall_index._OPEN[recall_index.folder(vault)].names[1].values()
+        assert paths and all(known.get(p) == vault.config.kind_of(p) for p in paths)
+    finally:
+        recall_index._WATCHES.pop(vault.root.resolve()).close()
+
+
 def test_head_moving_between_git_status_and_the_index_read_is_not_mixed(lived: Path) -> None:
     """git status runs from the command's start; HEAD may move before the index is read. The index must be
     read at the commit git status compared the work tree with, never at the one HEAD names a moment later."""

@@ -392,3 +392,15 @@ def test_a_line_by_someone_else_does_not_answer_for_the_speaker_the_question_nam
     hits = data["hits"] or data["weak"]
     assert hits[0]["cite"] == trip, hits[:3]
     assert hits[1]["text"].endswith("Gina: My brother lives in Marrakesh."), hits[:3]  # found: about someone else
+
+
+def test_a_german_name_question_meets_namens(vault: Path) -> None:
+    # "Wie heißt …?" asks for a name; German says it "namens", with no stem in common: the template's synonym group
+    # joins them, so the line that names the dog beats the shorter one that only shares "Hund"
+    cfg = vault / ".memgit.yaml"
+    cfg.write_text(cfg.read_text().replace("languages: [english]", "languages: [english, german]"))
+    git(vault, "commit", "-qam", "config: german too")
+    _say(vault, "2026-03-02T10:00", "Jonas: Der Hund vom Nachbarn bellt.")
+    named = _say(vault, "2026-03-03T10:00", "Jonas: Wir haben jetzt einen Hund namens Bello.")[0]
+    rc, data = recall(vault, "Wie heißt der Hund von Jonas?", env={"MEMGIT_NOW": "2026-03-10T10:00:00"})
+    assert rc == 0 and data["hits"][0]["cite"] == named, data

@@ -6,6 +6,7 @@ import json
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,6 +19,14 @@ from tests.helpers import built_once, commit, show, write
 
 def at(when: str) -> dict[str, str]:
     return {"MEMGIT_NOW": when}
+
+
+def add_fact(
+    vault: Path, entity: str, text: str, category: str, when: str, valid_until: str | None = None
+) -> dict[str, Any]:
+    """`memgit fact add` at `when` (MEMGIT_NOW), its --json answer."""
+    until = ["--valid-until", valid_until] if valid_until else []
+    return memgit_json("fact", "add", entity, text, "--category", category, *until, cwd=vault, env=at(when))
 
 
 def sections(index: bytes) -> dict[str, list[str]]:
@@ -209,16 +218,7 @@ def test_a_section_past_its_cap_moves_to_a_per_folder_index(vault: Path) -> None
     )
     assert commit(vault, "config: smaller index sections", "-a").returncode == 0
     for n in range(1, 7):
-        memgit_json(
-            "fact",
-            "add",
-            f"people/p{n}",
-            f"Person number {n}",
-            "--category",
-            "status",
-            cwd=vault,
-            env=at(f"2026-01-0{n}T09:00:00"),
-        )
+        add_fact(vault, f"people/p{n}", f"Person number {n}", "status", f"2026-01-0{n}T09:00:00")
     for day in ("2026-01-01", "2026-01-02", "2026-01-03"):
         memgit_json("log", f"entry on {day}", "--at", f"{day}T10:00:00", cwd=vault)
     index = show(vault, "HEAD:INDEX.md")
@@ -262,17 +262,8 @@ def test_incremental_equals_full_past_the_cap_in_any_order(tmp_path: Path) -> No
     for n in range(14):
         entity = f"people/a{rng.choice('zyxwvu')}"  # one page (people~a), entities created out of name order
         ids.append(
-            memgit_json(
-                "fact",
-                "add",
-                entity,
-                f"On call rota {n}",
-                "--category",
-                "status",
-                "--valid-until",
-                "2026-01-03",
-                cwd=vault,
-                env=at(f"2026-01-0{1 + n % 2}T1{n % 10}:00:00"),
+            add_fact(
+                vault, entity, f"On call rota {n}", "status", f"2026-01-0{1 + n % 2}T1{n % 10}:00:00", "2026-01-03"
             )["id"]
         )
     rng.shuffle(ids)
@@ -308,37 +299,15 @@ def test_a_write_reads_and_writes_only_the_cache_files_it_touches(rich: Path) ->
     assert index_files(Repo(rich), head(rich)) == from_scratch(Repo(rich), head(rich))
     # a fact without a valid-until leaves the alerts' rows alone; the missing side file of its section is found
     # missing and the cache rebuilt from the tree, with the same bytes
-    memgit_json(
-        "fact",
-        "add",
-        "people/sam",
-        "Plays chess",
-        "--category",
-        "relationship",
-        cwd=rich,
-        env=at("2026-01-07T17:00:00"),
-    )
+    add_fact(rich, "people/sam", "Plays chess", "relationship", "2026-01-07T17:00:00")
     assert "pages/people~s.top.json" in cache_files(rich)
     assert index_files(Repo(rich), head(rich)) == from_scratch(Repo(rich), head(rich))
     before = cache_files(rich)
-    memgit_json(
-        "fact", "add", "people/sam", "Likes tea", "--category", "preference", cwd=rich, env=at("2026-01-07T18:00:00")
-    )
+    add_fact(rich, "people/sam", "Likes tea", "preference", "2026-01-07T18:00:00")
     after = cache_files(rich)
     changed = sorted(name for name in after if after[name] != before.get(name))
     assert changed == ["meta.json", "pages/people~s.json", "pages/people~s.top.json"], changed
-    memgit_json(
-        "fact",
-        "add",
-        "people/sam",
-        "Away",
-        "--category",
-        "status",
-        "--valid-until",
-        "2026-01-12",
-        cwd=rich,
-        env=at("2026-01-07T19:00:00"),
-    )
+    add_fact(rich, "people/sam", "Away", "status", "2026-01-07T19:00:00", "2026-01-12")
     assert cache_files(rich)["alerts.json"] != after["alerts.json"]
     s = sections(show(rich, "HEAD:INDEX.md"))
     assert any("Away: valid until 2026-01-12" in row for row in s["Expiring soon (2)"]), s
@@ -354,18 +323,7 @@ def test_a_cache_file_from_another_save_or_broken_means_a_rebuild(rich: Path, da
     folder = rich / ".git" / "memgit" / "index"
     memgit_json("log", "warm the cache", cwd=rich, env=at("2026-01-07T15:00:00"))
     old = (folder / "alerts.json").read_bytes()
-    memgit_json(
-        "fact",
-        "add",
-        "people/sam",
-        "Away",
-        "--category",
-        "status",
-        "--valid-until",
-        "2026-01-12",
-        cwd=rich,
-        env=at("2026-01-07T16:00:00"),
-    )
+    add_fact(rich, "people/sam", "Away", "status", "2026-01-07T16:00:00", "2026-01-12")
     if damage == "stale":
         (folder / "alerts.json").write_bytes(old)  # the previous save's rows: Sam's line missing
     elif damage == "broken":

@@ -11,7 +11,7 @@ import pytest
 
 from memgit.config import Config
 from tests.conftest import git, head, memgit, memgit_json, status
-from tests.helpers import commit, journal, show, write
+from tests.helpers import commit, install_pre_receive, journal, show, write
 
 # DESIGN.md §1: what every vault holds after `memgit init`
 FILES = [
@@ -415,9 +415,7 @@ def test_init_adopts_a_git_repository_with_history_and_its_first_commit_verifies
     # ... and a push of the adopted repository to a bare remote running hooks/pre-receive
     bare = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", str(bare))
-    hook = bare / "hooks" / "pre-receive"
-    hook.write_bytes((Path(__file__).resolve().parent.parent / "hooks" / "pre-receive").read_bytes())
-    hook.chmod(0o755)
+    install_pre_receive(bare)
     push = git(root, "push", str(bare), "main", check=False)
     assert push.returncode == 0, push.stderr
     assert git(bare, "rev-parse", "main").stdout.strip() == head(root)

@@ -11,8 +11,8 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -635,55 +635,54 @@ def wait_for(check: Callable[[], bool]) -> None:
         time.sleep(0.001)
 
 
-def test_the_loader_waits_at_its_next_import_while_the_gate_is_held(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    (tmp_path / "gate_probe_one.py").write_text("import gate_probe_two\nDONE = True\n")
-    (tmp_path / "gate_probe_two.py").write_text("")
+@contextmanager
+def loading(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str) -> Iterator[tuple[Any, threading.Thread]]:
+    """The gate installed and a loader thread (not started) that imports module `name`, whose first statement
+    imports `name`_inner; afterwards the gate is removed and both modules forgotten."""
+    inner = f"{name}_inner"
+    (tmp_path / f"{name}.py").write_text(f"import {inner}\nDONE = True\n")
+    (tmp_path / f"{inner}.py").write_text("")
     monkeypatch.syspath_prepend(str(tmp_path))
-    gate, loader = gated(lambda: importlib.import_module("gate_probe_one"))
+    gate, loader = gated(lambda: importlib.import_module(name))
     try:
         gate.install()
         try:
-            with gate.held():
-                loader.start()
-                # importlib.import_module is not a statement: gate_probe_one starts, its `import` statement waits
-                wait_for(lambda: gate.holds == 1)
-                assert "gate_probe_two" not in sys.modules and loader.is_alive()
-                import json as again  # the main thread's own imports are not held
-
-                assert again is json
-            loader.join()
+            yield gate, loader
         finally:
             gate.remove()
-        assert sys.modules["gate_probe_one"].DONE and gate.holds == 1 and gate.yielded == 0
-        assert builtins.__import__ is not gate._gated  # removed
     finally:
-        for name in ("gate_probe_one", "gate_probe_two"):
-            sys.modules.pop(name, None)
+        for each in (name, inner):
+            sys.modules.pop(each, None)
+
+
+def test_the_loader_waits_at_its_next_import_while_the_gate_is_held(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with loading(tmp_path, monkeypatch, "gate_probe_one") as (gate, loader):
+        with gate.held():
+            loader.start()
+            # importlib.import_module is not a statement: gate_probe_one starts, its `import` statement waits
+            wait_for(lambda: gate.holds == 1)
+            assert "gate_probe_one_inner" not in sys.modules and loader.is_alive()
+            import json as again  # the main thread's own imports are not held
+
+            assert again is json
+        loader.join()
+        assert sys.modules["gate_probe_one"].DONE
+    assert gate.holds == 1 and gate.yielded == 0
+    assert builtins.__import__ is not gate._gated  # removed
 
 
 def test_a_held_loader_goes_on_when_the_main_thread_needs_the_module_it_is_importing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The loader waits inside gate_probe_three (its module lock held); the main thread importing that module
+    """The loader waits inside gate_probe_two (its module lock held); the main thread importing that module
     would wait for it forever: the loader sees the main thread blocked and goes on."""
-    (tmp_path / "gate_probe_three.py").write_text("import gate_probe_four\nDONE = True\n")
-    (tmp_path / "gate_probe_four.py").write_text("")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    gate, loader = gated(lambda: importlib.import_module("gate_probe_three"))
-    try:
-        gate.install()
-        try:
-            with gate.held():
-                loader.start()
-                wait_for(lambda: gate.holds == 1)
-                module = importlib.import_module("gate_probe_three")  # blocks until the loader has finished it
-                assert module.DONE
-            loader.join()
-        finally:
-            gate.remove()
-        assert gate.yielded >= 1  # (its later imports too, while the main thread still waits)
-    finally:
-        for name in ("gate_probe_three", "gate_probe_four"):
-            sys.modules.pop(name, None)
+    with loading(tmp_path, monkeypatch, "gate_probe_two") as (gate, loader):
+        with gate.held():
+            loader.start()
+            wait_for(lambda: gate.holds == 1)
+            module = importlib.import_module("gate_probe_two")  # blocks until the loader has finished it
+            assert module.DONE
+        loader.join()
+    assert gate.yielded >= 1  # (its later imports too, while the main thread still waits)

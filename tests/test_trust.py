@@ -7,15 +7,13 @@ cases and doors were tried.
 
 from __future__ import annotations
 
-import shutil
-import stat
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import git, head, memgit, memgit_json, status
-from tests.helpers import commit, write
+from tests.helpers import commit, install_pre_receive, write
 
 ROOT = Path(__file__).resolve().parents[1]
 BOT = {"GIT_AUTHOR_NAME": "bot", "GIT_AUTHOR_EMAIL": "bot@memgit.agent"}
@@ -31,9 +29,7 @@ def bare_remote(vault: Path, tmp_path: Path) -> Path:
     bare = tmp_path / "remote.git"
     if not bare.exists():
         git(tmp_path, "clone", "-q", "--bare", str(vault), str(bare))
-        hook = bare / "hooks" / "pre-receive"
-        shutil.copy(ROOT / "hooks" / "pre-receive", hook)
-        hook.chmod(hook.stat().st_mode | stat.S_IXUSR)
+        install_pre_receive(bare)
     git(vault, "push", "-q", str(bare), "main")
     return bare
 
@@ -664,8 +660,7 @@ def test_a_person_acknowledges_a_bad_shared_commit_and_verify_passes_again(vault
     assert r.returncode == 1 and bad[:12] in r.stdout and ".memgit/acknowledged.yaml" in r.stderr, r.stdout + r.stderr
     bare = tmp_path / "shared.git"  # the bad commit was already shared (a remote without the hook)
     git(tmp_path, "clone", "-q", "--bare", str(vault), str(bare))
-    shutil.copy(ROOT / "hooks" / "pre-receive", bare / "hooks" / "pre-receive")
-    (bare / "hooks" / "pre-receive").chmod(0o755)
+    install_pre_receive(bare)
     # an agent may not acknowledge anything
     ack = f"- commit: {bad}\n  reason: the edit only fixed a typo; checked by Ann\n"
     write(vault, ".memgit/acknowledged.yaml", ack)

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
-import stat
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import git, head, memgit, memgit_json
-from tests.helpers import JOURNAL, built_once, commit, decision, journal, subjects, write
+from tests.helpers import JOURNAL, built_once, commit, decision, install_pre_receive, journal, subjects, write
 
 ROOT = Path(__file__).resolve().parents[1]
 LINE = re.compile(r"^(?P<commit>[0-9a-f]{12}) (?P<path>\S+?)(?::(?P<line>\d+))? (?P<rule>[a-z-]+): (?P<message>.+)$")
@@ -219,9 +217,7 @@ def remote(vault: Path, tmp_path: Path) -> tuple[Path, Path]:
     journal(vault, "first entry")
     bare, clone = tmp_path / "remote.git", tmp_path / "clone"
     git(tmp_path, "clone", "-q", "--bare", str(vault), str(bare))
-    hook = bare / "hooks" / "pre-receive"
-    shutil.copy(ROOT / "hooks" / "pre-receive", hook)
-    hook.chmod(hook.stat().st_mode | stat.S_IXUSR)
+    install_pre_receive(bare)
     git(tmp_path, "clone", "-q", str(bare), str(clone))
     return bare, clone
 

@@ -122,7 +122,8 @@ def run(vault: Vault, build: Callable[[Transaction], T]) -> tuple[T, str]:
             expected = _check_clean(vault, tx)
             writer = vault.writer()
             base = {p: repo.read(tree, p) for p in tx.writes}
-            ctx = dataclasses.replace(vault.context(writer), read=tx.read, secrets=secretlists.at(repo, tree))
+            lists = secretlists.at(repo, tree)  # judged by the parent: HEAD's allow-list and receipts
+            ctx = dataclasses.replace(vault.context(writer), read=tx.read, secrets=lists)
             if any(k == ARCHIVE_TRAILER for k, _ in tx.trailers):
                 ctx = dataclasses.replace(ctx, archived=archived_check(vault.repo, dict(tx.trailers)))
             written = changes.from_writes(vault.config, base, tx.writes)
@@ -131,7 +132,6 @@ def run(vault: Vault, build: Callable[[Transaction], T]) -> tuple[T, str]:
             # either, nor one cut in two between a fact and its reason (CLI, library and MCP all pass here)
             from memgit.rules import message
 
-            lists = secretlists.at(repo, tree)  # judged by the parent: HEAD's allow-list and receipts
             found += message.check(tx.message(), lists)
             found += message.split_secrets(written, tx.message(), lists)
             if found:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from memgit import recall_cut
 from memgit.errors import UsageError
-from memgit.recall_docs import DATED_HEADING, Doc, entity_facts, read_work, scan_tree, subfolders, to_doc, work_lines
+from memgit.recall_docs import DATED_HEADING, Doc, entity_facts, read_at, scan_tree, subfolders, to_doc, work_lines
 from memgit.recall_time import window
 from memgit.tokens import alternatives, analyze, fold, pattern
 
@@ -264,7 +264,7 @@ class Recall:
                 files[path] = (
                     work_lines(self.vault, path)
                     if tree is None
-                    else (self.vault.repo.read(tree, path) or b"").decode("utf-8", errors="replace").split("\n")
+                    else (read_at(self.vault, tree, path) or b"").decode("utf-8", errors="replace").split("\n")
                 )
             body = files[path]
             yield Match(path, n, text, tuple(body[max(0, n - 2) : n - 1]), tuple(body[n : n + 9]))
@@ -298,7 +298,6 @@ class Recall:
         whose names hold the most of the question's words, then the rarest among the entities' names)."""
         from memgit.rg import Match
 
-        repo = self.vault.repo
         terms = set(self.terms)
         named: list[tuple[str, str, set[str]]] = []  # (kind, slug, the question's words its name holds)
         for ekind in self.vault.config.entity_kinds:
@@ -316,7 +315,7 @@ class Recall:
             named = [e for e in named if (e[0], e[1]) in keep]
         for ekind, slug, _words in named:
             path = f"{ekind}/{slug}/items.json"
-            data = repo.read(tree, path) if tree is not None else read_work(self.vault, path)
+            data = read_at(self.vault, tree, path)
             for n, text, before, after in entity_facts(data) if data else ():
                 yield Match(path, n, text, before, after)
 
@@ -603,7 +602,7 @@ class Recall:
                 out.append(set())
                 continue
             if d.path not in files:
-                data = (self.vault.repo.read(self.tree, d.path) if self.tree else read_work(self.vault, d.path)) or b""
+                data = read_at(self.vault, self.tree, d.path) or b""
                 files[d.path] = data.decode("utf-8", errors="replace").split("\n")
             lines = files[d.path]
             around = (lines[i - 1] for i in (d.line - 1, d.line + 1) if 1 <= i <= len(lines))
@@ -716,7 +715,7 @@ class Recall:
             by_path.setdefault(d.path, []).append(d)
         ask_git = []
         for path, group in by_path.items():
-            data = (self.vault.repo.read(self.tree, path) if self.tree else read_work(self.vault, path)) or b""
+            data = read_at(self.vault, self.tree, path) or b""
             text = data.decode("utf-8", errors="replace")
             try:
                 meta = frontmatter.split(text).meta or {}
@@ -811,7 +810,7 @@ class Recall:
             if d.kind != "decision":
                 continue
             if d.path not in seen:
-                data = (self.vault.repo.read(self.tree, d.path) if self.tree else read_work(self.vault, d.path)) or b""
+                data = read_at(self.vault, self.tree, d.path) or b""
                 try:
                     meta = frontmatter.split(data.decode("utf-8", errors="replace")).meta or {}
                 except frontmatter.YamlError:

@@ -162,9 +162,17 @@ def to_doc(vault: Vault, m: Match, kind: str, tier: str) -> Doc | None:
 
 
 def subfolders(vault: Vault, tree: str | None, folder: str) -> list[str]:
-    """Entity slugs of one kind: from the work tree (tree None) or a tree."""
+    """Entity slugs of one kind: from the work tree (tree None) or a tree (kept by a long-running process: a tree's id
+    names its content)."""
     if tree is not None:
-        return vault.repo.folders(tree, folder)
+        key = (tree, folder)
+        names = _TREE_LISTED.get(key)
+        if names is None:
+            names = _TREE_LISTED[key] = vault.repo.folders(tree, folder)
+            with contextlib.suppress(RuntimeError, StopIteration, KeyError):  # another thread's recall meanwhile
+                while len(_TREE_LISTED) > KEEP_TREES:
+                    _TREE_LISTED.pop(next(iter(_TREE_LISTED)))
+        return list(names)
     where = vault.root / folder
     try:
         stamp = os.stat(where).st_mtime_ns  # a folder's mtime moves whenever an entry is added, removed or renamed
@@ -181,6 +189,8 @@ def subfolders(vault: Vault, tree: str | None, folder: str) -> list[str]:
 
 
 _LISTED: dict[Path, tuple[int, list[str]]] = {}  # folder -> (mtime, entity slugs) in a long-running process
+KEEP_TREES = 32  # (tree, folder) listings a long-running process keeps (--as-of)
+_TREE_LISTED: dict[tuple[str, str], list[str]] = {}
 
 
 def work_lines(vault: Vault, path: str) -> list[str]:
@@ -233,6 +243,26 @@ def _entity_facts(data: bytes) -> tuple[tuple[int, str, tuple[str, ...], tuple[s
         if n:
             out.append((n, lines[n - 1], tuple(lines[max(0, n - 2) : n - 1]), tuple(lines[n : n + 9])))
     return tuple(out)
+
+
+def read_at(vault: Vault, tree: str | None, path: str) -> bytes | None:
+    """A file as recall reads it: from the work tree (tree None), or from a tree, kept by a long-running process (a
+    tree's id names its content, so what was read stays right for that tree; files up to KEEP_SIZE)."""
+    if tree is None:
+        return read_work(vault, path)
+    key = (tree, path)
+    if key in _READ:
+        return _READ[key]
+    data = vault.repo.read(tree, path)
+    if data is None or len(data) <= KEEP_SIZE:
+        _READ[key] = data
+        with contextlib.suppress(RuntimeError, StopIteration, KeyError):  # another thread's recall meanwhile
+            while len(_READ) > KEEP_LINES:
+                _READ.pop(next(iter(_READ)))
+    return data
+
+
+_READ: dict[tuple[str, str], bytes | None] = {}  # (tree, path) -> its bytes in a long-running process (--as-of)
 
 
 def read_work(vault: Vault, path: str) -> bytes | None:

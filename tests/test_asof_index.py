@@ -140,3 +140,31 @@ def test_a_broken_old_tree_database_is_derived_again(
     (vault / ".git" / "memgit" / "recall" / "asof" / name).write_bytes(b"not a database at all" * 100)
     assert same_every_way(vault, "zurich", then, monkeypatch) == expected
     assert slots(vault) == [name]
+
+
+def test_a_long_running_process_reads_an_old_tree_once_and_each_tree_as_it_is(
+    history: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The MCP server's way: an old tree's entity folders and files are read once (a tree's id names its content);
+    another tree's are its own."""
+    from memgit.api import Vault
+    from memgit.recall import recall as library_recall
+    from memgit.repo import Repo
+
+    vault, then = history
+    memgit_json("fact", "add", "people/sarah", "Moved on to Globex in Zürich", "--category", "relationship", cwd=vault)
+    for when in (then, "HEAD~1", then, "HEAD~1"):
+        fresh = recall(vault, "sarah zurich", None, "--as-of", when)  # a new process
+        assert library_recall(Vault(vault), "sarah zurich", k=50, as_of=when) == fresh, when
+    reads: list[tuple[str, str]] = []
+    for name in ("read", "folders"):
+        real = getattr(Repo, name)
+
+        def counted(self: Repo, tree: str, path: str = "", real: Any = real) -> Any:
+            reads.append((tree, path))
+            return real(self, tree, path)
+
+        monkeypatch.setattr(Repo, name, counted)
+    for when in (then, "HEAD~1"):
+        library_recall(Vault(vault), "sarah zurich", k=50, as_of=when)
+    assert reads == []

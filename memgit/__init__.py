@@ -17,7 +17,7 @@ Module names say what each module owns:
 Layers, lowest first; a module imports only from its own layer or below (tests/test_imports.py checks
 it, and that no import cycle exists):
 
-1. base: ``errors``, ``clock``, ``resources``, ``tokens``, ``lock``, ``progress`` (the progress callback type), ``humans`` (a person's commit in progress), ``atomic`` (a file replaced whole)
+1. base: ``errors``, ``clock``, ``resources``, ``tokens``, ``lemmas`` (German strong verbs for tokens), ``lock``, ``progress`` (the progress callback type), ``humans`` (a person's commit in progress), ``atomic`` (a file replaced whole)
 2. formats and tools: ``config``, ``frontmatter``, ``schema``, ``itemsfile``, ``entries``, ``repo``, ``gitlight``,
    ``gitcli``, ``rg``, ``modelcmd``, ``identity``, ``changes``, ``names``, ``asof``, ``acknowledged``, ``signing``, ``kinds`` (one
    ``KindSpec`` per memory kind: globs, schema, authority, line format, index, recall, merge, cite), ``detect``

@@ -78,10 +78,11 @@ TUNING = {
     "speaker_focus": 0.5,  # the question names a speaker of the dialogue: a line neither said by nor naming them
     "speaker_field": True,  # the speaker the question names counts like an entity's name: no length normalisation
     "says_more": 0.5,  # a line matched by its speaker alone: ×(its length / the average)^says_more, at most ×2^0.5
+    "lemmas": True,  # German strong verbs: "liest" is "lese" (memgit/lemmas.py; analysis and the candidate search)
     "name_text": 0.0,  # BM25F weight of the name field vs the text (2: a name the text repeats counts more; off: a coin flip)
 }
 KEEP_TOKENS = 50_000  # texts whose terms a long-running process keeps
-_TOKENS: dict[tuple[str, tuple[str, ...]], tuple[str, ...]] = {}
+_TOKENS: dict[tuple[str, tuple[str, ...], bool], tuple[str, ...]] = {}
 ENTITY_WORDS = {"people": "person", "companies": "company", "projects": "project"}
 ENTITY_KINDS = ("entity-items", "entity-summary")
 WHO = {"who", "whom", "whose", "wer", "wem", "wen", "wessen", "qui", "quien", "quienes", "chi", "quem"}
@@ -107,7 +108,8 @@ class Recall:
         self.use_index = _index_enabled() if index is None else index
         self.query = query
         self.languages = tuple(vault.config.get("languages", ["english"]))
-        self.pairs = analyze(query, self.languages)
+        self.verbs = bool(TUNING["lemmas"])  # German strong verbs' forms as one word (memgit/lemmas.py)
+        self.pairs = analyze(query, self.languages, self.verbs)
         self.tree: str | None = None
         self.commit: str | None = None
         self.moment = vault.now()
@@ -118,15 +120,21 @@ class Recall:
         # else now); its words are not matched as text
         self.when = window(query, self.moment.date()) if TUNING["dates"] else None
         if self.when:
-            rest = analyze(fold(query).replace(self.when.words, " "), self.languages)
+            rest = analyze(fold(query).replace(self.when.words, " "), self.languages, self.verbs)
             self.pairs = rest or self.pairs
+        asked = {surface for surface, _t in self.pairs}  # the question's own words ("unseen" names only those)
+        if self.verbs and "german" in self.languages:  # "liest" asks about "ich lese": look for each strong verb form
+            from memgit.lemmas import forms
+
+            self.pairs += [(f, t) for surface, t in list(self.pairs) for f in forms(surface) if f != surface]
+        self.asked = asked
         self.terms = sorted({t for _, t in self.pairs})
         self.asks_who = bool(WHO & set(_WORD.findall(fold(query))))  # "who ...?" asks for a person
         # query expansion from the config's synonym groups: a related word counts half
         self.weights = dict.fromkeys(self.terms, 1.0)
         self.related: dict[str, set[str]] = {}  # query term -> the words of its synonym groups
         for group in vault.config.get("synonyms", []):
-            pairs = [p for word in group for p in analyze(str(word), self.languages)]
+            pairs = [p for word in group for p in analyze(str(word), self.languages, self.verbs)]
             group_terms = {t for _, t in pairs}
             if group_terms & set(self.terms):
                 for t in group_terms & set(self.terms):
@@ -177,10 +185,10 @@ class Recall:
     def tokens(self, text: str) -> list[str]:
         """The terms of a text (a new list each time: callers extend it), analysed once per process and languages
         (a long-running process such as the MCP server ranks the same lines again and again)."""
-        key = (text, self.languages)
+        key = (text, self.languages, self.verbs)
         found = _TOKENS.get(key)
         if found is None:
-            found = _TOKENS[key] = tuple(t for _, t in analyze(text, self.languages))
+            found = _TOKENS[key] = tuple(t for _, t in analyze(text, self.languages, self.verbs))
             if len(_TOKENS) > KEEP_TOKENS:
                 with contextlib.suppress(RuntimeError):  # another thread's recall changed it meanwhile
                     for old in list(islice(_TOKENS, KEEP_TOKENS // 4)):  # the oldest quarter
@@ -376,7 +384,7 @@ class Recall:
         voices = set().union(*talk) & named if focus is None and TUNING["speaker_focus"] != 1.0 else set()
         # a word of the question the vault has never written down weighs `unseen` times in what there is to cover
         mass = sum(idf[t] * (TUNING["unseen"] if not df[t] else 1.0) for t in self.terms) or 1.0
-        self.unseen = sorted({surface for surface, t in self.pairs if t in self.terms and not df[t]})
+        self.unseen = sorted({s for s, t in self.pairs if t in self.terms and not df[t] and s in self.asked})
         dated = mass / max(1, len(self.terms)) if self.when else 0.0  # the question's date counts as one average word
         mass += dated
         scaffold = _scaffold() if TUNING["scaffold"] else frozenset()

@@ -66,12 +66,21 @@ def _stemmer(language: str) -> Callable[[str], str]:
     return Stemmer.Stemmer(language).stemWord  # type: ignore[no-any-return]
 
 
-def analyze(text: str, languages: Sequence[str] = DEFAULT_LANGUAGES) -> list[tuple[str, str]]:
+@lru_cache(maxsize=8)
+def _german_aware(language: str) -> Callable[[str], str]:
+    """The stemmer, a German strong verb's present-tense forms read as its infinitive first (memgit/lemmas.py)."""
+    from memgit.lemmas import infinitives
+
+    stem, verbs = _stemmer(language), infinitives()
+    return lambda word: stem(verbs.get(word, word))
+
+
+def analyze(text: str, languages: Sequence[str] = DEFAULT_LANGUAGES, verbs: bool = True) -> list[tuple[str, str]]:
     """(surface word, term) pairs: the term is what is indexed and compared; the surface word is what the text said,
     folded (rg's candidate pattern is built from it). CJK runs give their bigrams (a lone character stays one)."""
     langs = tuple(languages) or DEFAULT_LANGUAGES
     stop = stop_words(langs)
-    stem = _stemmer(langs[0])
+    stem = _german_aware(langs[0]) if verbs and "german" in langs else _stemmer(langs[0])
     low = text.casefold()
     if low.isascii():  # most text: no CJK, nothing to fold (the same pairs as below, word for word)
         return [(w, stem(w)) for w in _WORD.findall(low) if len(w) > 1 and w not in stop]

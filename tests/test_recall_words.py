@@ -99,6 +99,24 @@ def test_stop_words_follow_the_configured_languages(vault: Path) -> None:
     assert any("Katze" in t for t in found(vault, "die Katze"))
 
 
+def test_a_german_strong_verb_asked_in_the_third_person_finds_the_first(vault: Path) -> None:
+    # Snowball does not undo the vowel change: "liest" and "lese" were two words, "fährt" and "fahre" too
+    for langs in (("german",), ("english", "german")):
+        assert tokens("sie liest", langs) == tokens("ich lese", langs)[-1:] == tokens("wir lesen", langs)[-1:]
+        assert tokens("er fährt", langs)[-1] == tokens("ich fahre", langs)[-1]
+    assert tokens("liest", ("english",)) != tokens("lese", ("english",))  # only when German is a language
+    assert tokens("halt lies weiss", ("german",)) == ["halt", "lies", "weiss"]  # other words' spellings: left alone
+    cfg = vault / ".memgit.yaml"
+    cfg.write_text(cfg.read_text().replace("languages: [english]", "languages: [english, german]"))
+    git(vault, "commit", "-qam", "config: german too")
+    line = memgit_json("log", "Ich lese gerade Momo und kann nicht aufhören.", cwd=vault)["id"]
+    memgit_json("log", "Das Wetter ist furchtbar.", cwd=vault)
+    for index in ("1", "0"):  # the recall index and rg look for every form of the verb
+        r = memgit("recall", "Wer liest?", "--json", cwd=vault, env={"MEMGIT_RECALL_INDEX": index})
+        data = json.loads(r.stdout)
+        assert r.returncode == 0 and [h["cite"] for h in data["hits"]] == [line], data
+
+
 def test_an_unknown_language_is_refused_by_the_config_schema(vault: Path) -> None:
     cfg = vault / ".memgit.yaml"
     cfg.write_text(cfg.read_text().replace("languages: [english]", "languages: [klingon]"))

@@ -471,16 +471,20 @@ class Index:
             cheap.append(i)
         while True:
             rest = [i for i in order if i not in cheap]
-            bits_of: dict[int, int] = {}
-            for i in cheap:
-                for rowid in self._rowids(exprs[i]):
-                    bits_of[rowid] = bits_of.get(rowid, 0) | 1 << i
             either = " OR ".join(f"({exprs[i]})" for i in cheap)
-            pairs = [(f"({exprs[i]}) AND ({either})", 1 << i) for i in rest]
+            pairs = [(exprs[i], 1 << i) for i in cheap]  # every row of the rarer terms
+            # the commoner terms' lines holding another term: all of those are known
+            pairs += [(f"({exprs[i]}) AND ({either})", 1 << i) for i in rest]
             pairs += [(f"({exprs[i]}) AND ({exprs[j]})", 1 << i | 1 << j) for i in rest for j in rest if i < j]
-            for expr, bits in pairs:  # the commoner terms' lines holding another term: all of those are known
-                for rowid in self._rowids(expr):
-                    bits_of[rowid] = bits_of.get(rowid, 0) | bits
+            bits_of: dict[int, int] = {}  # row -> the terms it holds
+            for expr, bits in pairs:
+                rows = self._rowids(expr)
+                if not bits_of:
+                    bits_of = dict.fromkeys(rows, bits)
+                    continue
+                get = bits_of.get
+                for rowid in rows:
+                    bits_of[rowid] = get(rowid, 0) | bits
             known, complete = self._top(bits_of, extra_bits, score, first, gone)
             if not rest:
                 if complete and len(known) <= first.k:

@@ -8,7 +8,7 @@ recall index's first build and its update after a one-file commit.
   MEMGIT_RECALL_INDEX=0 (rg over the whole vault, as before the index); wall ms and children's CPU ms.
 - warm: in one process, as the MCP server does (index open, work tree watched): median ms per recall (wall, and
   this process's CPU: steadier on a loaded machine), the same question again and again, and then nine other broad
-  questions once each (what a process has not seen yet).
+  questions once each (what a process has not seen yet: their median, the slowest, and each one's CPU ms).
 - mcp: the same through `memgit mcp` over stdio, once its prewarm has settled: median ms per tools/call.
 - build: the index deleted, then built by a new process (wall and CPU s, database size).
 - update: the index brought from HEAD's tree to a tree with one file changed and back (a journal; an entity's
@@ -124,6 +124,8 @@ def warm(vault: Path, runs: int, queries: list[str]) -> list[dict[str, object]]:
             "warm_ms": ms(times),
             "max_ms": ms([max(times)]),
             "cpu_ms": ms(cpu),
+            "max_cpu_ms": ms([max(cpu)]),
+            "each_cpu_ms": [round(c * 1000, 1) for c in cpu],
         }
     )
     return out

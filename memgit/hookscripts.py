@@ -16,32 +16,29 @@ STAMP_FILE = Path(__file__).with_name("hooks.stamp")
 
 def write(folder: Path, hooks: list[str]) -> None:
     """memgit's parts of the hook scripts in `folder`, after `pre-commit install` wrote its own there."""
-    _write(folder, hooks, STAMP_FILE.read_text().strip(), STAMP_FILE)
+    _write(folder, hooks, STAMP_FILE.read_text().strip(), STAMP_FILE, _console_folder())
 
 
-def _write(folder: Path, hooks: list[str], stamp: str, stamp_file: Path) -> None:
+def _write(folder: Path, hooks: list[str], stamp: str, stamp_file: Path, console: Path | None) -> None:
     _write_applypatch_hooks(folder)
-    _reach_this_memgit([folder / h for h in [*hooks, *APPLYPATCH]])
+    _reach_this_memgit([folder / h for h in [*hooks, *APPLYPATCH]], console)
     _run_memgit_directly(folder, hooks, stamp, stamp_file)
     _mark_commits(folder / "pre-commit")
 
 
 def generated_digest() -> str:
-    """What hooks.stamp must hold: a digest of everything memgit install writes into hook scripts (the folders
-    it names and the stamp itself left out), so a memgit that writes other scripts has another stamp."""
+    """What hooks.stamp must hold: a digest of everything memgit install writes into hook scripts, with stand-ins
+    for the folders it names and for the stamp itself (where memgit is installed changes nothing): a memgit that
+    writes other scripts has another stamp."""
     import hashlib
-    import shlex
     import tempfile
 
     with tempfile.TemporaryDirectory(prefix="memgit-stamp-") as tmp:
         folder = Path(tmp)
         for hook in _DIRECT_COMMANDS:  # what `pre-commit install` leaves, reduced to the lines memgit looks for
             (folder / hook).write_text("#!/usr/bin/env bash\n# start templated\n# end templated\n")
-        _write(folder, list(_DIRECT_COMMANDS), "STAMP", Path("/STAMP"))
+        _write(folder, list(_DIRECT_COMMANDS), "STAMP", Path("/STAMP"), Path("/CONSOLE"))
         text = "".join(f"{p.name}\n{p.read_text()}" for p in sorted(folder.iterdir()))
-    console = _console_folder()
-    if console is not None:
-        text = text.replace(shlex.quote(str(console)), "CONSOLE")
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -121,7 +118,7 @@ def reach_prefix() -> str:
     return "" if folder is None else f'PATH="$PATH":{shlex.quote(str(folder))} '
 
 
-def _reach_this_memgit(scripts: list[Path]) -> None:
+def _reach_this_memgit(scripts: list[Path], folder: Path | None) -> None:
     """Append the folder of this memgit's console script to PATH in the hook scripts pre-commit wrote.
 
     pre-commit's scripts already start pre-commit by this interpreter's absolute path; its hooks name
@@ -130,7 +127,6 @@ def _reach_this_memgit(scripts: list[Path]) -> None:
     """
     import shlex
 
-    folder = _console_folder()
     if folder is None:
         return  # run from a source tree (python -m memgit) with no console script: PATH it is
     line = f'{_REACH}\nPATH="$PATH":{shlex.quote(str(folder))}\nexport PATH\n'

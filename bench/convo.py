@@ -10,7 +10,10 @@ evidence as `path:line`). Question categories (fixed templates, written before a
 - multi-hop: two evidence lines in different sessions (a relative named in one, what they did in another).
 - temporal: "which city did X visit in <month> <year>" (two trips, different months: the date decides),
   and "when did X <event>" (the answer is the session's date).
-- unanswerable: nothing in the dialogues answers it (a car, a blood type): the right answer is none.
+- unanswerable: nothing in the dialogues answers it (a car, a blood type): the right answer is none. Twins too: an
+  answerable question with one word changed (another animal than the speaker's pet; a month they spoke in but did
+  not travel), sharing everything else with its twin's evidence (added in round 5, after the rest: no answerable
+  question changes).
 - open-domain: the answer needs a little world knowledge ("would X enjoy a hiking trip" <- "weekends on
   mountain trails"); the question shares little more than the name with its evidence.
 Filler turns reuse the same nouns (pets, books, cities, classes), so a word match alone is not an answer.
@@ -335,6 +338,20 @@ def generate(seed: int, out: Path, sessions: int = 10, long_talk: bool = False) 
                 questions.append(
                     {"lang": lang, "category": "unanswerable", "evidence": [], "question": q.format(spk=spk)}
                 )
+            # twins: an answerable question turned unanswerable by one word (another animal than theirs; a month they
+            # spoke in but did not travel), sharing the rest with the evidence of its answerable twin
+            pet = next(f[2]["animal"] for k, fs in said.items() if k[0] == spk for f in fs if f[0] == "pet")
+            animal = next(a for a in V[lang]["animal"] if a != pet)
+            spoke = sorted({d.isoformat()[:7] for _lang, p, _i, d in schedule if spk in p})
+            travelled = {date[:7] for _c, date in where.get((spk, "trip"), [])}
+            quiet = next((m for m in spoke if m not in travelled), None)
+            twins = [FACTS[lang][0][2][0][1].format(spk=spk, animal=animal)]
+            if quiet:
+                year, month = int(quiet[:4]), int(quiet[5:])
+                twins.append(TRIP[lang][1].format(spk=spk, month=MONTHS[lang][month - 1], year=year))
+            questions += [
+                {"lang": lang, "category": "unanswerable", "twin": True, "evidence": [], "question": q} for q in twins
+            ]
             for cite, date in where.get((spk, "trip"), []):
                 d = dt.date.fromisoformat(date)
                 other = [c for c, o in where[(spk, "trip")] if o[:7] != date[:7]]

@@ -100,6 +100,14 @@ def render(
         + " | ".join(pct(m[s]["false"]) for s in SYSTEMS)
         + " |"
     )
+    twins = [r for r in rows if r["q"].get("twin")]
+    if twins:
+        t = {s: score(twins, s) for s in SYSTEMS}
+        L.append(
+            f"| unanswerable twins (one word changed) | {t['memgit']['n_una']} | false-answer rate | "
+            + " | ".join(pct(t[s]["false"]) for s in SYSTEMS)
+            + " |"
+        )
     L.append(
         f'| all answerable | {m["memgit"]["n"]} | answered "nothing relevant" | '
         + " | ".join(pct(m[s]["silenced"]) for s in SYSTEMS)

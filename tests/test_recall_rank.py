@@ -404,3 +404,18 @@ def test_a_german_name_question_meets_namens(vault: Path) -> None:
     named = _say(vault, "2026-03-03T10:00", "Jonas: Wir haben jetzt einen Hund namens Bello.")[0]
     rc, data = recall(vault, "Wie heißt der Hund von Jonas?", env={"MEMGIT_NOW": "2026-03-10T10:00:00"})
     assert rc == 0 and data["hits"][0]["cite"] == named, data
+
+
+def test_a_speaker_is_a_name_not_a_call_with_a_company(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memgit.api import Vault
+    from memgit.kinds import spec
+    from memgit.recall import Recall
+
+    memgit_json("log", "Call with Acme Inc: the timeline slips a week", cwd=vault)
+    memgit_json("log", "Gina Ortiz: the timeline holds", cwd=vault)
+    monkeypatch.setenv("MEMGIT_NOW", "2027-06-01T10:00:00")
+    r = Recall(Vault(vault), "timeline")
+    docs = [d for d in r.candidates() if d.kind == "journal"]
+    talk = r._speakers(docs, {"journal": spec("journal").recall})
+    said = dict(zip((d.text.split(": ")[0][8:] for d in docs), talk, strict=True))
+    assert said == {"Call with Acme Inc": set(), "Gina Ortiz": {"gina", "ortiz"}}, said

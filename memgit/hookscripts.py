@@ -175,7 +175,8 @@ EARLIER_CONFIGS = (
     "        always_run: true\n"
     "        stages: [post-commit, post-merge, post-rewrite]\n",
 )
-# what pre-commit would run for each hook type under the template's config (vault-template/.pre-commit-config.yaml)
+# what pre-commit would run for each hook type under the template's config (vault-template/.pre-commit-config.yaml);
+# the pre-commit hook's also names the script's stamp: a memgit other than the one that installed it says so
 # (the check also stages the regenerated INDEX.md files: memgit/hookfold.py; pre-commit would fail a hook that does)
 _DIRECT_COMMANDS = {
     "pre-commit": "memgit hook check --stage-index",
@@ -261,7 +262,7 @@ def _run_memgit_directly(folder: Path, hooks: list[str], stamp: str, stamp_file:
             f"    if {same}; then\n"
             + (f"        {_FRESH_SKIP}\n" if hook in _SKIPS_WHEN_FRESH else "")
             + (f"        {_plain_message()}\n" if hook == "commit-msg" else "")
-            + f"        exec {_DIRECT_COMMANDS[hook]}\n"
+            + f"        exec {_DIRECT_COMMANDS[hook]}{f' --hooks-stamp {stamp}' if hook == 'pre-commit' else ''}\n"
             "    fi\n"
             "fi\n"
         )

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from memgit.hookscripts import OLDER, STAMP_FILE
 from tests.conftest import BIN, git, head, memgit, status
 from tests.helpers import JOURNAL, REFRESH, add_commit, bare_remote, built_once, commit, decision, subjects, write
 from tests.test_hooks import GITHUB_TOKEN, accepted, build_journaled, count, rejected
@@ -23,6 +24,10 @@ from tests.test_index_tips import fresh_at_head
 def journaled(tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A vault whose journal holds two entries written by `memgit log` (tests/test_hooks.py)."""
     return built_once(tmp_path_factory.getbasetemp(), tmp_path / "vault", build_journaled)
+
+
+# what the direct pre-commit script starts (memgit/hookscripts.py)
+CHECK = f"hook check --stage-index --hooks-stamp {STAMP_FILE.read_text().strip()}"
 
 
 def append(vault: Path, line: str, path: str = JOURNAL) -> None:
@@ -65,7 +70,7 @@ def test_a_raw_commit_carries_its_index_and_starts_no_memgit_after_it(journaled:
     folded(journaled, "append")
     assert "- [2026-01-05](memory/2026-01-05.md): 3 entries" in (journaled / "INDEX.md").read_text()
     # pre-commit ran memgit; commit-msg saw a plain message and post-commit a fresh tree, both in bash
-    assert log.read_text().splitlines() == ["hook check --stage-index"]
+    assert log.read_text().splitlines() == [CHECK]
     # and the next one again
     append(journaled, "10:01 and another")
     accepted(add_commit(journaled, "another", JOURNAL, env=env))
@@ -271,7 +276,7 @@ def test_a_plain_message_starts_no_memgit_and_a_token_or_hidden_text_still_does(
     accepted(
         add_commit(journaled, "journal: a plain message (with 'quotes', $dollars and [brackets])", JOURNAL, env=env)
     )
-    assert log.read_text().splitlines() == ["hook check --stage-index"]
+    assert log.read_text().splitlines() == [CHECK]
     before = head(journaled)
     append(journaled, "10:01 not plain")
     git(journaled, "add", JOURNAL)
@@ -300,8 +305,6 @@ def test_scripts_an_older_memgit_installed_leave_the_message_to_this_memgit(jour
     """After an upgrade that writes other scripts (here: a detector the older commit-msg test lacks), the scripts
     carry the older stamp: every hook runs through pre-commit, so this memgit judges the message, and the
     commit-msg script says once to re-install."""
-    from memgit.hookscripts import OLDER, STAMP_FILE
-
     script = journaled / ".git" / "hooks" / "commit-msg"
     stamp = STAMP_FILE.read_text().strip()
     text = script.read_text()
@@ -327,10 +330,31 @@ def test_scripts_an_older_memgit_installed_leave_the_message_to_this_memgit(jour
     refreshed(journaled, "journal: a plain message")
     assert memgit("install", cwd=journaled).returncode == 0
     assert f"hooks stamp {stamp}\n" in script.read_text()
+    append(journaled, "10:02 installed again")
+    r = add_commit(journaled, "journal: installed again", JOURNAL)
+    accepted(r)
+    assert OLDER not in r.out
+    folded(journaled, "journal: installed again")
+
+
+def test_a_pre_commit_script_from_before_the_stamp_is_told_to_install_again(journaled: Path) -> None:
+    """A script installed before scripts had a stamp runs `hook check --stage-index` with no stamp (and one run by
+    a memgit other than its own names another): the check says once to re-install; the commit goes on."""
+    script = journaled / ".git" / "hooks" / "pre-commit"
+    text = script.read_text()
+    stamped = f"--stage-index --hooks-stamp {STAMP_FILE.read_text().strip()}\n"
+    assert stamped in text
+    for older in ("--stage-index\n", "--stage-index --hooks-stamp 0123456789abcdef\n"):
+        script.write_text(text.replace(stamped, older))
+        append(journaled, f"10:00 {older.strip()}")
+        r = add_commit(journaled, f"journal: {older.strip()}", JOURNAL)
+        accepted(r)
+        assert r.out.count(OLDER) == 1, r.out
+        folded(journaled, f"journal: {older.strip()}")
 
 
 def test_hooks_stamp_is_the_digest_of_what_install_writes() -> None:
-    from memgit.hookscripts import STAMP_FILE, generated_digest
+    from memgit.hookscripts import generated_digest
 
     assert STAMP_FILE.read_text().strip() == generated_digest(), (
         "memgit install writes other hook scripts now: put generated_digest() in memgit/hooks.stamp "

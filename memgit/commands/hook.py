@@ -31,6 +31,12 @@ def register(sub: Any) -> None:
         help="check: once the rules pass, stage the regenerated INDEX.md files into the commit (the hook scripts "
         "`memgit install` writes, while the vault's .pre-commit-config.yaml is the template's)",
     )
+    p.add_argument(
+        "--hooks-stamp",
+        metavar="STAMP",
+        help="check --stage-index: the stamp of the script that runs it; none, or another memgit's, prints one line "
+        "asking for `memgit install`",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -61,6 +67,11 @@ def run(args: argparse.Namespace) -> int:
         )
     if gitdir is not None:
         humans.mark(gitdir)  # a person's commit is running its hooks: writers wait until git is done
+    if args.stage_index:  # run by the direct path of memgit install's pre-commit script: is it this memgit's?
+        from memgit import hookscripts
+
+        if args.hooks_stamp != hookscripts.STAMP_FILE.read_text().strip():
+            print(hookscripts.OLDER, file=sys.stderr)
     problems = hook.check(Path(args.vault_dir), None if name == "check" else [name], args.files, args.stage_index)
     for p in problems:
         print(_common.visible(p.render()), file=sys.stderr)

@@ -175,7 +175,17 @@ def _quote(word: str) -> str:
 
 
 def _rows(file_id: int, data: bytes, facts_only: bool) -> list[tuple[int, str, str]]:
-    """(row id, text, words) of each line of a file that holds a word; none for a binary file (rg skips it).
+    """(row id, text, words) of each line of a file that holds a word; none for a binary file (rg skips it)."""
+    return [
+        (i, text, " ".join(words))
+        for i, text in _lines(file_id, data, facts_only)
+        for words in [line_words(text)]
+        if words
+    ]
+
+
+def _lines(file_id: int, data: bytes, facts_only: bool) -> list[tuple[int, str]]:
+    """(row id, text) of each non-empty line of a file recall may match; none for a binary file (rg skips it).
     Decoded once per file (a line decodes the same on its own: a newline ends any broken UTF-8 sequence)."""
     if b"\0" in data:
         return []
@@ -189,13 +199,7 @@ def _rows(file_id: int, data: bytes, facts_only: bool) -> list[tuple[int, str, s
         lines = [(n, t.rstrip("\r")) for n, t in found if t.lstrip().startswith('"fact":')]
     else:
         lines = [(n, t.rstrip("\r")) for n, t in enumerate(data.decode("utf-8", errors="replace").split("\n"), 1)]
-    out = []
-    for n, text in lines:
-        if text and n < 1 << SHIFT:
-            words = line_words(text)
-            if words:
-                out.append((base | n, text, " ".join(words)))
-    return out
+    return [(base | n, text) for n, text in lines if text and n < 1 << SHIFT]
 
 
 _WorkTree = Status  # git status of the work tree (memgit/recall_status.py)
@@ -263,42 +267,68 @@ class Index:
         self.names, self.sizes_of, self.counts, self.found = (None, {}), (None, {}), (None, {}), (None, {})
         facts = _facts_only(vault)
         size = 0
+        gone: list[tuple[int, str]] = []  # (row id, text) of the lines to forget
+        added: list[tuple[int, str, str]] = []  # (row id, text, words) of the lines to index
         for c in changes:
-            size -= self._drop(c.path)
             if c.new is not None and searched_by_rg(c.path) and not c.link:  # a link: rg does not follow it
-                size += self._add(vault, c.path, c.new, facts(c.path))
-        self.db.execute("INSERT OR REPLACE INTO meta VALUES ('tree', ?)", (tree,))
-        self.db.execute("UPDATE meta SET value = CAST(value AS INTEGER) + ? WHERE key = 'bytes'", (size,))
-
-    def _drop(self, path: str) -> int:
-        """Forget a path's lines; the bytes it counted."""
-        row = self.db.execute("SELECT id, size FROM files WHERE path = ?", (path,)).fetchone()
-        if row is None:
-            return 0
-        lo, hi = row[0] << SHIFT, ((row[0] + 1) << SHIFT) - 1
-        old = self.db.execute("SELECT id, text FROM lines WHERE id BETWEEN ? AND ?", (lo, hi)).fetchall()
+                size += self._change(vault, c.path, c.new, facts(c.path), gone, added)
+            else:
+                size -= self._drop(c.path, gone)
+        # every line forgotten before any is indexed: a row id comes back (a changed line; a file id used again)
         # a contentless FTS5 table forgets a row when told the words it was given (recomputed from the text)
         for table in ("terms", "oddterms"):
             self.db.executemany(
                 f"INSERT INTO {table}({table}, rowid, words) VALUES ('delete', ?, ?)",
-                [(i, " ".join(line_words(text))) for i, text in old if _odd(text) == (table == "oddterms")],
+                [(i, " ".join(line_words(text))) for i, text in gone if _odd(text) == (table == "oddterms")],
             )
-        self.db.execute("DELETE FROM lines WHERE id BETWEEN ? AND ?", (lo, hi))
+        self.db.executemany("DELETE FROM lines WHERE id = ?", [(i,) for i, _ in gone])
+        _insert(self.db, added)
+        self.db.executemany(
+            "INSERT OR IGNORE INTO vocab VALUES (?)",
+            [(w,) for w in sorted({w for _, _, ws in added for w in ws.split()})],
+        )
+        self.db.execute("INSERT OR REPLACE INTO meta VALUES ('tree', ?)", (tree,))
+        self.db.execute("UPDATE meta SET value = CAST(value AS INTEGER) + ? WHERE key = 'bytes'", (size,))
+
+    def _drop(self, path: str, gone: list[tuple[int, str]]) -> int:
+        """Forget a path (its lines go to `gone`); the bytes it counted."""
+        row = self.db.execute("SELECT id, size FROM files WHERE path = ?", (path,)).fetchone()
+        if row is None:
+            return 0
+        lo, hi = row[0] << SHIFT, ((row[0] + 1) << SHIFT) - 1
+        gone += self.db.execute("SELECT id, text FROM lines WHERE id BETWEEN ? AND ?", (lo, hi)).fetchall()
         self.db.execute("DELETE FROM files WHERE id = ?", (row[0],))
         return int(row[1])
 
-    def _add(self, vault: Vault, path: str, blob: str, facts_only: bool) -> int:
-        """Index a path's lines; the bytes it counts."""
+    def _change(
+        self,
+        vault: Vault,
+        path: str,
+        blob: str,
+        facts_only: bool,
+        gone: list[tuple[int, str]],
+        added: list[tuple[int, str, str]],
+    ) -> int:
+        """Bring a path to a blob: only its lines that differ go to `gone` and `added` (a journal or an items.json
+        grows at its end, and the lines before keep their numbers); the bytes it counts now less those before."""
         data = vault.repo.blob(blob) or b""
         size = _size(data)
-        cur = self.db.execute("INSERT INTO files(path, blob, size) VALUES (?, ?, ?)", (path, blob, size))
-        rows = _rows(int(cur.lastrowid or 0), data, facts_only)
-        _insert(self.db, rows)
-        self.db.executemany(
-            "INSERT OR IGNORE INTO vocab VALUES (?)",
-            [(w,) for w in sorted({w for _, _, ws in rows for w in ws.split()})],
-        )
-        return size
+        row = self.db.execute("SELECT id, size FROM files WHERE path = ?", (path,)).fetchone()
+        if row is None:
+            cur = self.db.execute("INSERT INTO files(path, blob, size) VALUES (?, ?, ?)", (path, blob, size))
+            added += _rows(int(cur.lastrowid or 0), data, facts_only)
+            return size
+        file_id, before = int(row[0]), int(row[1])
+        lo, hi = file_id << SHIFT, ((file_id + 1) << SHIFT) - 1
+        old = dict(self.db.execute("SELECT id, text FROM lines WHERE id BETWEEN ? AND ?", (lo, hi)).fetchall())
+        lines = _lines(file_id, data, facts_only)
+        kept = {i for i, text in lines if old.get(i) == text}  # the same text: the same words, already indexed
+        gone += [(i, text) for i, text in old.items() if i not in kept]
+        added += [
+            (i, text, " ".join(words)) for i, text in lines if i not in kept for words in [line_words(text)] if words
+        ]
+        self.db.execute("UPDATE files SET blob = ?, size = ? WHERE id = ?", (blob, size, file_id))
+        return size - before
 
     def _bytes(self) -> int:
         return int(self.db.execute("SELECT value FROM meta WHERE key = 'bytes'").fetchone()[0])

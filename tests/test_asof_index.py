@@ -5,6 +5,7 @@ without an index (MEMGIT_RECALL_INDEX=0), at most SLOTS databases kept, a broken
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -168,3 +169,67 @@ def test_a_long_running_process_reads_an_old_tree_once_and_each_tree_as_it_is(
     for when in (then, "HEAD~1"):
         library_recall(Vault(vault), "sarah zurich", k=50, as_of=when)
     assert reads == []
+
+
+def indexed(db: Path) -> tuple[dict[tuple[str, int], str], dict[str, set[tuple[str, int]]], int]:
+    """What a database holds: (path, line) -> text, each word -> the (path, line) its FTS5 tables give, bytes."""
+    import sqlite3
+
+    with sqlite3.connect(db) as con:
+        names = dict(con.execute("SELECT id, path FROM files"))
+        at = {i: (names[i >> 24], i & ((1 << 24) - 1)) for (i,) in con.execute("SELECT id FROM lines")}
+        texts = {at[i]: t for i, t in con.execute("SELECT id, text FROM lines")}
+        words = {w for (w,) in con.execute("SELECT word FROM vocab")}
+        found = {
+            w: {
+                at[i]
+                for t in ("terms", "oddterms")
+                for (i,) in con.execute(f"SELECT rowid FROM {t} WHERE {t} MATCH ?", (f'"{w}"',))
+            }
+            for w in words
+        }
+        size = int(con.execute("SELECT value FROM meta WHERE key = 'bytes'").fetchone()[0])
+    return texts, {w: f for w, f in found.items() if f}, size
+
+
+def test_an_index_brought_to_a_tree_by_diff_holds_what_a_build_of_it_holds(
+    history: tuple[Path, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Lines changed in place, inserted in the middle (the lines after move), removed at the end, files deleted,
+    added, made binary or a link: the updated index answers every word as a new build of the tree does."""
+    from memgit import recall_index
+    from memgit.api import Vault
+
+    vault, _then = history
+    v = Vault(vault)
+    db = recall_index._open(v, v.head_tree())
+
+    def build(tree: str) -> Path:
+        """A new build of the tree, in a folder of its own (a build removes the older databases beside it)."""
+        where = tmp_path / f"fresh-{tree}"
+        with monkeypatch.context() as m:
+            m.setattr(recall_index, "folder", lambda _vault: where)
+            return recall_index.build(v, tree)
+
+    journal = next((vault / "memory").glob("2*.md"))
+    plan = vault / "contexts" / "plan.md"
+    steps: list[Callable[[], object]] = [
+        lambda: journal.write_text(journal.read_text().replace("Zürich", "Zug"), encoding="utf-8"),
+        lambda: journal.write_text("# moved\n\nnew first line about acme\n" + journal.read_text(), encoding="utf-8"),
+        lambda: plan.write_text("Zürich plan again\nsecond line\nthird line\n"),
+        lambda: plan.write_text("Zürich plan again\n"),
+        lambda: (vault / "contexts" / "bin.md").write_text("no longer binary: zurich\n"),
+        lambda: (vault / "contexts" / "plan.md").unlink(),
+        lambda: (vault / "contexts" / "link.md").symlink_to("bin.md"),
+    ]
+    for step in steps:
+        step()
+        git(vault, "add", "-A")
+        git(vault, "commit", "-qm", "step", "--no-verify")
+        tree = git(vault, "rev-parse", "HEAD^{tree}").stdout.strip()
+        db.search(v, tree, [])  # brought to the tree by diff
+        assert indexed(db.path) == indexed(build(tree)), step
+    git(vault, "reset", "-q", "--hard", "HEAD~4")  # back across several steps at once
+    tree = git(vault, "rev-parse", "HEAD^{tree}").stdout.strip()
+    db.search(v, tree, [])
+    assert indexed(db.path) == indexed(build(tree))

@@ -87,7 +87,7 @@ def _search(
 ) -> tuple[list[tuple[str, int, str]], int, list[tuple[str, int, str]] | None]:
     where = folder(vault)
     try:
-        for _attempt in range(2):
+        for _attempt in range(3):
             path = _find(where, tree) or _derive(vault, where, tree, moment)
             index = _opened(vault, path)
             if index is None:  # unreadable, made for other kinds, or removed meanwhile: derived again
@@ -96,6 +96,8 @@ def _search(
                 os.utime(path)  # the most recently used
             try:
                 return index.search(vault, tree, alternatives, first)
+            except sqlite3.ProgrammingError:  # closed by another thread meanwhile (no longer kept): opened again
+                continue
             except sqlite3.DatabaseError:
                 with _LOCK:
                     _forget(path, unlink=True)
@@ -124,22 +126,28 @@ def _opened(vault: Vault, path: Path) -> Index | None:
             _forget(path, unlink=True)
             return None
         if index.meta.get("fingerprint") != recall_index._fingerprint(vault):
-            index.close()
+            _close(index)
             _forget(path, unlink=True)
             return None
         _OPEN[path] = index
         while len(_OPEN) > SLOTS + 1:
-            _OPEN.pop(next(iter(_OPEN))).close()
+            _close(_OPEN.pop(next(iter(_OPEN))))
         return index
 
 
 def _forget(path: Path, unlink: bool) -> None:
     index = _OPEN.pop(path, None)
     if index is not None:
-        index.close()
+        _close(index)
     if unlink:
         with contextlib.suppress(OSError):
             path.unlink()
+
+
+def _close(index: Index) -> None:
+    """Close an index once no thread is searching it (closing a connection in use crashes the process)."""
+    with index.lock:
+        index.close()
 
 
 def _derive(vault: Vault, where: Path, tree: str, moment: int) -> Path:

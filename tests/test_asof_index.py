@@ -233,3 +233,26 @@ def test_an_index_brought_to_a_tree_by_diff_holds_what_a_build_of_it_holds(
     tree = git(vault, "rev-parse", "HEAD^{tree}").stdout.strip()
     db.search(v, tree, [])
     assert indexed(db.path) == indexed(build(tree))
+
+
+def test_threads_asking_about_more_days_than_are_kept_agree_with_the_old_trees(
+    history: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The MCP server's threads: databases derived, read and evicted at once; every answer is its tree's."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from memgit import asof_index
+    from memgit.api import Vault
+    from memgit.recall import recall as library_recall
+
+    monkeypatch.setattr(asof_index, "OVERLAY", -1)
+    vault, then = history
+    days = [then, f"{then}~1", f"{then}~2"]  # one more than SLOTS
+    expected = {d: library_recall(Vault(vault), "zurich", k=50, as_of=d, index=False) for d in days}
+    v = Vault(vault)
+    asked = [days[i % len(days)] for i in range(12)]
+    with ThreadPoolExecutor(4) as pool:
+        answers = list(pool.map(lambda d: library_recall(v, "zurich", k=50, as_of=d), asked))
+    for day, answer in zip(asked, answers, strict=True):
+        assert answer == expected[day], day
+    assert len(slots(vault)) <= asof_index.SLOTS

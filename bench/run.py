@@ -167,6 +167,15 @@ def sh(cmd: list[str], cwd: Path, env: dict[str, str], check: bool = True) -> su
     return proc
 
 
+def hook_check_args(vault: Path) -> list[str]:
+    """What the vault's pre-commit script passes to `memgit hook check` on its direct path (with its stamp, where
+    the measured memgit writes one): the command the hook-check rows time."""
+    for line in (vault / ".git" / "hooks" / "pre-commit").read_text().splitlines():
+        if line.strip().startswith("exec memgit hook check "):
+            return line.split()[2:]
+    return ["hook", "check", "--stage-index"]
+
+
 def timed(cmd: list[str], cwd: Path, env: dict[str, str], ok: tuple[int, ...] = (0,)) -> float:
     t = time.perf_counter()
     proc = subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -524,13 +533,14 @@ def measure(size: str, vault: Path, stamp: dict, R: int, rows: dict[str, Row], n
 
         # the hooks on their own: check (and staging INDEX.md) on one staged line and the post-commit script after
         # its commit; the refresh commit `hook index` makes after a raw commit that staged no INDEX.md
+        check_args = hook_check_args(vault)
         rc = row("hook-check")
         ri = row("hook-index")
         rp = row("hooks-pair")
         for i in range(R + 1):
             append(journal)
             sh(["git", "add", p["latest_journal"]], vault, env)
-            tc = timed([MEMGIT, "hook", "check", "--stage-index"], vault, env)
+            tc = timed([MEMGIT, *check_args], vault, env)
             sh(variants["off"] + [f"bench: raw {i}"], vault, env)  # records the INDEX.md the check staged
             tpost = timed([str(vault / ".git" / "hooks" / "post-commit")], vault, env)
             append(journal)

@@ -126,28 +126,22 @@ def _opened(vault: Vault, path: Path) -> Index | None:
             _forget(path, unlink=True)
             return None
         if index.meta.get("fingerprint") != recall_index._fingerprint(vault):
-            _close(index)
+            index.close()
             _forget(path, unlink=True)
             return None
         _OPEN[path] = index
         while len(_OPEN) > SLOTS + 1:
-            _close(_OPEN.pop(next(iter(_OPEN))))
+            _OPEN.pop(next(iter(_OPEN))).close()
         return index
 
 
 def _forget(path: Path, unlink: bool) -> None:
     index = _OPEN.pop(path, None)
     if index is not None:
-        _close(index)
+        index.close()
     if unlink:
         with contextlib.suppress(OSError):
             path.unlink()
-
-
-def _close(index: Index) -> None:
-    """Close an index once no thread is searching it (closing a connection in use crashes the process)."""
-    with index.lock:
-        index.close()
 
 
 def _derive(vault: Vault, where: Path, tree: str, moment: int) -> Path:

@@ -214,6 +214,7 @@ class Index:
             path.resolve().as_uri() + "?mode=rw", uri=True, isolation_level=None, timeout=60.0, check_same_thread=False
         )
         self.lock = threading.Lock()
+        self.closed = False  # another thread may close it while this one holds it: search it no more
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.meta = dict(self.db.execute("SELECT key, value FROM meta").fetchall())
         self.names: tuple[int | None, dict[int, str]] = (None, {})  # (data_version, file id -> path) read whole
@@ -223,7 +224,10 @@ class Index:
         self.found: tuple[int | None, dict[str, array[int]]] = (None, {})  # (data_version, an FTS query -> its row ids)
 
     def close(self) -> None:
-        self.db.close()
+        """Close once no thread is searching (closing a connection another thread is using crashes the process)."""
+        with self.lock:
+            self.closed = True
+            self.db.close()
 
     def tree(self) -> str:
         row = self.db.execute("SELECT value FROM meta WHERE key = 'tree'").fetchone()
@@ -719,6 +723,8 @@ def _open(vault: Vault, tree: str | None, fresh: bool = False) -> Index:
     where = folder(vault)
     with _OPEN_LOCK:
         index = _OPEN.pop(where, None)
+        if index is not None and index.closed:
+            index = None
         if index is not None and fresh:
             index.close()
             with contextlib.suppress(OSError):
@@ -766,6 +772,8 @@ def _search(
                 from memgit.errors import Conflict
 
                 raise Conflict(f"the recall index is locked by another process: {exc}", "try again") from None
+        except sqlite3.ProgrammingError:  # closed by another thread meanwhile (a newer database replaced it)
+            return _open(vault, tree).search(vault, tree or "", alternatives, first)
         except (sqlite3.DatabaseError, _Rebuild):
             pass
         # unreadable, malformed or not diffable to this tree: a new index, built once

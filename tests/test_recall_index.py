@@ -341,3 +341,41 @@ def test_an_older_git_status_never_overwrites_a_newer_one(lived: Path) -> None:
         assert watch.changes(vault, tree) == set()  # the edit undone: the event is checked against the tree
     finally:
         watch.close()
+
+
+def test_closing_an_index_waits_for_the_search_in_progress(lived: Path) -> None:
+    """A long-running process closes a database another thread may be searching (a newer one replaced it, or
+    too many are open): closing a connection in use crashes the process, so close waits for the search."""
+    import threading
+
+    from memgit import recall_index
+    from memgit.api import Vault
+
+    vault = Vault(lived)
+    index = recall_index._open(vault, vault.head_tree())
+    with index.lock:  # a search in progress holds it
+        closing = threading.Thread(target=index.close)
+        closing.start()
+        closing.join(0.3)
+        assert closing.is_alive()
+        index.db.execute("SELECT count(*) FROM files").fetchone()  # the search goes on
+    closing.join(5)
+    assert not closing.is_alive() and index.closed
+    with pytest.raises(sqlite3.ProgrammingError):
+        index.db.execute("SELECT 1")
+
+
+def test_a_recall_after_another_thread_closed_the_open_index_opens_it_again_not_a_rebuild(lived: Path) -> None:
+    """The closed database is still the newest and sound: the next recall opens it again, neither rebuilding it
+    (seconds at 10k) nor giving up on the index."""
+    from memgit import recall_index
+    from memgit.api import Vault
+    from memgit.recall import recall as library_recall
+
+    vault = Vault(lived)
+    before = library_recall(vault, "Zürich")
+    (db,) = databases(lived)
+    recall_index._OPEN[recall_index.folder(vault)].close()  # as another thread does
+    assert library_recall(Vault(lived), "Zürich") == before
+    assert databases(lived) == [db]
+    assert not recall_index._OPEN[recall_index.folder(vault)].closed

@@ -269,11 +269,7 @@ class Recall:
                 yield Match(path, n, text, (), ())
                 continue
             if path not in files:
-                files[path] = (
-                    work_lines(self.vault, path)
-                    if tree is None
-                    else (read_at(self.vault, tree, path) or b"").decode("utf-8", errors="replace").split("\n")
-                )
+                files[path] = _lines_at(self.vault, tree, path)
             body = files[path]
             yield Match(path, n, text, tuple(body[max(0, n - 2) : n - 1]), tuple(body[n : n + 9]))
 
@@ -549,14 +545,15 @@ class Recall:
 
     def _speakers(self, docs: list[Doc], reads: dict[str, str]) -> list[set[str]]:
         """The words of who says each journal entry ("- 15:53 Gina: ..." -> {"gina"}); empty for other lines. A
-        speaker is a name: one to three capitalised words ("Call with Acme Inc: ..." is a call, not a speaker)."""
+        speaker is a name: one to three words, none in lower case ("Call with Acme Inc: ..." is a call, not a
+        speaker; "田中", without case, is a name)."""
         out: list[set[str]] = []
         for d in docs:
             said = _SPEAKER.match(d.text) if reads[d.kind] == "entries" and ":" in d.text[8:50] else None
             who = said.group(1).split() if said else []
             out.append(
                 set(self.tokens(said.group(1)))
-                if said and len(who) <= 3 and all(w[0].isupper() for w in who)
+                if said and len(who) <= 3 and not any(w[0].islower() for w in who)  # 田中 has no case: a name
                 else set()
             )
         return out
@@ -610,8 +607,7 @@ class Recall:
                 out.append(set())
                 continue
             if d.path not in files:
-                data = read_at(self.vault, self.tree, d.path) or b""
-                files[d.path] = data.decode("utf-8", errors="replace").split("\n")
+                files[d.path] = _lines_at(self.vault, self.tree, d.path)
             lines = files[d.path]
             around = (lines[i - 1] for i in (d.line - 1, d.line + 1) if 1 <= i <= len(lines))
             out.append({t for ln in around if ln.startswith("- ") for t in self.tokens(_JOURNAL_META.sub(" ", ln))})
@@ -856,6 +852,13 @@ class Recall:
             stale = day is None or (self.moment.date() - day).days > confirm
             hit["confirm_before_use"] = stale
         return hit
+
+
+def _lines_at(vault: Vault, tree: str | None, path: str) -> list[str]:
+    """A file's lines as recall reads it: the work tree's (kept by stat in a long-running process) or a tree's."""
+    if tree is None:
+        return work_lines(vault, path)
+    return (read_at(vault, tree, path) or b"").decode("utf-8", errors="replace").split("\n")
 
 
 @lru_cache(maxsize=64)

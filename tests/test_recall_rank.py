@@ -419,3 +419,19 @@ def test_a_speaker_is_a_name_not_a_call_with_a_company(vault: Path, monkeypatch:
     talk = r._speakers(docs, {"journal": spec("journal").recall})
     said = dict(zip((d.text.split(": ")[0][8:] for d in docs), talk, strict=True))
     assert said == {"Call with Acme Inc": set(), "Gina Ortiz": {"gina", "ortiz"}}, said
+
+
+def test_a_speaker_written_without_case_is_a_name(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Japanese, Chinese, Korean names have no capitals: "田中: ..." is said by 田中, as "Gina Ortiz: ..." by Gina."""
+    from memgit.api import Vault
+    from memgit.kinds import spec
+    from memgit.recall import Recall
+
+    memgit_json("log", "田中: 東京の会議は来週です", cwd=vault)
+    memgit_json("log", "Émile Zola: the 東京 trip is booked", cwd=vault)
+    monkeypatch.setenv("MEMGIT_NOW", "2027-06-01T10:00:00")
+    r = Recall(Vault(vault), "東京")
+    docs = [d for d in r.candidates() if d.kind == "journal"]
+    talk = r._speakers(docs, {"journal": spec("journal").recall})
+    said = {d.text.split(": ")[0][8:]: bool(t) for d, t in zip(docs, talk, strict=True)}
+    assert said == {"田中": True, "Émile Zola": True}, said

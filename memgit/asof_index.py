@@ -149,13 +149,31 @@ def _derive(vault: Vault, where: Path, tree: str, moment: int) -> Path:
     `tree` by tree diff in a temporary file renamed into place; the least recently used ones past SLOTS go."""
     head = vault.repo.head_id()
     main = recall_index._open(vault, vault.head_tree())  # the index (built if there is none)
-    source, age = main.path, abs(vault.repo.commit_info(head).time - moment) if head else 0
+    age = abs(vault.repo.commit_info(head).time - moment) if head else 0
     where.mkdir(parents=True, exist_ok=True)
+    nearer = []  # (how far in time, path) of the old trees' databases nearer to `moment` than HEAD
     for name in os.listdir(where):
         stamp = name.split("-", 1)[0]
         if name.endswith(".sqlite") and stamp.isdigit() and abs(int(stamp) - moment) < age:
-            source, age = where / name, abs(int(stamp) - moment)
-    tmp = where / f"build-{os.getpid()}-{threading.get_ident()}-{time.time_ns()}.tmp"
+            nearer.append((abs(int(stamp) - moment), where / name))
+    final = where / f"{max(moment, 0):012d}-{tree}.sqlite"
+    for _age, source in [*sorted(nearer), (age, main.path)]:
+        try:
+            _copy(vault, source, final, tree)
+            break
+        except sqlite3.DatabaseError:
+            if source == main.path:
+                raise
+            with _LOCK:  # broken (hand-edited, truncated) or made for other kinds: dropped, the next nearest used
+                _forget(source, unlink=True)
+    _clean(where, final)
+    return final
+
+
+def _copy(vault: Vault, source: Path, final: Path, tree: str) -> None:
+    """`source`'s copy brought to `tree` by diff in a temporary file renamed to `final`; sqlite3.DatabaseError when
+    `source` is unreadable or made for other kinds."""
+    tmp = final.parent / f"build-{os.getpid()}-{threading.get_ident()}-{time.time_ns()}.tmp"
     try:
         src = sqlite3.connect(source.resolve().as_uri() + "?mode=ro", uri=True, timeout=60.0)
         try:
@@ -170,18 +188,17 @@ def _derive(vault: Vault, where: Path, tree: str, moment: int) -> Path:
             src.close()
         index = Index(tmp)
         try:
+            if index.meta.get("fingerprint") != recall_index._fingerprint(vault):
+                raise sqlite3.DatabaseError(f"{source} was made for other kinds")
             index.db.execute("PRAGMA journal_mode=OFF")  # a copy being made: a crash leaves a .tmp nobody reads
             index.db.execute("PRAGMA synchronous=OFF")
             index.search(vault, tree, [])  # brought to `tree` by diff
         finally:
             index.close()
-        final = where / f"{max(moment, 0):012d}-{tree}.sqlite"
         os.replace(tmp, final)
     finally:
         with contextlib.suppress(OSError):
             tmp.unlink()
-    _clean(where, final)
-    return final
 
 
 def _clean(where: Path, keep: Path) -> None:

@@ -256,3 +256,34 @@ def test_threads_asking_about_more_days_than_are_kept_agree_with_the_old_trees(
     for day, answer in zip(asked, answers, strict=True):
         assert answer == expected[day], day
     assert len(slots(vault)) <= asof_index.SLOTS
+
+
+def test_a_broken_database_of_another_old_tree_is_not_copied_but_dropped(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An old tree's database is derived from the one nearest in time; a broken (hand-edited, truncated) one there is
+    dropped and the next nearest used, not the as-of recall of every nearby day given up to reading every blob."""
+    from memgit import asof_index
+
+    monkeypatch.setattr(asof_index, "OVERLAY", -1)
+    commits = []
+    for year, text in (("2020", "zurich first"), ("2021", "zurich second")):
+        (vault / "contexts").mkdir(exist_ok=True)
+        (vault / "contexts" / f"c{year}.md").write_text(f"{text}\n")
+        git(vault, "add", "-A")
+        dated = {"GIT_COMMITTER_DATE": f"{year}-01-01T12:00:00Z", "GIT_AUTHOR_DATE": f"{year}-01-01T12:00:00Z"}
+        git(vault, "-c", "core.hooksPath=/dev/null", "commit", "-qm", text, "--no-verify", env=dated)
+        commits.append(git(vault, "rev-parse", "HEAD").stdout.strip())
+    memgit_json("log", "zurich now", cwd=vault)
+    first, second = commits
+    same_every_way(vault, "zurich", first, monkeypatch)
+    (name,) = slots(vault)
+    while asof_index._OPEN:  # as a new process finds it
+        asof_index._OPEN.popitem()[1].close()
+    (vault / ".git" / "memgit" / "recall" / "asof" / name).write_bytes(b"not a database at all" * 100)
+    assert texts(recall(vault, "zurich", None, "--as-of", second)) == texts(
+        recall(vault, "zurich", RG, "--as-of", second)
+    )
+    second_tree = git(vault, "rev-parse", f"{second}^{{tree}}").stdout.strip()
+    assert [n for n in slots(vault) if n.endswith(f"-{second_tree}.sqlite")], slots(vault)
+    assert name not in slots(vault)

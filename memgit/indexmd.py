@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from memgit import atomic
 from memgit.config import CONFIG_PATH, INDEX_PATH
 from memgit.lock import flock
 from memgit.progress import index_rebuild, tick
@@ -81,12 +82,6 @@ def cache_lock(folder: Path) -> Iterator[None]:
         os.close(fd)
 
 
-def _write(path: Path, data: bytes) -> None:
-    from memgit.atomic import replace
-
-    replace(path, data)
-
-
 def meta_bytes(meta: dict[str, Any]) -> bytes:
     """meta.json: the cache's fields and, last, the checksum of the bytes before it (load() trusts the nested
     summaries, blocks and blob ids without checking each: a hand edit anywhere must read as no cache)."""
@@ -113,7 +108,7 @@ def mark_fresh(gitdir: Path, tree: str, base: str) -> None:
     path = gitdir / FRESH
     try:
         path.parent.mkdir(exist_ok=True)
-        _write(path, f"{tree} {base}\n".encode())
+        atomic.replace(path, f"{tree} {base}\n".encode())
     except OSError:  # a read-only .git: the post-commit refresh does the work instead
         pass
 
@@ -266,13 +261,15 @@ class IndexBuilder:
         save = os.urandom(6).hex()
 
         def side(path: Path, data: Any) -> None:
-            _write(path, json.dumps({"save": save, "data": data}, separators=(",", ":"), ensure_ascii=False).encode())
+            atomic.replace(
+                path, json.dumps({"save": save, "data": data}, separators=(",", ":"), ensure_ascii=False).encode()
+            )
 
         for page in self._dirty:
             if page in self.summaries:
                 side(self._page_file(page, "json"), self._entries[page])
                 side(self._page_file(page, "top.json"), self._tops[page])
-                _write(self._page_file(page, "md"), self._texts[page].encode())
+                atomic.replace(self._page_file(page, "md"), self._texts[page].encode())
                 self._saves[page] = save
             else:
                 for ext in ("json", "top.json", "md"):
@@ -292,7 +289,7 @@ class IndexBuilder:
             "saves": self._saves,
             "present": self._present,
         }
-        _write(self.folder / "meta.json", meta_bytes(meta))
+        atomic.replace(self.folder / "meta.json", meta_bytes(meta))
         self._dirty.clear()
         self._alerts_dirty = False
         self._disk_ok = True

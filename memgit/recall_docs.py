@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from stat import S_ISREG
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from memgit import entries
 
@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     from memgit.context import VaultContext as Vault
     from memgit.rg import Match
 
+K = TypeVar("K")
+V = TypeVar("V")
 DATED_HEADING = re.compile(r"^#{1,6} .*\((\d{4}-\d{2}-\d{2})\)\s*$")
 _META_LINE = re.compile(r"^[A-Za-z_][\w-]*:(\s|$)")
 _FIELD = re.compile(r'^\s*"(\w+)": (.*)$')  # the value without its one trailing comma (greedy: 6x faster than .*?,?)
@@ -168,10 +170,7 @@ def subfolders(vault: Vault, tree: str | None, folder: str) -> list[str]:
         key = (tree, folder)
         names = _TREE_LISTED.get(key)
         if names is None:
-            names = _TREE_LISTED[key] = vault.repo.folders(tree, folder)
-            with contextlib.suppress(RuntimeError, StopIteration, KeyError):  # another thread's recall meanwhile
-                while len(_TREE_LISTED) > KEEP_TREES:
-                    _TREE_LISTED.pop(next(iter(_TREE_LISTED)))
+            names = _keep(_TREE_LISTED, key, vault.repo.folders(tree, folder), KEEP_TREES)
         return list(names)
     where = vault.root / folder
     try:
@@ -209,10 +208,7 @@ def work_lines(vault: Vault, path: str) -> list[str]:
         return known[1]
     lines = (read_work(vault, path) or b"").decode("utf-8", errors="replace").split("\n")
     if time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) > 2_000_000_000 and st.st_size <= KEEP_SIZE:
-        _LINES[target] = (stamp, lines)
-        with contextlib.suppress(RuntimeError, StopIteration, KeyError):  # another thread's recall meanwhile
-            while len(_LINES) > KEEP_LINES:
-                _LINES.pop(next(iter(_LINES)))
+        _keep(_LINES, target, (stamp, lines), KEEP_LINES)
     return lines
 
 
@@ -251,18 +247,27 @@ def read_at(vault: Vault, tree: str | None, path: str) -> bytes | None:
     if tree is None:
         return read_work(vault, path)
     key = (tree, path)
-    if key in _READ:
-        return _READ[key]
+    known = _READ.get(key, _UNREAD)  # one look-up: another thread may drop the key between two
+    if known is not _UNREAD:
+        return known
     data = vault.repo.read(tree, path)
     if data is None or len(data) <= KEEP_SIZE:
-        _READ[key] = data
-        with contextlib.suppress(RuntimeError, StopIteration, KeyError):  # another thread's recall meanwhile
-            while len(_READ) > KEEP_LINES:
-                _READ.pop(next(iter(_READ)))
+        _keep(_READ, key, data, KEEP_LINES)
     return data
 
 
 _READ: dict[tuple[str, str], bytes | None] = {}  # (tree, path) -> its bytes in a long-running process (--as-of)
+_UNREAD = b"\0unread"  # not in _READ (None is: a path the tree does not hold)
+
+
+def _keep(cache: dict[K, V], key: K, value: V, most: int) -> V:
+    """`value` kept in `cache` under `key`, the oldest entries past `most` dropped (threads of a long-running process
+    share the cache: another one's recall may drop or add entries meanwhile)."""
+    cache[key] = value
+    with contextlib.suppress(RuntimeError, StopIteration, KeyError):
+        while len(cache) > most:
+            cache.pop(next(iter(cache)))
+    return value
 
 
 def read_work(vault: Vault, path: str) -> bytes | None:

@@ -106,10 +106,10 @@ def _put_back(target: Path, written: str | None, old: str | None, blobs: dict[st
     blob; anything else there is a person's."""
     from memgit.atomic import replace
 
-    if written is None or not target.is_file() or target.is_symlink():
+    if written is None:
         return
-    with contextlib.suppress(OSError):
-        if target.read_bytes() != blobs.get(written):
+    with contextlib.suppress(OSError):  # is_file() too raises for some errors (EACCES, ENAMETOOLONG)
+        if not target.is_file() or target.is_symlink() or target.read_bytes() != blobs.get(written):
             return
         if old:
             replace(target, blobs[old])

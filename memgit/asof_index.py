@@ -161,10 +161,12 @@ def _derive(vault: Vault, where: Path, tree: str, moment: int) -> Path:
         try:
             _copy(vault, source, final, tree)
             break
-        except sqlite3.DatabaseError:
+        except (sqlite3.DatabaseError, recall_index._Rebuild):
             if source == main.path:
                 raise
-            with _LOCK:  # broken (hand-edited, truncated) or made for other kinds: dropped, the next nearest used
+            # broken (hand-edited, truncated), made for other kinds or of a tree gone (a rewritten history): dropped,
+            # the next nearest used
+            with _LOCK:
                 _forget(source, unlink=True)
     _clean(where, final)
     return final
@@ -172,7 +174,7 @@ def _derive(vault: Vault, where: Path, tree: str, moment: int) -> Path:
 
 def _copy(vault: Vault, source: Path, final: Path, tree: str) -> None:
     """`source`'s copy brought to `tree` by diff in a temporary file renamed to `final`; sqlite3.DatabaseError when
-    `source` is unreadable or made for other kinds."""
+    `source` is unreadable or made for other kinds, recall_index._Rebuild when its tree is gone."""
     tmp = final.parent / f"build-{os.getpid()}-{threading.get_ident()}-{time.time_ns()}.tmp"
     try:
         src = sqlite3.connect(source.resolve().as_uri() + "?mode=ro", uri=True, timeout=60.0)

@@ -4,6 +4,7 @@ without an index (MEMGIT_RECALL_INDEX=0), at most SLOTS databases kept, a broken
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -258,11 +259,24 @@ def test_threads_asking_about_more_days_than_are_kept_agree_with_the_old_trees(
     assert len(slots(vault)) <= asof_index.SLOTS
 
 
+def _overwritten(db: Path) -> None:
+    db.write_bytes(b"not a database at all" * 100)
+
+
+def _of_a_tree_gone(db: Path) -> None:  # a rewritten history: the tree it holds is no longer in the repository
+    import sqlite3
+
+    with contextlib.closing(sqlite3.connect(db)) as con, con:
+        con.execute("UPDATE meta SET value = ? WHERE key = 'tree'", ("f" * 40,))
+
+
+@pytest.mark.parametrize("damage", [_overwritten, _of_a_tree_gone])
 def test_a_broken_database_of_another_old_tree_is_not_copied_but_dropped(
-    vault: Path, monkeypatch: pytest.MonkeyPatch
+    vault: Path, monkeypatch: pytest.MonkeyPatch, damage: Callable[[Path], None]
 ) -> None:
-    """An old tree's database is derived from the one nearest in time; a broken (hand-edited, truncated) one there is
-    dropped and the next nearest used, not the as-of recall of every nearby day given up to reading every blob."""
+    """An old tree's database is derived from the one nearest in time; a broken (hand-edited, truncated) one there, or
+    one whose tree is gone, is dropped and the next nearest used, not the as-of recall of every nearby day given up to
+    reading every blob."""
     from memgit import asof_index
 
     monkeypatch.setattr(asof_index, "OVERLAY", -1)
@@ -280,7 +294,7 @@ def test_a_broken_database_of_another_old_tree_is_not_copied_but_dropped(
     (name,) = slots(vault)
     while asof_index._OPEN:  # as a new process finds it
         asof_index._OPEN.popitem()[1].close()
-    (vault / ".git" / "memgit" / "recall" / "asof" / name).write_bytes(b"not a database at all" * 100)
+    damage(vault / ".git" / "memgit" / "recall" / "asof" / name)
     assert texts(recall(vault, "zurich", None, "--as-of", second)) == texts(
         recall(vault, "zurich", RG, "--as-of", second)
     )

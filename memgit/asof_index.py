@@ -20,12 +20,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memgit import recall_index
-from memgit.recall_index import Found, Index, LazyPattern, Stage, Unusable
+from memgit.recall_index import Found, Index, LazyPattern, Unusable
 
 if TYPE_CHECKING:
     import re
 
     from memgit.context import VaultContext as Vault
+    from memgit.recall_stage import Stage
 
 FOLDER = "asof"  # .git/memgit/recall/asof/
 SLOTS = 2  # old trees' databases kept (each about as big as the index: ~28 MB at 10k entities)

@@ -228,7 +228,7 @@ class Recall:
         """L2: rg over the work tree (or, given a tree, over a clean checkout of it: --as-of). Past CANDIDATES
         matching lines, the ones sharing the most query words (then the shortest) go on to ranking; a fact's fields
         come from its file, read once."""
-        from memgit import asof_index, recall_index
+        from memgit import asof_index, recall_index, recall_stage
         from memgit.rg import Match, grep_lines
 
         cfg = self.vault.config
@@ -237,7 +237,7 @@ class Recall:
         found = None
         rx = recall_index.LazyPattern(self.pairs, re.I)
         if self.use_index:  # the same lines and bytes as rg's, from the index under .git/memgit/recall/
-            first = recall_index.Stage(rx, self._spec(), CANDIDATES, self._keep, self._wanted)
+            first = recall_stage.Stage(rx, self._spec(), CANDIDATES, self._keep, self._wanted)
             with contextlib.suppress(recall_index.Unusable):  # no index here (read-only .git): rg
                 if tree is None:
                     found = recall_index.grep(self.vault, rx, alternatives(self.pairs), first)

@@ -3,7 +3,7 @@ holding the most of the question's words (a synonym's word counts half); among l
 whose journal entry is said fewer times among them (small talk, "- 09:12 Gina: How was your week?" said in every
 session, yields to what was said once: ranking's `repeat` rule), then the shortest, then by path and line.
 The same definition whichever search found the lines: rg over the work tree (here, over every line) or the recall
-index (memgit/recall_index.py, which reaches the same lines without reading the lines holding only one common word:
+index (memgit/recall_stage.py, which reaches the same lines without reading the lines holding only one common word:
 the rarer words' rows, and the common words' rows that hold another of the question's words).
 
 A line holds a term when one of its words (memgit/tokens.py `line_words`: folded, unstemmed, CJK characters and

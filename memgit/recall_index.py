@@ -24,10 +24,8 @@ import threading
 import time
 import unicodedata
 from array import array
-from collections import Counter
 from collections.abc import Callable, Collection, Container, Iterable, Iterator
 from functools import lru_cache
-from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -39,7 +37,7 @@ if TYPE_CHECKING:
     import re
 
     from memgit.context import VaultContext as Vault
-    from memgit.recall_cut import Scorer, Term
+    from memgit.recall_stage import Stage
     from memgit.worktree_watch import Watch
 
 VERSION = "3"
@@ -62,12 +60,7 @@ CREATE TABLE vocab(word TEXT PRIMARY KEY) WITHOUT ROWID;
 # what recall's pattern matches and the text is what rg shows; `oddterms` the others (the pattern decides on their
 # text). `vocab`: every word ever indexed (a superset: a prefix is asked for as the words it starts).
 EXPAND = 200  # a prefix starting more words than this is asked for as an FTS5 prefix query
-EXPAND_INNER = 2000  # a compound head inside more words than this: the first stage runs in Python
-BUDGET = 5000  # first stage: rows of the rarer terms read per question (a commoner term's only with another term)
 CHUNK = 900  # ids per IN (...)
-KEEP_LENGTHS = 300_000  # line lengths a long-running process keeps
-KEEP_COUNTS = 4096  # terms' row counts a long-running process keeps
-KEEP_ROWIDS = 1_000_000  # row ids of the first stage's queries a long-running process keeps (8 bytes each)
 
 
 class Found(NamedTuple):
@@ -116,18 +109,6 @@ def _part(source: str, flags: int) -> re.Pattern[str]:
     import re
 
     return re.compile(source, flags)
-
-
-class Stage(NamedTuple):
-    """recall's first stage (memgit/recall_cut.py) as the index runs it."""
-
-    rx: re.Pattern[str] | LazyPattern
-    spec: list[Term]
-    k: int
-    keep: Callable[[str, str], bool]  # (path, text): a line recall keeps (an entity's items.json: its "fact" lines)
-    wanted: Callable[[str], bool]  # a path whose lines recall keeps (the layer asked for; no index page)
-    dirty: frozenset[str] = frozenset()
-    work: tuple[tuple[str, int, str], ...] = ()
 
 
 enabled = recall_status.enabled
@@ -208,6 +189,8 @@ _WorkTree = Status  # git status of the work tree (memgit/recall_status.py)
 class Index:
     """One open database (kept open by a long-running process such as the MCP server)."""
 
+    shift = SHIFT  # a line's row id: file id << shift | line number
+
     def __init__(self, path: Path) -> None:
         self.path = path
         self.db = sqlite3.connect(
@@ -241,6 +224,8 @@ class Index:
         (re-indexing only the blobs a tree diff names); the stamp check, the update and the query share one
         transaction, so what is read is `tree`'s. With `first`, when more lines match than it keeps: the lines that go
         on (the work tree's among them) instead."""
+        from memgit.recall_stage import first_stage
+
         with self.lock:
             self.db.execute("BEGIN")
             try:
@@ -248,7 +233,7 @@ class Index:
                     self.db.execute("COMMIT")
                     self.db.execute("BEGIN IMMEDIATE")  # one writer at a time; the next one finds the work done
                     self._update(vault, tree)
-                cut = self._first_stage(first) if first is not None else None
+                cut = first_stage(self, first) if first is not None else None
                 rows, total = self._query(alternatives) if cut is None else ([], self._bytes())
                 self.db.execute("COMMIT")
             except BaseException:
@@ -371,63 +356,34 @@ class Index:
             return self.names[1]
         return self._names({r >> SHIFT for r in rows})
 
-    def _inner(self, head: str) -> list[str] | None:
-        """The indexed words holding `head` from their 4th letter on (compounds: "topferkurs" for "kurs"), quoted;
-        None when there are more than EXPAND_INNER."""
-        found = [
-            _quote(w)
-            for (w,) in self.db.execute(
-                "SELECT word FROM vocab WHERE instr(substr(word, 4), ?) > 0 LIMIT ?", (head, EXPAND_INNER + 1)
+    def _term(self, prefixes: Iterable[str], exact: Iterable[str], head: str, most: int) -> str | None:
+        """A first-stage term (memgit/recall_cut.py Term) as an FTS5 query: the words its prefixes start, its CJK terms,
+        the words holding its compound head from their 4th letter on ("topferkurs" for "kurs"); "" for none; None when
+        the head is inside more than `most` words."""
+        inner: list[str] = []
+        if head:
+            inner = [
+                _quote(w)
+                for (w,) in self.db.execute(
+                    "SELECT word FROM vocab WHERE instr(substr(word, 4), ?) > 0 LIMIT ?", (head, most + 1)
+                )
+            ]
+            if len(inner) > most:
+                return None
+        return " OR ".join(x for x in [*map(self._words, prefixes), *map(_quote, exact), *inner] if x)
+
+    def _odd_lines(self, expr: str, gone: Container[int], rx: re.Pattern[str] | LazyPattern) -> list[tuple[int, str]]:
+        """(row id, text as rg shows it) of the odd lines an FTS query matches that the pattern matches too, as in rg
+        (their words may differ from what the pattern matches), but those of the files in `gone`."""
+        return [
+            (rowid, shown)
+            for rowid, text in self.db.execute(
+                "SELECT l.id, l.text FROM oddterms JOIN lines l ON l.id = oddterms.rowid WHERE oddterms MATCH ?",
+                (expr,),
             )
+            if rowid >> SHIFT not in gone and ((text.isascii() and "_" not in text) or rx.search(text))
+            for shown in [text if len(text) < MAX_COLUMNS // 4 else _long(rx, text, len(text.encode()) + 1)]
         ]
-        return None if len(found) > EXPAND_INNER else found
-
-    def _count(self, expr: str) -> int:
-        """A term's rows, up to BUDGET + 1, kept while no connection has written since (common words recur)."""
-        version = int(self.db.execute("PRAGMA data_version").fetchone()[0])
-        if self.counts[0] != version or len(self.counts[1]) > KEEP_COUNTS:
-            self.counts = (version, {})
-        known = self.counts[1]
-        found = known.get(expr)
-        if found is None:
-            sql = "SELECT count(*) FROM (SELECT rowid FROM terms WHERE terms MATCH ? LIMIT ?)"
-            found = known[expr] = int(self.db.execute(sql, (expr, BUDGET + 1)).fetchone()[0])
-        return found
-
-    def _rowids(self, expr: str) -> array[int]:
-        """The plain lines an FTS query matches, kept (up to KEEP_ROWIDS ids) while no connection has written since: a
-        long-running process is asked the same common words, and pairs of them, again. Fetched as one JSON array
-        (json_group_array, in the query's row order: half the CPU of a Python row per id), or row by row where
-        SQLite has no JSON functions."""
-        version = int(self.db.execute("PRAGMA data_version").fetchone()[0])
-        if self.found[0] != version:
-            self.found = (version, {})
-        known = self.found[1]
-        got = known.get(expr)
-        if got is None:
-            got = _fetch_rowids(self.db, expr)
-            if sum(map(len, known.values())) + len(got) > KEEP_ROWIDS:
-                known.clear()
-            if len(got) <= KEEP_ROWIDS:
-                known[expr] = got
-        return got
-
-    def _lengths(self, ids: list[int]) -> dict[int, tuple[int, int | None]]:
-        """Each line's length in characters and, for a journal entry, the hash of what was said (recall_cut.entry: the
-        tie-break counts copies), kept while no connection has written since (a long-running process asks for the
-        same common words' lines again)."""
-        from memgit.recall_cut import ENTRY_GLOB
-
-        version = int(self.db.execute("PRAGMA data_version").fetchone()[0])
-        if self.sizes_of[0] != version:
-            self.sizes_of = (version, {})
-        known = self.sizes_of[1]
-        missing = [i for i in ids if i not in known]
-        sql = f"SELECT id, length(text), CASE WHEN text GLOB '{ENTRY_GLOB}' THEN substr(text, 9) END FROM lines WHERE id IN ({{}})"
-        known.update((i, (n, None if said is None else hash(said))) for i, n, said in self._in(sql, missing))
-        if len(known) > KEEP_LENGTHS:
-            self.sizes_of = (version, {i: known[i] for i in ids})
-        return self.sizes_of[1]
 
     def _in(self, sql: str, ids: list[int] | list[str]) -> list[tuple[Any, ...]]:
         out: list[tuple[Any, ...]] = []
@@ -454,147 +410,6 @@ class Index:
             return _quote(prefix) + "*"
         return " OR ".join(_quote(w) for w in words)
 
-    def _first_stage(self, first: Stage) -> list[tuple[str, int, str]] | None:
-        """recall's first stage (memgit/recall_cut.py) over the index: the lines that go on, or None when no more
-        than `first.k` lines match. Plain lines come from FTS5: every row of the rarer terms (up to BUDGET rows), of
-        the commoner ones only the rows that hold another term too, which decide while the k-th line holds more than
-        a line holding one commoner term alone (else every term's rows are read); odd lines, the lines of the files
-        that differ from the tree and the work tree's lines are matched in Python."""
-        from memgit.recall_cut import Scorer, entry, mask
-
-        spec = first.spec
-        inner = {t.inner: self._inner(t.inner) for t in spec if t.inner}
-        if any(found is None for found in inner.values()):
-            return None  # a head inside too many words: every line, cut in Python
-        exprs = [
-            " OR ".join(
-                x
-                for x in [*(self._words(p) for p in t.prefixes), *map(_quote, t.exact), *(inner.get(t.inner) or [])]
-                if x
-            )
-            for t in spec
-        ]
-        live = [i for i, e in enumerate(exprs) if e]
-        if not live:
-            return None
-        every = " OR ".join(f"({exprs[i]})" for i in live)
-        # how many rows each term has, up to BUDGET + 1 (only which terms are cheap to read depends on it)
-        size = {i: self._count(exprs[i]) for i in live}
-        # the committed lines of files that differ from the tree are not candidates; their work-tree lines are
-        gone = {i for (i,) in self._in("SELECT id FROM files WHERE path IN ({})", sorted(first.dirty))}
-        rx = first.rx
-        odd = [  # odd lines: the pattern and the text decide, as in rg
-            (rowid, shown)
-            for rowid, text in self.db.execute(
-                "SELECT l.id, l.text FROM oddterms JOIN lines l ON l.id = oddterms.rowid WHERE oddterms MATCH ?",
-                (every,),
-            )
-            if rowid >> SHIFT not in gone and ((text.isascii() and "_" not in text) or rx.search(text))
-            for shown in [text if len(text) < MAX_COLUMNS // 4 else _long(rx, text, len(text.encode()) + 1)]
-        ]
-        names = self._names({rowid >> SHIFT for rowid, _ in odd})
-        extra = [(names[rowid >> SHIFT], rowid & ((1 << SHIFT) - 1), text) for rowid, text in odd]
-        extra = [line for line in extra if first.keep(line[0], line[2])] + list(first.work)
-        if sum(size.values()) + len(extra) <= first.k:
-            return None  # no more lines than go on anyway
-        extra_bits = [mask(text, spec) for _, _, text in extra]
-        score = Scorer(spec)
-        order = sorted(live, key=lambda i: (size[i], i))
-        cheap: list[int] = []
-        for i in order:
-            if cheap and sum(size[j] for j in cheap) + size[i] > BUDGET:
-                break
-            cheap.append(i)
-        while True:
-            rest = [i for i in order if i not in cheap]
-            either = " OR ".join(f"({exprs[i]})" for i in cheap)
-            pairs = [(exprs[i], 1 << i) for i in cheap]  # every row of the rarer terms
-            # the commoner terms' lines holding another term: all of those are known
-            pairs += [(f"({exprs[i]}) AND ({either})", 1 << i) for i in rest]
-            pairs += [(f"({exprs[i]}) AND ({exprs[j]})", 1 << i | 1 << j) for i in rest for j in rest if i < j]
-            bits_of: dict[int, int] = {}  # row -> the terms it holds
-            for expr, bits in pairs:
-                rows = self._rowids(expr)
-                if not bits_of:
-                    bits_of = dict.fromkeys(rows, bits)
-                    continue
-                get = bits_of.get
-                for rowid in rows:
-                    bits_of[rowid] = get(rowid, 0) | bits
-            known, complete = self._top(bits_of, extra_bits, score, first, gone)
-            if not rest:
-                if complete and len(known) <= first.k:
-                    return None  # no more lines than go on
-                break
-            bound = max(score(1 << i) for i in rest)  # what a line holding one commoner term alone scores
-            if len(known) >= first.k and known[first.k - 1][0] > bound:
-                break
-            cheap = order  # the rarer terms do not decide: every term's rows
-        edge = known[first.k - 1][0]
-        sure = [r for sc, r in known if sc > edge]
-        tied = [r for sc, r in known if sc == edge]
-        length = self._lengths([r for r in tied if r >= 0])
-        names = self._names({r >> SHIFT for r in sure + tied if r >= 0})
-        line_of = (1 << SHIFT) - 1
-        # small talk yields: a journal entry said again among the tied lines comes after those said fewer times
-        extra_said = {r: hash(e) for r in tied if r < 0 for e in [entry(extra[-1 - r][2])] if e is not None}
-        said = Counter(h for r in tied for h in [length[r][1] if r >= 0 else extra_said.get(r)] if h is not None)
-
-        def key(r: int) -> tuple[int, int, str, int]:
-            if r < 0:
-                h = extra_said.get(r)
-                path, line, text = extra[-1 - r]
-                return 1 if h is None else said[h], len(text), path, line
-            n, h = length[r]
-            return 1 if h is None else said[h], n, names[r >> SHIFT], r & line_of
-
-        chosen = sure + sorted(tied, key=key)[: first.k - len(sure)]
-        texts = dict(self._in("SELECT id, text FROM lines WHERE id IN ({})", [r for r in chosen if r >= 0]))
-        return [extra[-1 - r] if r < 0 else (names[r >> SHIFT], r & line_of, texts[r]) for r in chosen]
-
-    def _top(
-        self, bits_of: dict[int, int], extra_bits: list[int], score: Scorer, first: Stage, gone: set[int]
-    ) -> tuple[list[tuple[float, int]], bool]:
-        """The kept lines (their path wanted) down to the k-th one's score, best first, as (score, rowid; or -1 - its
-        index in `extra`), and whether no line (kept or not) scores less. Lines are taken a score at a time from the
-        best one down (only which lines reach the k-th one's score matters, not their order among equals)."""
-        k = first.k
-        count = Counter(bits_of.values())
-        count.update(extra_bits)
-        at: dict[float, list[int]] = {}  # score -> the terms' bits giving it
-        for b in count:
-            at.setdefault(score(b), []).append(b)
-        levels = sorted(at, reverse=True)
-        names = self._paths_of(bits_of)
-        wanted: dict[int, bool] = {}  # file id -> its lines may be candidates (asked only near the top)
-        known: list[tuple[float, int]] = []
-        taken = 0  # levels read
-        while taken < len(levels) and len(known) < k:
-            # the next levels down to where (kept or not) k lines more than now would be reached, read in one pass
-            need, upto = k - len(known), taken
-            while upto < len(levels) and need > 0:
-                need -= sum(count[b] for b in at[levels[upto]])
-                upto += 1
-            reading = {b: levels[i] for i in range(taken, upto) for b in at[levels[i]]}
-            found = [(reading[b], r) for r, b in bits_of.items() if b in reading]
-            found += [(reading[b], -1 - j) for j, b in enumerate(extra_bits) if b in reading]
-            found.sort(key=itemgetter(0), reverse=True)
-            for sc, r in found:
-                if r >= 0:
-                    f = r >> SHIFT
-                    ok = wanted.get(f)
-                    if ok is None:
-                        ok = wanted[f] = f not in gone and first.wanted(names[f])
-                    if not ok:
-                        continue
-                known.append((sc, r))
-            taken = upto
-        if len(known) > k:  # past the k-th line only those scoring as much
-            edge = known[k - 1][0]
-            known = [x for x in known if x[0] >= edge]
-        complete = len(known) < k or levels[-1] >= known[k - 1][0]
-        return known, complete
-
     def sizes(self, tree: str, paths: list[str]) -> dict[str, int] | None:
         """The bytes rg counts in each indexed path of `tree` (a path not indexed: a link, absent, hidden or an INDEX
         page, counts none); None when the index holds another tree by now (another process moved it)."""
@@ -608,22 +423,6 @@ class Index:
             finally:
                 self.db.execute("COMMIT")
         return {p: int(found.get(p, 0)) for p in paths}
-
-
-def _fetch_rowids(db: sqlite3.Connection, expr: str) -> array[int]:
-    global _JSON_ARRAYS
-    if _JSON_ARRAYS:
-        try:
-            found = db.execute("SELECT json_group_array(rowid) FROM terms WHERE terms MATCH ?", (expr,)).fetchone()
-            return array("q", json.loads(found[0]))
-        except sqlite3.OperationalError as exc:
-            if "no such function" not in str(exc):
-                raise
-            _JSON_ARRAYS = False  # an SQLite built without JSON functions
-    return array("q", [r for (r,) in db.execute("SELECT rowid FROM terms WHERE terms MATCH ?", (expr,))])
-
-
-_JSON_ARRAYS = True  # this SQLite has json_group_array (built in since 3.38)
 
 
 class _Rebuild(Exception):

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from memgit import recall_cut, recall_index
+from memgit import recall_cut, recall_index, recall_stage
 from memgit.api import Vault
 from memgit.recall import recall
 from tests.conftest import git, memgit_json
@@ -21,7 +21,7 @@ def both(vault: Path, query: str) -> tuple[dict[str, Any], dict[str, Any]]:
     return recall(v, query, k=50), recall(v, query, k=50, index=False)
 
 
-@pytest.mark.parametrize("budget", [recall_index.BUDGET, 1])  # 1: the rarest term's rows, the others' with another
+@pytest.mark.parametrize("budget", [recall_stage.BUDGET, 1])  # 1: the rarest term's rows, the others' with another
 def test_the_index_cuts_as_rg_does_through_work_tree_changes(
     lived: Path,  # noqa: F811
     budget: int,
@@ -33,7 +33,7 @@ def test_the_index_cuts_as_rg_does_through_work_tree_changes(
     memgit_json("log", "Ticket foo_office only", cwd=lived)
     for n in range(12):
         memgit_json("log", f"Company note {n} about zurich{' and Hélène' * (n % 3 == 0)}", cwd=lived)
-    monkeypatch.setattr(recall_index, "BUDGET", budget)
+    monkeypatch.setattr(recall_stage, "BUDGET", budget)
     cut = 0
     for k in (2, 5):
         monkeypatch.setattr(memgit.recall, "CANDIDATES", k)
@@ -179,8 +179,8 @@ def test_a_compound_holds_its_head_in_the_first_stage_too(vault: Path, monkeypat
         memgit_json("log", f"Lena: Heute {n} nichts Neues", cwd=vault)
     course = memgit_json("log", "Lena: Ich habe mit einem Töpferkurs angefangen, endlich", cwd=vault)["id"]
     monkeypatch.setattr(memgit.recall, "CANDIDATES", 3)
-    for expand in (recall_index.EXPAND_INNER, 0):  # 0: the head is inside too many words, Python decides
-        monkeypatch.setattr(recall_index, "EXPAND_INNER", expand)
+    for expand in (recall_stage.EXPAND_INNER, 0):  # 0: the head is inside too many words, Python decides
+        monkeypatch.setattr(recall_stage, "EXPAND_INNER", expand)
         with_index, with_rg = both(vault, "Welchen Kurs macht Lena?")
         assert with_index == with_rg
         hits = with_index["hits"] or with_index["weak"]
@@ -318,8 +318,8 @@ def test_terms_rows_kept_by_a_warm_process_follow_commits(lived: Path, monkeypat
     from tests.conftest import memgit as cli
 
     monkeypatch.setattr(memgit.recall, "CANDIDATES", 2)
-    monkeypatch.setattr(recall_index, "BUDGET", 3)
-    monkeypatch.setattr(recall_index, "KEEP_ROWIDS", 5)  # the rows kept stay within it (older queries go)
+    monkeypatch.setattr(recall_stage, "BUDGET", 3)
+    monkeypatch.setattr(recall_stage, "KEEP_ROWIDS", 5)  # the rows kept stay within it (older queries go)
     notes = lived / "contexts" / "counts.md"
     v = Vault(lived)
     for n, elsewhere in ((1, False), (6, False), (2, True), (9, True)):
@@ -330,11 +330,13 @@ def test_terms_rows_kept_by_a_warm_process_follow_commits(lived: Path, monkeypat
             assert cli("recall", "kelp", "--json", cwd=lived, process=True).returncode in (0, 1)
         assert recall(v, "kelp company", k=50) == recall(v, "kelp company", k=50, index=False)
         index = recall_index._OPEN[recall_index.folder(v)]
-        assert sum(map(len, index.found[1].values())) <= recall_index.KEEP_ROWIDS
-        assert index._count('"kelp"') == min(n, recall_index.BUDGET + 1)
-        assert index.counts[1]['"kelp"'] == min(n, recall_index.BUDGET + 1)
+        assert sum(map(len, index.found[1].values())) <= recall_stage.KEEP_ROWIDS
+        assert recall_stage._count(index, '"kelp"') == min(n, recall_stage.BUDGET + 1)
+        assert index.counts[1]['"kelp"'] == min(n, recall_stage.BUDGET + 1)
         fresh = [r for (r,) in index.db.execute("SELECT rowid FROM terms WHERE terms MATCH ?", ('"kelp"',))]
-        assert len(fresh) == n and list(index._rowids('"kelp"')) == fresh  # the rows kept are the index's rows now
+        assert (
+            len(fresh) == n and list(recall_stage._rowids(index, '"kelp"')) == fresh
+        )  # the rows kept are the index's rows now
 
 
 def test_a_fact_s_fields_are_read_as_json_line_by_line() -> None:
@@ -410,10 +412,10 @@ def test_row_ids_fetched_as_one_json_array_are_the_rows_fetched_one_by_one(
     index = recall_index._OPEN[recall_index.folder(v)]
     sql = "SELECT rowid FROM terms WHERE terms MATCH ?"
     for expr in ('"piper"', '"piper" OR "acme" OR "works"', '("acme") AND ("works" OR "company")', '"nowhere"'):
-        assert recall_index._JSON_ARRAYS
-        fetched = list(recall_index._fetch_rowids(index.db, expr))
-        monkeypatch.setattr(recall_index, "_JSON_ARRAYS", False)
-        one_by_one = list(recall_index._fetch_rowids(index.db, expr))
+        assert recall_stage._JSON_ARRAYS
+        fetched = list(recall_stage._fetch_rowids(index.db, expr))
+        monkeypatch.setattr(recall_stage, "_JSON_ARRAYS", False)
+        one_by_one = list(recall_stage._fetch_rowids(index.db, expr))
         monkeypatch.undo()
         assert fetched == one_by_one == [r for (r,) in index.db.execute(sql, (expr,))], expr
         assert bool(fetched) == (expr != '"nowhere"'), expr

@@ -1,0 +1,230 @@
+"""recall's first stage (memgit/recall_cut.py) over the recall index (memgit/recall_index.py): when more lines match
+than recall ranks in full, the ones that go on, reached without reading the lines holding only one common word (the
+rarer words' rows from FTS5, and the common words' rows that hold another of the question's words)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from array import array
+from collections import Counter
+from collections.abc import Callable
+from operator import itemgetter
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    import re
+
+    from memgit.recall_cut import Scorer, Term
+    from memgit.recall_index import Index, LazyPattern
+
+EXPAND_INNER = 2000  # a compound head inside more words than this: the first stage runs in Python
+BUDGET = 5000  # rows of the rarer terms read per question (a commoner term's only with another term)
+KEEP_LENGTHS = 300_000  # line lengths a long-running process keeps
+KEEP_COUNTS = 4096  # terms' row counts a long-running process keeps
+KEEP_ROWIDS = 1_000_000  # row ids of the first stage's queries a long-running process keeps (8 bytes each)
+
+
+class Stage(NamedTuple):
+    """recall's first stage (memgit/recall_cut.py) as the index runs it."""
+
+    rx: re.Pattern[str] | LazyPattern
+    spec: list[Term]
+    k: int
+    keep: Callable[[str, str], bool]  # (path, text): a line recall keeps (an entity's items.json: its "fact" lines)
+    wanted: Callable[[str], bool]  # a path whose lines recall keeps (the layer asked for; no index page)
+    dirty: frozenset[str] = frozenset()
+    work: tuple[tuple[str, int, str], ...] = ()
+
+
+def first_stage(index: Index, first: Stage) -> list[tuple[str, int, str]] | None:
+    """recall's first stage (memgit/recall_cut.py) over the index: the lines that go on, or None when no more
+    than `first.k` lines match. Plain lines come from FTS5: every row of the rarer terms (up to BUDGET rows), of
+    the commoner ones only the rows that hold another term too, which decide while the k-th line holds more than
+    a line holding one commoner term alone (else every term's rows are read); odd lines, the lines of the files
+    that differ from the tree and the work tree's lines are matched in Python."""
+    from memgit.recall_cut import Scorer, entry, mask
+
+    spec, shift = first.spec, index.shift
+    found = [index._term(t.prefixes, t.exact, t.inner, EXPAND_INNER) for t in spec]
+    if None in found:
+        return None  # a head inside too many words: every line, cut in Python
+    exprs = [e or "" for e in found]
+    live = [i for i, e in enumerate(exprs) if e]
+    if not live:
+        return None
+    every = " OR ".join(f"({exprs[i]})" for i in live)
+    # how many rows each term has, up to BUDGET + 1 (only which terms are cheap to read depends on it)
+    size = {i: _count(index, exprs[i]) for i in live}
+    # the committed lines of files that differ from the tree are not candidates; their work-tree lines are
+    gone = {i for (i,) in index._in("SELECT id FROM files WHERE path IN ({})", sorted(first.dirty))}
+    odd = index._odd_lines(every, gone, first.rx)  # odd lines: the pattern and the text decide, as in rg
+    names = index._names({rowid >> shift for rowid, _ in odd})
+    extra = [(names[rowid >> shift], rowid & ((1 << shift) - 1), text) for rowid, text in odd]
+    extra = [line for line in extra if first.keep(line[0], line[2])] + list(first.work)
+    if sum(size.values()) + len(extra) <= first.k:
+        return None  # no more lines than go on anyway
+    extra_bits = [mask(text, spec) for _, _, text in extra]
+    score = Scorer(spec)
+    order = sorted(live, key=lambda i: (size[i], i))
+    cheap: list[int] = []
+    for i in order:
+        if cheap and sum(size[j] for j in cheap) + size[i] > BUDGET:
+            break
+        cheap.append(i)
+    while True:
+        rest = [i for i in order if i not in cheap]
+        either = " OR ".join(f"({exprs[i]})" for i in cheap)
+        pairs = [(exprs[i], 1 << i) for i in cheap]  # every row of the rarer terms
+        # the commoner terms' lines holding another term: all of those are known
+        pairs += [(f"({exprs[i]}) AND ({either})", 1 << i) for i in rest]
+        pairs += [(f"({exprs[i]}) AND ({exprs[j]})", 1 << i | 1 << j) for i in rest for j in rest if i < j]
+        bits_of: dict[int, int] = {}  # row -> the terms it holds
+        for expr, bits in pairs:
+            rows = _rowids(index, expr)
+            if not bits_of:
+                bits_of = dict.fromkeys(rows, bits)
+                continue
+            get = bits_of.get
+            for rowid in rows:
+                bits_of[rowid] = get(rowid, 0) | bits
+        known, complete = _top(index, bits_of, extra_bits, score, first, gone)
+        if not rest:
+            if complete and len(known) <= first.k:
+                return None  # no more lines than go on
+            break
+        bound = max(score(1 << i) for i in rest)  # what a line holding one commoner term alone scores
+        if len(known) >= first.k and known[first.k - 1][0] > bound:
+            break
+        cheap = order  # the rarer terms do not decide: every term's rows
+    edge = known[first.k - 1][0]
+    sure = [r for sc, r in known if sc > edge]
+    tied = [r for sc, r in known if sc == edge]
+    length = _lengths(index, [r for r in tied if r >= 0])
+    names = index._names({r >> shift for r in sure + tied if r >= 0})
+    line_of = (1 << shift) - 1
+    # small talk yields: a journal entry said again among the tied lines comes after those said fewer times
+    extra_said = {r: hash(e) for r in tied if r < 0 for e in [entry(extra[-1 - r][2])] if e is not None}
+    said = Counter(h for r in tied for h in [length[r][1] if r >= 0 else extra_said.get(r)] if h is not None)
+
+    def key(r: int) -> tuple[int, int, str, int]:
+        if r < 0:
+            h = extra_said.get(r)
+            path, line, text = extra[-1 - r]
+            return 1 if h is None else said[h], len(text), path, line
+        n, h = length[r]
+        return 1 if h is None else said[h], n, names[r >> shift], r & line_of
+
+    chosen = sure + sorted(tied, key=key)[: first.k - len(sure)]
+    texts = dict(index._in("SELECT id, text FROM lines WHERE id IN ({})", [r for r in chosen if r >= 0]))
+    return [extra[-1 - r] if r < 0 else (names[r >> shift], r & line_of, texts[r]) for r in chosen]
+
+
+def _top(
+    index: Index, bits_of: dict[int, int], extra_bits: list[int], score: Scorer, first: Stage, gone: set[int]
+) -> tuple[list[tuple[float, int]], bool]:
+    """The kept lines (their path wanted) down to the k-th one's score, best first, as (score, rowid; or -1 - its
+    index in `extra`), and whether no line (kept or not) scores less. Lines are taken a score at a time from the
+    best one down (only which lines reach the k-th one's score matters, not their order among equals)."""
+    k, shift = first.k, index.shift
+    count = Counter(bits_of.values())
+    count.update(extra_bits)
+    at: dict[float, list[int]] = {}  # score -> the terms' bits giving it
+    for b in count:
+        at.setdefault(score(b), []).append(b)
+    levels = sorted(at, reverse=True)
+    names = index._paths_of(bits_of)
+    wanted: dict[int, bool] = {}  # file id -> its lines may be candidates (asked only near the top)
+    known: list[tuple[float, int]] = []
+    taken = 0  # levels read
+    while taken < len(levels) and len(known) < k:
+        # the next levels down to where (kept or not) k lines more than now would be reached, read in one pass
+        need, upto = k - len(known), taken
+        while upto < len(levels) and need > 0:
+            need -= sum(count[b] for b in at[levels[upto]])
+            upto += 1
+        reading = {b: levels[i] for i in range(taken, upto) for b in at[levels[i]]}
+        found = [(reading[b], r) for r, b in bits_of.items() if b in reading]
+        found += [(reading[b], -1 - j) for j, b in enumerate(extra_bits) if b in reading]
+        found.sort(key=itemgetter(0), reverse=True)
+        for sc, r in found:
+            if r >= 0:
+                f = r >> shift
+                ok = wanted.get(f)
+                if ok is None:
+                    ok = wanted[f] = f not in gone and first.wanted(names[f])
+                if not ok:
+                    continue
+            known.append((sc, r))
+        taken = upto
+    if len(known) > k:  # past the k-th line only those scoring as much
+        edge = known[k - 1][0]
+        known = [x for x in known if x[0] >= edge]
+    complete = len(known) < k or levels[-1] >= known[k - 1][0]
+    return known, complete
+
+
+def _count(index: Index, expr: str) -> int:
+    """A term's rows, up to BUDGET + 1, kept while no connection has written since (common words recur)."""
+    version = int(index.db.execute("PRAGMA data_version").fetchone()[0])
+    if index.counts[0] != version or len(index.counts[1]) > KEEP_COUNTS:
+        index.counts = (version, {})
+    known = index.counts[1]
+    found = known.get(expr)
+    if found is None:
+        sql = "SELECT count(*) FROM (SELECT rowid FROM terms WHERE terms MATCH ? LIMIT ?)"
+        found = known[expr] = int(index.db.execute(sql, (expr, BUDGET + 1)).fetchone()[0])
+    return found
+
+
+def _rowids(index: Index, expr: str) -> array[int]:
+    """The plain lines an FTS query matches, kept (up to KEEP_ROWIDS ids) while no connection has written since: a
+    long-running process is asked the same common words, and pairs of them, again. Fetched as one JSON array
+    (json_group_array, in the query's row order: half the CPU of a Python row per id), or row by row where
+    SQLite has no JSON functions."""
+    version = int(index.db.execute("PRAGMA data_version").fetchone()[0])
+    if index.found[0] != version:
+        index.found = (version, {})
+    known = index.found[1]
+    got = known.get(expr)
+    if got is None:
+        got = _fetch_rowids(index.db, expr)
+        if sum(map(len, known.values())) + len(got) > KEEP_ROWIDS:
+            known.clear()
+        if len(got) <= KEEP_ROWIDS:
+            known[expr] = got
+    return got
+
+
+def _lengths(index: Index, ids: list[int]) -> dict[int, tuple[int, int | None]]:
+    """Each line's length in characters and, for a journal entry, the hash of what was said (recall_cut.entry: the
+    tie-break counts copies), kept while no connection has written since (a long-running process asks for the
+    same common words' lines again)."""
+    from memgit.recall_cut import ENTRY_GLOB
+
+    version = int(index.db.execute("PRAGMA data_version").fetchone()[0])
+    if index.sizes_of[0] != version:
+        index.sizes_of = (version, {})
+    known = index.sizes_of[1]
+    missing = [i for i in ids if i not in known]
+    sql = f"SELECT id, length(text), CASE WHEN text GLOB '{ENTRY_GLOB}' THEN substr(text, 9) END FROM lines WHERE id IN ({{}})"
+    known.update((i, (n, None if said is None else hash(said))) for i, n, said in index._in(sql, missing))
+    if len(known) > KEEP_LENGTHS:
+        index.sizes_of = (version, {i: known[i] for i in ids})
+    return index.sizes_of[1]
+
+
+def _fetch_rowids(db: sqlite3.Connection, expr: str) -> array[int]:
+    global _JSON_ARRAYS
+    if _JSON_ARRAYS:
+        try:
+            found = db.execute("SELECT json_group_array(rowid) FROM terms WHERE terms MATCH ?", (expr,)).fetchone()
+            return array("q", json.loads(found[0]))
+        except sqlite3.OperationalError as exc:
+            if "no such function" not in str(exc):
+                raise
+            _JSON_ARRAYS = False  # an SQLite built without JSON functions
+    return array("q", [r for (r,) in db.execute("SELECT rowid FROM terms WHERE terms MATCH ?", (expr,))])
+
+
+_JSON_ARRAYS = True  # this SQLite has json_group_array (built in since 3.38)

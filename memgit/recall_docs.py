@@ -301,3 +301,10 @@ def scan_tree(
         for i, line in enumerate(lines):
             if rx.search(line):
                 yield Match(path, i + 1, line, tuple(lines[max(0, i - 1) : i]), tuple(lines[i + 1 : i + 10]))
+
+
+def lines_at(vault: Vault, tree: str | None, path: str) -> list[str]:
+    """A file's lines as recall reads it: the work tree's (kept by stat in a long-running process) or a tree's."""
+    if tree is None:
+        return work_lines(vault, path)
+    return (read_at(vault, tree, path) or b"").decode("utf-8", errors="replace").split("\n")

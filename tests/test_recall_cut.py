@@ -215,14 +215,14 @@ def test_a_layer_is_chosen_before_the_cut(lived: Path, monkeypatch: pytest.Monke
 
 
 def test_what_a_long_running_process_keeps_is_bounded(lived: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
-    import memgit.recall
+    import memgit.recall_rank
 
     v = Vault(lived)
     expected = recall(v, "zurich company helene", k=50)
-    monkeypatch.setattr(memgit.recall, "KEEP_TOKENS", 8)
-    memgit.recall._TOKENS.clear()
+    monkeypatch.setattr(memgit.recall_rank, "KEEP_TOKENS", 8)
+    memgit.recall_rank._TOKENS.clear()
     assert recall(v, "zurich company helene", k=50) == expected
-    assert 0 < len(memgit.recall._TOKENS) <= 8
+    assert 0 < len(memgit.recall_rank._TOKENS) <= 8
     import memgit.recall_docs
 
     monkeypatch.setattr(memgit.recall_docs, "KEEP_SIZE", 1)  # no file small enough to keep: read each time

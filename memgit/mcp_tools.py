@@ -1,6 +1,6 @@
 """The MCP tools' bodies, without the MCP SDK: memgit/mcp_server.py registers one SDK tool per function here
 (its signature and descriptions are the schema), and `memgit mcp` calls the same functions for a call that
-arrives before the SDK has loaded (memgit/commands/mcp.py). Each takes the vault and the tool's arguments by
+arrives before the SDK has loaded (memgit/mcp_early.py). Each takes the vault and the tool's arguments by
 name, all of them (the SDK's defaults filled in), and returns the tool's JSON object or raises MemgitError.
 """
 

@@ -412,7 +412,7 @@ def test_a_first_line_that_is_not_initialize_goes_to_the_sdk(vault: Path) -> Non
     assert [m.get("id") for m in out] == [7] and "error" in out[0], out  # malformed params: the SDK's error
 
 
-# ---- requests answered before the SDK is ready (memgit/commands/mcp.py `Early`) --------------------
+# ---- requests answered before the SDK is ready (memgit/mcp_early.py `Early`) --------------------
 
 EARLY = "memgit mcp: answered before the SDK loaded: "
 

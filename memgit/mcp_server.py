@@ -348,3 +348,16 @@ def prewarm(path: Path) -> None:
         if recall_index.enabled() and vault.repo.workdir is not None:
             recall_index.watch(vault)  # recalls then learn what changed in the work tree without a git status
             recall_index.warm(vault)  # the recall index open and at HEAD's tree before the first recall
+        # what a process's first recall does once (each entity kind's folders listed, the template's own lines, the
+        # letter classes of accented words, the YAML parser a decision's front matter needs): done here, so the
+        # client's first recall costs what later ones do
+        vault.recall("memgit decided")
+        from memgit import frontmatter
+
+        frontmatter.split("---\nwarm: 1\n---\n")
+    import gc
+
+    # what is loaded by now (the SDK, its models, the modules, the vault's caches) lives as long as the server: out
+    # of the cycle collector's scans, which otherwise walk it again in a recall's older-generation collection
+    gc.collect()
+    gc.freeze()

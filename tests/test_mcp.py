@@ -243,6 +243,31 @@ def test_decide_and_brief_through_tools(vault: Path, tmp_path: Path) -> None:
     assert "Use Postgres" in text_of(brief)
 
 
+def test_the_prewarm_does_a_first_recalls_one_time_work_and_freezes_what_is_loaded(vault: Path) -> None:
+    """The server's prewarm lists each entity kind's folders (a first recall's one-time work) and moves what is
+    loaded by then out of the cycle collector's scans (run in a process of its own: it freezes that process's
+    collector)."""
+    memgit_json(
+        "fact", "add", "people/sarah", "Works at Zanzibar Robotics", "--category", "relationship", cwd=vault, env=NOW
+    )
+    old = time.time() - 3600  # a listing as new as its folder's mtime is not kept
+    os.utime(vault / "people", (old, old))
+    code = (
+        "import gc, json, sys\n"
+        "from pathlib import Path\n"
+        "from memgit import mcp_server, recall_docs\n"
+        "mcp_server.prewarm(Path(sys.argv[1]))\n"
+        "print(json.dumps({'frozen': gc.get_freeze_count(), 'listed': [str(p) for p in recall_docs._LISTED]}))\n"
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", code, str(vault)], capture_output=True, text=True, env={**os.environ, **NOW}
+    )
+    assert r.returncode == 0, r.stderr
+    got = json.loads(r.stdout)
+    assert got["frozen"] > 10_000  # the modules, the SDK's models: tens of thousands of objects
+    assert str((vault / "people").resolve()) in [str(Path(p).resolve()) for p in got["listed"]]
+
+
 def test_mcp_outside_a_vault_exits_2(tmp_path: Path) -> None:
     outside = tmp_path / "not-a-vault"
     outside.mkdir()

@@ -22,6 +22,10 @@ def resolve(vault: Vault, when: str) -> AsOf:
     """A bare date means the end of that day; a date-time that moment; anything else a git revision."""
     from memgit.clock import parse_time
 
+    if not when.strip():  # an empty --as-of (a template's unset variable) is not "now"
+        raise UsageError(
+            "--as-of is empty", "give a date (YYYY-MM-DD), an ISO date-time or a git revision, or leave it out"
+        )
     repo = vault.repo
     head = repo.head_id()
     if head is None:

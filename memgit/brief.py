@@ -186,7 +186,7 @@ def brief(vault: Vault, budget: int = 2000, as_of: str | None = None) -> dict[st
     if budget < 20:
         raise UsageError(f"--budget {budget} is too small", "give at least 20 tokens")
     tree, today, commit = vault.head_tree(), vault.today(), None
-    if as_of:
+    if as_of is not None:
         from memgit.asof import resolve
 
         at = resolve(vault, as_of)

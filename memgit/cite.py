@@ -145,7 +145,7 @@ def cite(vault: Vault, ref: str, as_of: str | None = None) -> dict[str, Any]:
     if not ref:
         raise UsageError("empty REF", "give a fact id, path:line or path#heading")
     rev = "HEAD"
-    if as_of:
+    if as_of is not None:
         from memgit.asof import resolve
 
         rev = resolve(vault, as_of).commit
@@ -159,7 +159,7 @@ def cite(vault: Vault, ref: str, as_of: str | None = None) -> dict[str, Any]:
     else:
         out = None
     if out is not None:
-        if as_of:
+        if as_of is not None:
             out["as_of"] = rev
         return out
     raise UsageError(

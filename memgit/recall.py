@@ -66,7 +66,7 @@ class Recall(Ranking):
         self.tree: str | None = None
         self.commit: str | None = None
         self.moment = vault.now()
-        if as_of:
+        if as_of is not None:
             self.commit, self.moment = self._resolve_as_of(as_of)
             self.tree = vault.repo.commit_tree(self.commit)
         # "in May 2023", "last week": a window on the journal's date, relative to the moment asked about (--as-of,
@@ -106,7 +106,7 @@ class Recall(Ranking):
         self.history = history
         from memgit.clock import parse_date
 
-        self.valid_at = parse_date(valid_at) if valid_at else None
+        self.valid_at = parse_date(valid_at) if valid_at is not None else None
         self.archive = archive
         self.kind_filter = None
         if layer:

@@ -15,7 +15,7 @@ def stats(vault: Vault, as_of: str | None = None) -> dict[str, Any]:
     repo = vault.repo
     head = repo.head_id()
     moment = None
-    if as_of:
+    if as_of is not None:
         from memgit.asof import resolve
 
         head, _, moment = resolve(vault, as_of)

@@ -148,8 +148,11 @@ def list_facts(
     """as_of: the facts as recorded then (a date, a date-time or a revision); valid_at: only those true
     on that day (valid time), whatever their status."""
     folder = entity_folder(vault, entity)
+    from memgit.clock import parse_date
+
+    day = parse_date(valid_at) if valid_at is not None else None  # a bad date is bad input, facts or none
     tree = None
-    if as_of:
+    if as_of is not None:
         from memgit.asof import resolve
 
         tree = resolve(vault, as_of).tree
@@ -157,11 +160,9 @@ def list_facts(
     if data is None:
         raise NotFound(f"{folder}: no facts yet", f'add one with `memgit fact add {folder} "..." --category status`')
     items = itemsfile.parse_file(f"{folder}/items.json", data)
-    if valid_at:
-        from memgit.clock import parse_date
+    if day is not None:
         from memgit.validity import true_at
 
-        day = parse_date(valid_at)
         return [i for i in items if true_at(i.get("status"), i.get("valid_from"), i.get("valid_until"), day)]
     return [i for i in items if all or i.get("status") == "active"]
 

@@ -9,7 +9,8 @@ recall index's first build and its update after a one-file commit.
 - warm: in one process, as the MCP server does (index open, work tree watched): median ms per recall (wall, and
   this process's CPU: steadier on a loaded machine), the same question again and again, and then nine other broad
   questions once each (what a process has not seen yet: their median, the slowest, and each one's CPU ms).
-- mcp: the same through `memgit mcp` over stdio, once its prewarm has settled: median ms per tools/call.
+- mcp: the same through `memgit mcp` over stdio, once its prewarm has settled: median ms per tools/call (and the
+  server's CPU per call, a mean from /proc), then the nine NEW questions once each.
 - build: the index deleted, then built by a new process (wall and CPU s, database size).
 - update: the index brought from HEAD's tree to a tree with one file changed and back (a journal; an entity's
   items.json in a folder of every entity), median ms: this is what a recall after a commit pays.
@@ -132,7 +133,9 @@ def warm(vault: Path, runs: int, queries: list[str]) -> list[dict[str, object]]:
 
 
 def mcp(vault: Path, runs: int, queries: list[str]) -> list[dict[str, object]]:
-    """Recall through the MCP server over stdio (raw JSON-RPC), once it has settled: ms per tools/call."""
+    """Recall through the MCP server over stdio (raw JSON-RPC), once it has settled: ms per tools/call (wall, and
+    the server process's CPU where /proc tells it), each question again and again, then the nine NEW questions once
+    each (what the server has not been asked yet)."""
     from mcp_start import rpc  # bench/mcp_start.py
 
     proc = subprocess.Popen(
@@ -144,29 +147,49 @@ def mcp(vault: Path, runs: int, queries: list[str]) -> list[dict[str, object]]:
     init = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}
     rpc(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init})
     rpc(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
-    time.sleep(5)  # the prewarm thread: imports, the work-tree watch, the index at HEAD
-    out, ident = [], 2
+    time.sleep(10)  # the prewarm thread: imports, the work-tree watch, the index at HEAD, its own first recall
+    ident = [2]
+
+    def call(q: str) -> tuple[float, float | None]:
+        ident[0] += 1
+        before, start = _cpu_of(proc.pid), time.perf_counter()
+        msg = {"name": "recall", "arguments": {"query": q}}
+        answer = rpc(proc, {"jsonrpc": "2.0", "id": ident[0], "method": "tools/call", "params": msg})
+        wall, after = time.perf_counter() - start, _cpu_of(proc.pid)
+        assert answer is not None and "result" in answer, answer
+        return wall, None if before is None or after is None else after - before
+
+    out: list[dict[str, object]] = []
     for q in queries:
-        times = []
-        for _ in range(max(runs, 5) + 1):
-            ident += 1
-            start = time.perf_counter()
-            answer = rpc(
-                proc,
-                {
-                    "jsonrpc": "2.0",
-                    "id": ident,
-                    "method": "tools/call",
-                    "params": {"name": "recall", "arguments": {"query": q}},
-                },
-            )
-            times.append(time.perf_counter() - start)
-            assert answer is not None and "result" in answer, answer
-        out.append({"query": q, "mcp_ms": ms(times[1:]), "first_ms": round(times[0] * 1000, 1)})
+        first = call(q)[0]
+        timed_calls = [call(q) for _ in range(max(runs, 5))]
+        out.append({"query": q, "mcp_ms": ms([w for w, _ in timed_calls]), "first_ms": round(first * 1000, 1)})
+        cpus = [c for _, c in timed_calls if c is not None]
+        if cpus:
+            out[-1]["server_cpu_ms"] = round(sum(cpus) * 1000 / len(cpus), 1)  # a mean: /proc counts in 10 ms ticks
+    new = [call(q) for q in NEW]
+    cpus = [c for _, c in new if c is not None]
+    out.append(
+        {
+            "query": f"{len(NEW)} new broad questions, once each",
+            "mcp_ms": ms([w for w, _ in new]),
+            "max_ms": ms([max(w for w, _ in new)]),
+            **({"server_cpu_ms": round(sum(cpus) * 1000 / len(cpus), 1)} if cpus else {}),
+        }
+    )
     assert proc.stdin is not None
     proc.stdin.close()
     proc.wait(timeout=30)
     return out
+
+
+def _cpu_of(pid: int) -> float | None:
+    """A process's CPU seconds so far (user + system), from /proc; None where there is none."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def build(vault: Path) -> dict[str, object]:

@@ -12,12 +12,13 @@ from typing import TYPE_CHECKING, Any
 
 from memgit import recall_cut
 from memgit.errors import UsageError
-from memgit.recall_docs import Doc, entity_facts, lines_at, read_at, scan_tree, subfolders, to_doc
+from memgit.recall_docs import Doc, entity_facts, fact_doc, lines_at, read_at, scan_tree, subfolders, to_doc
 from memgit.recall_rank import COMPOUNDING, TUNING, Ranking, _day, _true_at
 from memgit.recall_time import window
 from memgit.tokens import alternatives, analyze, fold, pattern
 
 if TYPE_CHECKING:
+    from memgit import recall_index
     from memgit.context import VaultContext as Vault
 
 LAYERS = {
@@ -123,6 +124,7 @@ class Recall(Ranking):
         self._first: list[recall_cut.Term] | None = None
         self._paths: dict[str, bool] = {}  # path -> _wanted
         self._slug_cache: dict[str, list[str]] = {}
+        self.found: recall_index.Found | None = None  # the candidate search's, when the index answered it
 
     def _resolve_as_of(self, when: str) -> tuple[str, dt.datetime]:
         from memgit.asof import resolve
@@ -137,14 +139,18 @@ class Recall(Ranking):
 
     def candidates(self) -> list[Doc]:
         from memgit.indexmd import ARCHIVE_LOG
+        from memgit.kinds import spec
 
         cfg = self.vault.config
         docs: dict[tuple[str, int], Doc] = {}
-        for tier, match in self._matches():
+        for tier, match, fields in self._matches():
             kind = cfg.kind_of(match.path)
             if kind == "index" or match.path == ARCHIVE_LOG or (self.kind_filter and kind != self.kind_filter):
                 continue
-            doc = to_doc(self.vault, match, kind, tier)
+            if fields is None or spec(kind).recall != "facts":
+                doc = to_doc(self.vault, match, kind, tier)
+            else:  # a fact's fields as the index stored them (memgit/recall_facts.py): none, not a fact's line
+                doc = fact_doc(match.path, match.line, kind, tier, fields) if fields else None
             if doc is not None:
                 docs.setdefault((doc.path, doc.line), doc)
         return list(docs.values())
@@ -153,8 +159,8 @@ class Recall(Ranking):
         # --as-of (or a bare repository): the tree's lines as rg would find them in a clean checkout of it
         tree = self.tree or (self.vault.head_tree() if self.vault.repo.workdir is None else None)
         if tree is not None or self.vault.repo.workdir is not None:
-            yield from (("grep", m) for m in self._grep(tree))
-            yield from (("index", m) for m in self._entity_matches(tree))
+            yield from (("grep", m, fields) for m, fields in self._grep(tree))
+            yield from (("index", m, fields) for m, fields in self._entity_matches(tree))
         if self.archive:
             rx = re.compile(self.pattern(), re.I)
             main = self.tree or self.vault.head_tree()
@@ -162,7 +168,7 @@ class Recall(Ranking):
                 tree = self.vault.repo.commit_tree(tip)
                 for m in scan_tree(self.vault, tree, rx, "memory/"):
                     if self.vault.repo.blob_id(main, m.path) is None:
-                        yield "archive", m
+                        yield "archive", m, None
 
     def _grep(self, tree: str | None = None) -> Any:
         """L2: rg over the work tree (or, given a tree, over a clean checkout of it: --as-of). Past CANDIDATES
@@ -203,15 +209,27 @@ class Recall(Ranking):
             lines = recall_cut.cut(lines, self._spec(), CANDIDATES)
             self.cut = True
         lines.sort(key=lambda hit: (hit[0], hit[1]))  # one order, whichever search found them
+        self.found = found
+        stored: dict[str, dict[int, tuple[Any, ...]]] = {}
+        if found is not None:  # the fields of a clean file's facts, stored in the index (memgit/recall_facts.py)
+            facts: dict[str, list[int]] = {}
+            for path, n, _text in lines:
+                if kinds[path] == "entity-items":
+                    facts.setdefault(path, []).append(n)
+            stored = recall_index.stored_facts(self.vault, found, facts, [])[0] if facts else {}
         files: dict[str, list[str]] = {}
         for path, n, text in lines:
             if kinds[path] != "entity-items":
-                yield Match(path, n, text, (), ())
+                yield Match(path, n, text, (), ()), None
+                continue
+            known = stored.get(path)
+            if known is not None:  # a line without fields is no fact's: to_doc would find none
+                yield Match(path, n, text, (), ()), known.get(n, ()) if text.lstrip().startswith('"fact":') else ()
                 continue
             if path not in files:
                 files[path] = lines_at(self.vault, tree, path)
             body = files[path]
-            yield Match(path, n, text, tuple(body[max(0, n - 2) : n - 1]), tuple(body[n : n + 9]))
+            yield Match(path, n, text, tuple(body[max(0, n - 2) : n - 1]), tuple(body[n : n + 9])), None
 
     def _spec(self) -> list[recall_cut.Term]:
         if self._first is None:
@@ -257,11 +275,21 @@ class Recall(Ranking):
             best = sorted(named, key=lambda e: (-len(e[2]), -sum(1 / share[w] for w in e[2]), e[0], e[1]))
             keep = {(e[0], e[1]) for e in best[:ENTITIES]}
             named = [e for e in named if (e[0], e[1]) in keep]
-        for ekind, slug, _words in named:
-            path = f"{ekind}/{slug}/items.json"
+        paths = [f"{ekind}/{slug}/items.json" for ekind, slug, _words in named]
+        stored: dict[str, list[tuple[Any, ...]]] = {}
+        if self.found is not None and paths:  # a clean file's facts as the index stored them (memgit/recall_facts.py)
+            from memgit import recall_index
+
+            stored = recall_index.stored_facts(self.vault, self.found, {}, paths)[1]
+        for path in paths:
+            known = stored.get(path)
+            if known is not None:
+                for n, *fields in known:
+                    yield Match(path, n, "", (), ()), tuple(fields)  # fields given: the text is not read
+                continue
             data = read_at(self.vault, tree, path)
             for n, text, before, after in entity_facts(data) if data else ():
-                yield Match(path, n, text, before, after)
+                yield Match(path, n, text, before, after), None
 
     def _slugs(self, kind: str, tree: str | None) -> list[str]:
         """Every entity slug of a kind, listed once per query."""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import re
 import time
@@ -14,6 +13,7 @@ from stat import S_ISREG
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from memgit import entries
+from memgit.recall_facts import fact_from_context, fact_values
 
 if TYPE_CHECKING:
     from memgit.context import VaultContext as Vault
@@ -23,9 +23,6 @@ K = TypeVar("K")
 V = TypeVar("V")
 DATED_HEADING = re.compile(r"^#{1,6} .*\((\d{4}-\d{2}-\d{2})\)\s*$")
 _META_LINE = re.compile(r"^[A-Za-z_][\w-]*:(\s|$)")
-_FIELD = re.compile(r'^\s*"(\w+)": (.*)$')  # the value without its one trailing comma (greedy: 6x faster than .*?,?)
-# a field whose value is one JSON string, null, true, false or number-like token (json.loads decides), and its comma
-_SCALAR = re.compile(r'^\s*"(\w+)": ("(?:[^"\\]|\\.)*"|null|true|false|-?[0-9][0-9.eE+-]*),?$')
 _SOURCE = re.compile(r"\(source: ([^()]+)\)\s*$")
 
 
@@ -51,52 +48,26 @@ class Doc:
     source: str | None = None  # where the memory came from; None: the line is its own source
 
 
-def _fact_from_context(m: Match) -> dict[str, Any] | None:
-    """A fact's fields from its canonical lines around the "fact" line (no file read needed)."""
-    return _fact_fields((*m.before[-1:], m.text, *m.after))
-
-
-@lru_cache(maxsize=1 << 14)
-def _fact_fields(lines: tuple[str, ...]) -> dict[str, Any] | None:
-    """The same lines give the same fields: parsed once per process (the MCP server sees the same facts again and
-    again). The dict is shared: read it, never change it. Fields whose values are each one JSON scalar (what a
-    canonical items.json holds) are read in one json.loads; any other line, or values JSON refuses, field by field."""
-    keys: list[str] = []
-    values: list[str] = []
-    for raw in lines:
-        fm = _SCALAR.match(raw)
-        if fm is None:
-            if _FIELD.match(raw):
-                return _fields_one_by_one(lines)
-            break
-        keys.append(fm.group(1))
-        values.append(fm.group(2))
-        if fm.group(1) == "supersededBy":
-            break
-    try:
-        found = json.loads("[" + ",".join(values) + "]")
-    except ValueError:
-        return _fields_one_by_one(lines)
-    if len(found) != len(keys):
-        return _fields_one_by_one(lines)
-    item = dict(zip(keys, found, strict=True))
-    return item if {"id", "fact", "status"} <= item.keys() else None
-
-
-def _fields_one_by_one(lines: tuple[str, ...]) -> dict[str, Any] | None:
-    item: dict[str, Any] = {}
-    for raw in lines:
-        fm = _FIELD.match(raw)
-        if not fm:
-            break
-        value = fm.group(2)
-        try:
-            item[fm.group(1)] = json.loads(value[:-1] if value.endswith(",") else value)
-        except ValueError:
-            return None
-        if fm.group(1) == "supersededBy":
-            break
-    return item if {"id", "fact", "status"} <= item.keys() else None
+def fact_doc(path: str, line: int, kind: str, tier: str, v: tuple[Any, ...]) -> Doc:
+    slug = path.split("/")[1] if "/" in path else ""
+    return Doc(
+        path,
+        line,
+        v[0],
+        kind,
+        tier,
+        v[1],
+        v[2],
+        v[3],
+        v[4],
+        v[5],
+        v[6],
+        v[6],
+        v[7],
+        slug.replace("-", " "),
+        source=v[8],
+        flags={"category": v[9]},
+    )
 
 
 def to_doc(vault: Vault, m: Match, kind: str, tier: str) -> Doc | None:
@@ -109,28 +80,10 @@ def to_doc(vault: Vault, m: Match, kind: str, tier: str) -> Doc | None:
     if spec.recall == "facts":
         if not m.text.lstrip().startswith('"fact":'):
             return None
-        item = _fact_from_context(m)
+        item = fact_from_context(m)
         if item is None:
             return None
-        slug = m.path.split("/")[1] if "/" in m.path else ""
-        return Doc(
-            m.path,
-            m.line,
-            str(item["fact"]),
-            kind,
-            tier,
-            str(item.get("authority", "memory")),
-            str(item["status"]),
-            item.get("valid_from"),
-            item.get("valid_until"),
-            str(item.get("timestamp", ""))[:10] or None,
-            str(item["id"]),
-            str(item["id"]),
-            item.get("supersededBy"),
-            slug.replace("-", " "),
-            source=str(item["source"]) if item.get("source") else None,
-            flags={"category": item.get("category")},
-        )
+        return fact_doc(m.path, m.line, kind, tier, fact_values(item))
     text = m.text.strip()
     if not text or text in ("---", "...") or (spec.authority is None and m.path.endswith(".gitkeep")):
         return None

@@ -29,7 +29,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from memgit import recall_status
+from memgit import recall_facts, recall_status
 from memgit.recall_status import Status
 from memgit.tokens import line_words
 
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from memgit.recall_stage import Stage
     from memgit.worktree_watch import Watch
 
-VERSION = "3"
+VERSION = "4"
 FOLDER = "recall"  # .git/memgit/recall/
 SHIFT = 24  # a line's row id: file id << SHIFT | line number
 # memgit/rg.py runs rg with --max-columns 4096 and --stats: a line longer than that (its newline counted) comes
@@ -48,7 +48,8 @@ SHIFT = 24  # a line's row id: file id << SHIFT | line number
 MAX_COLUMNS = 4096
 STALE_TMP = 3600.0  # seconds: an unfinished build older than this crashed
 ALL_PATHS = 500  # a query matching lines in more files than this reads every path at once (and keeps them)
-_SCHEMA = """
+_SCHEMA = (
+    """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE files(id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, blob TEXT NOT NULL, size INTEGER NOT NULL);
 CREATE TABLE lines(id INTEGER PRIMARY KEY, text TEXT NOT NULL);
@@ -56,6 +57,8 @@ CREATE VIRTUAL TABLE terms USING fts5(words, content='', tokenize='ascii', detai
 CREATE VIRTUAL TABLE oddterms USING fts5(words, content='', tokenize='ascii', detail='none');
 CREATE TABLE vocab(word TEXT PRIMARY KEY) WITHOUT ROWID;
 """
+    + recall_facts.SCHEMA
+)
 # `terms` holds the plain lines (ASCII without "_", shorter than MAX_COLUMNS // 4), where a prefix of a word is exactly
 # what recall's pattern matches and the text is what rg shows; `oddterms` the others (the pattern decides on their
 # text). `vocab`: every word ever indexed (a superset: a prefix is asked for as the words it starts).
@@ -67,6 +70,8 @@ class Found(NamedTuple):
     lines: list[tuple[str, int, str]]  # (path, line, text) as memgit.rg.grep_lines gives them
     searched: int  # bytes rg would have searched
     cut: bool = False  # the first stage kept only these of more matching lines
+    tree: str | None = None  # the index's tree the lines are of (None: not the work tree's index) ...
+    dirty: frozenset[str] = frozenset()  # ... but these paths', read from the work tree
 
 
 class LazyPattern:
@@ -258,11 +263,12 @@ class Index:
         size = 0
         gone: list[tuple[int, str]] = []  # (row id, text) of the lines to forget
         added: list[tuple[int, str, str]] = []  # (row id, text, words) of the lines to index
+        stored: tuple[list[int], list[recall_facts.Row]] = ([], [])  # files whose facts go, the facts to store
         for c in changes:
             if c.new is not None and searched_by_rg(c.path) and not c.link:  # a link: rg does not follow it
-                size += self._change(vault, c.path, c.new, facts(c.path), gone, added)
+                size += self._change(vault, c.path, c.new, facts(c.path), gone, added, stored)
             else:
-                size -= self._drop(c.path, gone)
+                size -= self._drop(c.path, gone, stored[0])
         # every line forgotten before any is indexed: a row id comes back (a changed line; a file id used again)
         # a contentless FTS5 table forgets a row when told the words it was given (recomputed from the text)
         for table in ("terms", "oddterms"):
@@ -272,6 +278,8 @@ class Index:
             )
         self.db.executemany("DELETE FROM lines WHERE id = ?", [(i,) for i, _ in gone])
         _insert(self.db, added)
+        recall_facts.forget(self.db, stored[0], SHIFT)
+        recall_facts.insert(self.db, stored[1])
         self.db.executemany(
             "INSERT OR IGNORE INTO vocab VALUES (?)",
             [(w,) for w in sorted({w for _, _, ws in added for w in ws.split()})],
@@ -279,11 +287,12 @@ class Index:
         self.db.execute("INSERT OR REPLACE INTO meta VALUES ('tree', ?)", (tree,))
         self.db.execute("UPDATE meta SET value = CAST(value AS INTEGER) + ? WHERE key = 'bytes'", (size,))
 
-    def _drop(self, path: str, gone: list[tuple[int, str]]) -> int:
-        """Forget a path (its lines go to `gone`); the bytes it counted."""
+    def _drop(self, path: str, gone: list[tuple[int, str]], forgot: list[int]) -> int:
+        """Forget a path (its lines go to `gone`, its file id to `forgot`); the bytes it counted."""
         row = self.db.execute("SELECT id, size FROM files WHERE path = ?", (path,)).fetchone()
         if row is None:
             return 0
+        forgot.append(int(row[0]))
         lo, hi = row[0] << SHIFT, ((row[0] + 1) << SHIFT) - 1
         gone += self.db.execute("SELECT id, text FROM lines WHERE id BETWEEN ? AND ?", (lo, hi)).fetchall()
         self.db.execute("DELETE FROM files WHERE id = ?", (row[0],))
@@ -297,17 +306,24 @@ class Index:
         facts_only: bool,
         gone: list[tuple[int, str]],
         added: list[tuple[int, str, str]],
+        stored: tuple[list[int], list[recall_facts.Row]],
     ) -> int:
         """Bring a path to a blob: only its lines that differ go to `gone` and `added` (a journal or an items.json
-        grows at its end, and the lines before keep their numbers); the bytes it counts now less those before."""
+        grows at its end, and the lines before keep their numbers), an entity's facts to `stored` anew; the bytes it
+        counts now less those before."""
         data = vault.repo.blob(blob) or b""
         size = _size(data)
         row = self.db.execute("SELECT id, size FROM files WHERE path = ?", (path,)).fetchone()
         if row is None:
             cur = self.db.execute("INSERT INTO files(path, blob, size) VALUES (?, ?, ?)", (path, blob, size))
             added += _rows(int(cur.lastrowid or 0), data, facts_only)
+            if facts_only:
+                stored[1].extend(recall_facts.rows(int(cur.lastrowid or 0), data, SHIFT))
             return size
         file_id, before = int(row[0]), int(row[1])
+        if facts_only:
+            stored[0].append(file_id)
+            stored[1].extend(recall_facts.rows(file_id, data, SHIFT))
         lo, hi = file_id << SHIFT, ((file_id + 1) << SHIFT) - 1
         old = dict(self.db.execute("SELECT id, text FROM lines WHERE id BETWEEN ? AND ?", (lo, hi)).fetchall())
         lines = _lines(file_id, data, facts_only)
@@ -424,6 +440,43 @@ class Index:
                 self.db.execute("COMMIT")
         return {p: int(found.get(p, 0)) for p in paths}
 
+    def facts(
+        self, tree: str, lines: dict[str, list[int]], whole: list[str]
+    ) -> tuple[dict[str, dict[int, tuple[Any, ...]]], dict[str, list[tuple[Any, ...]]]] | None:
+        """The stored fields of these paths' fact lines (memgit/recall_facts.py), and every fact of the `whole`
+        paths; a path without stored facts is left out. None when the index holds another tree by now (another process
+        moved it) or was closed."""
+        with self.lock:
+            if self.closed:
+                return None
+            self.db.execute("BEGIN")
+            try:
+                if self.tree() != tree:
+                    return None
+                paths = sorted({*lines, *whole})
+                files = {p: int(i) for i, p in self._in("SELECT id, path FROM files WHERE path IN ({})", paths)}
+                return (
+                    recall_facts.lines_of(self.db, files, lines, SHIFT),
+                    recall_facts.facts_of(self.db, files, whole, SHIFT),
+                )
+            finally:
+                self.db.execute("COMMIT")
+
+
+def stored_facts(
+    vault: Vault, found: Found, lines: dict[str, list[int]], whole: list[str]
+) -> tuple[dict[str, dict[int, tuple[Any, ...]]], dict[str, list[tuple[Any, ...]]]]:
+    """Index.facts for the paths of the work tree `found` (a grep's) left clean; nothing where it cannot tell."""
+    index = _OPEN.get(folder(vault))
+    if found.tree is None or index is None:
+        return {}, {}
+    clean = {p: ns for p, ns in lines.items() if p not in found.dirty}
+    with contextlib.suppress(sqlite3.Error):
+        got = index.facts(found.tree, clean, [p for p in whole if p not in found.dirty])
+        if got is not None:
+            return got
+    return {}, {}
+
 
 class _Rebuild(Exception):
     """The index cannot be brought to the tree asked for: a new one is built."""
@@ -480,6 +533,8 @@ def build(vault: Vault, tree: str | None) -> Path:
                 files.append((file_id, path, blob, _size(data)))
                 rows = _rows(file_id, data, facts(path))
                 _insert(db, rows)
+                if facts(path):
+                    recall_facts.insert(db, recall_facts.rows(file_id, data, SHIFT))
                 words.update(w for _, _, ws in rows for w in ws.split())
             tick(progress, len(listed), len(listed))
             db.executemany("INSERT INTO vocab VALUES (?)", [(w,) for w in sorted(words)])
@@ -644,8 +699,8 @@ def overlaid(
     committed = _committed(vault, tree, paths) if tree is not None and paths else {}
     searched = total - sum(committed.values()) + work_bytes  # a dirty file's committed bytes were counted in total
     if cut is not None:
-        return Found(cut, searched, True)
-    return Found(shown(rx, rows, dirty) + work, searched)
+        return Found(cut, searched, True, tree, frozenset(dirty))
+    return Found(shown(rx, rows, dirty) + work, searched, False, tree, frozenset(dirty))
 
 
 def shown(

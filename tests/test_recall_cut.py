@@ -346,7 +346,7 @@ def test_a_fact_s_fields_are_read_as_json_line_by_line() -> None:
     import json
     import re
 
-    from memgit.recall_docs import _fact_fields
+    from memgit.recall_facts import _fact_fields
 
     field = re.compile(r'^\s*"(\w+)": (.*?),?$')
 

@@ -1,0 +1,198 @@
+"""An entity's facts as recall's candidates read them: a fact's fields from the lines around its "fact" line, and
+the same fields stored in the recall index (memgit/recall_index.py, table `facts`), so that a recall reads no
+items.json of a clean file.
+
+Only a file in the canonical form (memgit/itemsfile.py `canonical`: every fact the eleven FIELDS in order, one scalar
+per line) is stored: there the fields read around a "fact" line (`_fact_fields`) are that fact's own, and the facts
+an entity brings along (memgit/recall_docs.py `entity_facts`) are every "fact" line, in order. A file in any other
+form (hand-edited, CRLF, escapes) has no row and is read as before. A row's id is the line's (file id << SHIFT | line
+number); a file's rows start with a marker row at its line 0.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from memgit.itemsfile import FIELDS
+
+if TYPE_CHECKING:
+    import sqlite3
+
+    from memgit.rg import Match
+
+SCHEMA = """
+CREATE TABLE facts(id INTEGER PRIMARY KEY, doc TEXT NOT NULL);
+"""
+Row = tuple[int, str]  # (row id, the Doc's fields as a JSON array: fact_values; "null" for the marker)
+Fields = tuple[Any, ...]
+_VALUE = r'(?:"(?:[^"\\\n]++|\\[^\n])*+"|null|true|false|-?[0-9][0-9.eE+-]*+)'  # _SCALAR's values, possessive
+_KEY = rf'    "\w++": {_VALUE}'
+_FACT = rf"  \{{\n(?:{_KEY},\n)*+{_KEY}\n  \}}"  # possessive: no backtracking over a file's lines
+_CANONICAL = rf"\[\n(?:{_FACT},\n)*+(?:{_FACT}\n)?\]\n"  # compiled when a file is stored (not by a recall)
+_FIELD = re.compile(r'^\s*"(\w+)": (.*)$')  # the value without its one trailing comma (greedy: 6x faster than .*?,?)
+# a field whose value is one JSON string, null, true, false or number-like token (json.loads decides), and its comma
+_SCALAR = re.compile(r'^\s*"(\w+)": ("(?:[^"\\]|\\.)*"|null|true|false|-?[0-9][0-9.eE+-]*),?$')
+_ORDER = list(FIELDS)
+CHUNK = 900  # ids per IN (...)
+
+
+def fact_from_context(m: Match) -> dict[str, Any] | None:
+    """A fact's fields from its canonical lines around the "fact" line (no file read needed)."""
+    return _fact_fields((*m.before[-1:], m.text, *m.after))
+
+
+@lru_cache(maxsize=1 << 14)
+def _fact_fields(lines: tuple[str, ...]) -> dict[str, Any] | None:
+    """The same lines give the same fields: parsed once per process (the MCP server sees the same facts again and
+    again). The dict is shared: read it, never change it. Fields whose values are each one JSON scalar (what a
+    canonical items.json holds) are read in one json.loads; any other line, or values JSON refuses, field by field."""
+    keys: list[str] = []
+    values: list[str] = []
+    for raw in lines:
+        fm = _SCALAR.match(raw)
+        if fm is None:
+            if _FIELD.match(raw):
+                return _fields_one_by_one(lines)
+            break
+        keys.append(fm.group(1))
+        values.append(fm.group(2))
+        if fm.group(1) == "supersededBy":
+            break
+    try:
+        found = json.loads("[" + ",".join(values) + "]")
+    except ValueError:
+        return _fields_one_by_one(lines)
+    if len(found) != len(keys):
+        return _fields_one_by_one(lines)
+    item = dict(zip(keys, found, strict=True))
+    return item if {"id", "fact", "status"} <= item.keys() else None
+
+
+def _fields_one_by_one(lines: tuple[str, ...]) -> dict[str, Any] | None:
+    item: dict[str, Any] = {}
+    for raw in lines:
+        fm = _FIELD.match(raw)
+        if not fm:
+            break
+        value = fm.group(2)
+        try:
+            item[fm.group(1)] = json.loads(value[:-1] if value.endswith(",") else value)
+        except ValueError:
+            return None
+        if fm.group(1) == "supersededBy":
+            break
+    return item if {"id", "fact", "status"} <= item.keys() else None
+
+
+def fact_values(item: dict[str, Any]) -> tuple[Any, ...]:
+    """What a fact's Doc takes from its fields (memgit/recall_docs.py `fact_doc`; `rows` stores them)."""
+    return (
+        str(item["fact"]),
+        str(item.get("authority", "memory")),
+        str(item["status"]),
+        item.get("valid_from"),
+        item.get("valid_until"),
+        str(item.get("timestamp", ""))[:10] or None,
+        str(item["id"]),
+        item.get("supersededBy"),
+        str(item["source"]) if item.get("source") else None,
+        item.get("category"),
+    )
+
+
+def rows(file_id: int, data: bytes, shift: int) -> list[Row]:
+    """The rows of one entity's items.json: its marker and each fact's fields; none for a file in another form."""
+    if b"\\u" in data:  # an escape (a lone surrogate makes the file unparseable): read the file as before
+        return []
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return []
+    base = file_id << shift
+    marker: Row = (base, "null")
+    if text == "[]\n":
+        return [marker]
+    if _canonical().fullmatch(text) is None:
+        return []
+    try:
+        items = json.loads(text)
+    except ValueError:
+        return []
+    keys = text.count('\n    "')
+    if sum(map(len, items)) != keys or len({str(i["id"]) for i in items}) != len(items):
+        return []  # a key twice in a fact (unparseable) or an id twice (the first one's line for both)
+    out = [marker]
+    dumps = json.JSONEncoder(separators=(",", ":")).encode  # ASCII: a lone surrogate is never stored
+    n = 2  # "[" then each fact: "{", its keys, "},"; its "fact" line is its second key
+    for item in items:
+        if list(item)[:11] != _ORDER:
+            return []
+        v = fact_values(item)
+        if not all(x is None or type(x) is str for x in (v[3], v[4], v[7], v[9])):
+            return []  # a raw value that is not text: kept as JSON gave it only by reading the file
+        if n + 2 >= 1 << shift:
+            return []
+        out.append((base | (n + 2), dumps(v)))
+        n += len(item) + 2
+    return out
+
+
+@lru_cache(maxsize=1)
+def _canonical() -> re.Pattern[str]:
+    return re.compile(_CANONICAL)
+
+
+def insert(db: sqlite3.Connection, found: list[Row]) -> None:
+    db.executemany("INSERT INTO facts(id, doc) VALUES (?, ?)", found)
+
+
+def forget(db: sqlite3.Connection, file_ids: list[int], shift: int) -> None:
+    db.executemany(
+        "DELETE FROM facts WHERE id BETWEEN ? AND ?", [(f << shift, ((f + 1) << shift) - 1) for f in file_ids]
+    )
+
+
+def lines_of(
+    db: sqlite3.Connection, files: dict[str, int], wanted: dict[str, list[int]], shift: int
+) -> dict[str, dict[int, Fields]]:
+    """For each path with stored facts: the fields of its lines asked for (a line without any: not a fact's)."""
+    ids = [files[p] << shift for p in wanted if p in files]
+    ids += [(files[p] << shift) | n for p, ns in wanted.items() if p in files for n in ns]
+    found: dict[int, Any] = {}
+    for at in range(0, len(ids), CHUNK):
+        part = ids[at : at + CHUNK]
+        sql = f"SELECT group_concat(id || ',' || doc, ',') FROM facts WHERE id IN ({','.join('?' * len(part))})"
+        found.update(_pairs(db.execute(sql, part).fetchone()[0]))
+    out: dict[str, dict[int, Fields]] = {}
+    for p, ns in wanted.items():
+        base = files[p] << shift if p in files else -1
+        if base in found:
+            out[p] = {n: tuple(found[base | n]) for n in ns if base | n in found}
+    return out
+
+
+def facts_of(db: sqlite3.Connection, files: dict[str, int], paths: list[str], shift: int) -> dict[str, list[Fields]]:
+    """For each path with stored facts: (line, *fields) of every fact, in order."""
+    bases = [files[p] << shift for p in paths if p in files]
+    mask = (1 << shift) - 1
+    found: dict[int, Any] = {}
+    for at in range(0, len(bases), CHUNK // 2):
+        part = bases[at : at + CHUNK // 2]
+        ranges = " OR ".join(["id BETWEEN ? AND ?"] * len(part))
+        sql = f"SELECT group_concat(id || ',' || doc, ',') FROM facts WHERE {ranges}"
+        found.update(_pairs(db.execute(sql, [x for b in part for x in (b, b | mask)]).fetchone()[0]))
+    by_file: dict[int, list[Fields]] = {}
+    for i in sorted(found):
+        if i & mask:
+            by_file.setdefault(i & ~mask, []).append((i & mask, *found[i]))
+    return {p: by_file.get(files[p] << shift, []) for p in paths if p in files and files[p] << shift in found}
+
+
+def _pairs(joined: str | None) -> Iterator[tuple[int, Any]]:
+    """(row id, doc) of a group_concat of "id,doc" (one json.loads: a C loop, not a Python row per fact)."""
+    flat = json.loads(f"[{joined}]") if joined else []
+    return zip(flat[::2], flat[1::2], strict=True)

@@ -163,12 +163,22 @@ class Recall(Ranking):
             yield from (("index", m, fields) for m, fields in self._entity_matches(tree))
         if self.archive:
             rx = re.compile(self.pattern(), re.I)
-            main = self.tree or self.vault.head_tree()
-            for _name, tip in sorted(self.vault.repo.archive_tips().items()):
-                tree = self.vault.repo.commit_tree(tip)
-                for m in scan_tree(self.vault, tree, rx, "memory/"):
-                    if self.vault.repo.blob_id(main, m.path) is None:
-                        yield "archive", m, None
+            repo, main = self.vault.repo, self.tree or self.vault.head_tree()
+            read: set[tuple[str, str]] = set()  # (path, blob): the same lines in every tip holding it
+
+            def skip(path: str, blob: str) -> bool:
+                """A journal still in the vault (its lines are the vault's), or one a tip before this one held as
+                it is (tips share most journals: an archive run points every month's branch at one commit)."""
+                if (path, blob) in read or repo.blob_id(main, path) is not None:
+                    return True
+                read.add((path, blob))
+                return False
+
+            for _name, tip in sorted(repo.archive_tips().items()):
+                yield from (
+                    ("archive", m, None)
+                    for m in scan_tree(self.vault, repo.commit_tree(tip), rx, "memory/", None, skip)
+                )
 
     def _grep(self, tree: str | None = None) -> Any:
         """L2: rg over the work tree (or, given a tree, over a clean checkout of it: --as-of). Past CANDIDATES

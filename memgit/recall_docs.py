@@ -16,6 +16,8 @@ from memgit import entries
 from memgit.recall_facts import fact_from_context, fact_values
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from memgit.context import VaultContext as Vault
     from memgit.rg import Match
 
@@ -236,14 +238,20 @@ def hidden(path: str) -> bool:
 
 
 def scan_tree(
-    vault: Vault, tree: str | None, rx: re.Pattern[str], prefix: str | None, searched: list[int] | None = None
+    vault: Vault,
+    tree: str | None,
+    rx: re.Pattern[str],
+    prefix: str | None,
+    searched: list[int] | None = None,
+    skip: Callable[[str, str], bool] | None = None,
 ) -> Any:
-    """rg's job for a tree read with pygit2 (as-of and archive branches): no checkout."""
+    """rg's job for a tree read with pygit2 (as-of and archive branches): no checkout. `skip(path, blob)`: a file
+    not to read."""
     from memgit.rg import Match
 
     repo = vault.repo
     for path, blob in repo.files(tree, prefix or ""):
-        if path.endswith("INDEX.md") or hidden(path):
+        if path.endswith("INDEX.md") or hidden(path) or (skip is not None and skip(path, blob)):
             continue
         text = (repo.blob(blob) or b"").decode("utf-8", errors="replace")
         if searched is not None:

@@ -226,3 +226,28 @@ def test_verify_accepts_history_after_backfilling_an_archived_day(dated: Path) -
         memgit_json("archive", "--older-than", "14d", cwd=dated, env=at("2026-02-21T10:00:00"))
     v = memgit("verify", cwd=dated)
     assert v.returncode == 0, v.stdout + v.stderr
+
+
+def test_recall_archive_reads_each_version_of_a_journal_the_tips_hold_once(dated: Path, tmp_path: Path) -> None:
+    """Archive tips share most journals (an archive run points every month's branch at one commit): a journal one
+    tip holds as another already did is read once, one whose content differs between tips is read in each version
+    (and a journal still on main is the vault's, never an archived hit)."""
+    log(dated, "First zebra sighting", "2026-01-02T09:00:00")
+    memgit_json("archive", "--older-than", "14d", cwd=dated, env=at("2026-01-20T10:00:00"))
+    # another month's branch at a commit where that journal says more, and a third at the first one's tip
+    side = tmp_path / "side"
+    git(dated, "worktree", "add", "-q", "--detach", str(side), "archive/2026-01")
+    (side / DAY).write_text((side / DAY).read_text() + "- 12:00 Second zebra sighting\n")
+    git(side, "commit", "-qam", "more", "--no-verify")
+    git(dated, "branch", "archive/2026-03", git(side, "rev-parse", "HEAD").stdout.strip())
+    git(dated, "branch", "archive/2026-02", "archive/2026-01")
+    git(dated, "worktree", "remove", "--force", str(side))
+    rc, data = recall(dated, "zebra", "--archive", when="2026-01-20T10:00:00")
+    assert rc == 0
+    assert sorted((h["path"], h["line"], h["text"]) for h in data["hits"]) == [
+        (DAY, 3, "- 09:00 First zebra sighting"),
+        (DAY, 4, "- 12:00 Second zebra sighting"),
+    ]
+    log(dated, "A zebra on main", "2026-01-20T11:00:00")
+    rc, data = recall(dated, "zebra", "--archive", when="2026-01-20T12:00:00")
+    assert {h["tier"] for h in data["hits"] if h["path"] != DAY} == {"grep"}

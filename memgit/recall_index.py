@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     import re
 
     from memgit.context import VaultContext as Vault
+    from memgit.recall_held import Held
     from memgit.recall_stage import Stage
     from memgit.worktree_watch import Watch
 
@@ -160,6 +161,11 @@ def _quote(word: str) -> str:
     return '"' + word.replace('"', '""') + '"'
 
 
+def _atom(atom: tuple[str, bool]) -> str:
+    """A word, or a prefix (True), as an FTS5 query."""
+    return _quote(atom[0]) + "*" if atom[1] else _quote(atom[0])
+
+
 def _rows(file_id: int, data: bytes, facts_only: bool) -> list[tuple[int, str, str]]:
     """(row id, text, words) of each line of a file that holds a word; none for a binary file (rg skips it)."""
     return [
@@ -210,6 +216,11 @@ class Index:
         self.sizes_of: tuple[int | None, dict[int, tuple[int, int | None]]] = (None, {})
         self.counts: tuple[int | None, dict[str, int]] = (None, {})  # (data_version, a term's FTS query -> its rows)
         self.found: tuple[int | None, dict[str, array[int]]] = (None, {})  # (data_version, an FTS query -> its row ids)
+        self.hold = (
+            path.parent in _HOLD
+        )  # a long-running process holds what the first stage reads (memgit/recall_held.py)
+        self.held: Held | None = None
+        self.holding = False  # being built again in a thread
 
     def close(self) -> None:
         """Close once no thread is searching (closing a connection another thread is using crashes the process)."""
@@ -244,6 +255,7 @@ class Index:
             except BaseException:
                 if self.db.in_transaction:
                     self.db.execute("ROLLBACK")
+                self.held = None  # it may have been brought along an update rolled back
                 raise
         return rows, total, cut
 
@@ -285,6 +297,10 @@ class Index:
             [(w,) for w in sorted({w for _, _, ws in added for w in ws.split()})],
         )
         self.db.execute("INSERT OR REPLACE INTO meta VALUES ('tree', ?)", (tree,))
+        held = self.held
+        if held is not None and held.tree == old:  # brought along; built again past its new slots' bound
+            plain = [row for row in added if not _odd(row[1])]
+            self.held = held if held.update(tree, [i for i, _ in gone], plain) else None
         self.db.execute("UPDATE meta SET value = CAST(value AS INTEGER) + ? WHERE key = 'bytes'", (size,))
 
     def _drop(self, path: str, gone: list[tuple[int, str]], forgot: list[int]) -> int:
@@ -353,13 +369,13 @@ class Index:
         mask = (1 << SHIFT) - 1
         return [(names[rowid >> SHIFT], rowid & mask, text) for rowid, text in found], total
 
-    def _names(self, ids: set[int]) -> dict[int, str]:
-        """file id -> path; every path, kept while no connection has written since (file ids are reused after a
-        delete)."""
+    def _names(self, ids: Collection[int], every: bool = False) -> dict[int, str]:
+        """file id -> path (of every file when `every`); every path, kept while no connection has written since (file
+        ids are reused after a delete)."""
         version = int(self.db.execute("PRAGMA data_version").fetchone()[0])
         if self.names[0] == version:
             return self.names[1]
-        if len(ids) > ALL_PATHS:  # many files: all the paths at once
+        if every or len(ids) > ALL_PATHS:  # many files: all the paths at once
             names = dict(self.db.execute("SELECT id, path FROM files"))
             self.names = (version, names)
             return names
@@ -376,17 +392,32 @@ class Index:
         """A first-stage term (memgit/recall_cut.py Term) as an FTS5 query: the words its prefixes start, its CJK terms,
         the words holding its compound head from their 4th letter on ("topferkurs" for "kurs"); "" for none; None when
         the head is inside more than `most` words."""
+        atoms = self._atoms(prefixes, exact, head, most)
+        return None if atoms is None else " OR ".join(_atom(a) for a in atoms)
+
+    def _atoms(
+        self, prefixes: Iterable[str], exact: Iterable[str], head: str, most: int
+    ) -> list[tuple[str, bool]] | None:
+        """A first-stage term's words, as (word, False), and the prefixes starting more than EXPAND words, as
+        (prefix, True); None when its compound head is inside more than `most` words."""
         inner: list[str] = []
         if head:
             inner = [
-                _quote(w)
+                w
                 for (w,) in self.db.execute(
                     "SELECT word FROM vocab WHERE instr(substr(word, 4), ?) > 0 LIMIT ?", (head, most + 1)
                 )
             ]
             if len(inner) > most:
                 return None
-        return " OR ".join(x for x in [*map(self._words, prefixes), *map(_quote, exact), *inner] if x)
+        atoms: list[tuple[str, bool]] = []
+        for prefix in prefixes:
+            words = self._vocab(prefix)
+            atoms += [(prefix, True)] if words is None else [(w, False) for w in words]
+        return atoms + [(w, False) for w in exact] + [(w, False) for w in inner]
+
+    def _expr(self, atoms: list[tuple[str, bool]]) -> str:
+        return " OR ".join(map(_atom, atoms))
 
     def _odd_lines(self, expr: str, gone: Container[int], rx: re.Pattern[str] | LazyPattern) -> list[tuple[int, str]]:
         """(row id, text as rg shows it) of the odd lines an FTS query matches that the pattern matches too, as in rg
@@ -411,10 +442,15 @@ class Index:
     def _words(self, prefix: str) -> str:
         """A prefix as an FTS5 query: the indexed words it starts (exact terms are cheaper to read than a prefix
         query, which merges every such word's rows first); a prefix query when there are many; "" for none."""
+        words = self._vocab(prefix)
+        return _atom((prefix, True)) if words is None else " OR ".join(map(_quote, words))
+
+    def _vocab(self, prefix: str) -> list[str] | None:
+        """The indexed words a prefix starts; None when there are more than EXPAND."""
         after = ord(prefix[-1]) + 1 if prefix else 0x110000
         after = 0xE000 if 0xD800 <= after < 0xE000 else after  # no surrogates
         if after > 0x10FFFF:
-            return _quote(prefix) + "*"
+            return None
         top = prefix[:-1] + chr(after)
         words = [
             w
@@ -422,9 +458,7 @@ class Index:
                 "SELECT word FROM vocab WHERE word >= ? AND word < ? LIMIT ?", (prefix, top, EXPAND + 1)
             )
         ]
-        if len(words) > EXPAND:
-            return _quote(prefix) + "*"
-        return " OR ".join(_quote(w) for w in words)
+        return None if len(words) > EXPAND else words
 
     def sizes(self, tree: str, paths: list[str]) -> dict[str, int] | None:
         """The bytes rg counts in each indexed path of `tree` (a path not indexed: a link, absent, hidden or an INDEX
@@ -566,6 +600,7 @@ def _clean(where: Path, keep: Path) -> None:
                 p.unlink()
 
 
+_HOLD: set[Path] = set()  # indexes' folders whose first stage this process holds in memory (it prewarmed them)
 _OPEN: dict[Path, Index] = {}  # kept open for the life of the process (the MCP server answers from it warm)
 _OPEN_LOCK = threading.Lock()
 KEEP_OPEN = 4  # vaults whose index stays open in one process (the least recently used one is closed)
@@ -637,6 +672,17 @@ def _search(
 
 
 prestart, discard = recall_status.prestart, recall_status.discard
+
+
+def _hold(index: Index) -> None:
+    """Hold what the first stage reads of the index's tree (memgit/recall_held.py), read in one transaction."""
+    from memgit.recall_held import Held
+
+    index.db.execute("BEGIN")
+    try:
+        index.held = Held(index.db, index.shift)
+    finally:
+        index.db.execute("COMMIT")
 
 
 def _status(root: Path) -> Status:
@@ -780,15 +826,19 @@ def warm(vault: Vault) -> None:
     with contextlib.suppress(Unusable):
         if watched is None:
             _search(vault, vault.head_tree(), [])
-            return
-        token = watched.before_status()  # the watch's starting point: the first recall needs no git status either
-        tree, dirty = _status_tree(vault)
-        _search(vault, tree, [])
-        watched.after_status(token, tree, dirty)
+        else:
+            token = watched.before_status()  # the watch's starting point: the first recall needs no git status either
+            tree, dirty = _status_tree(vault)
+            _search(vault, tree, [])
+            watched.after_status(token, tree, dirty)
         index = _OPEN.get(folder(vault))
         if index is not None:  # every path, as a broad question reads them, and its kind (kept per kind globs)
+            _HOLD.add(index.path.parent)
+            index.hold = True
             with index.lock, contextlib.suppress(sqlite3.Error):
-                index._names(set(range(ALL_PATHS + 1)))
+                index._names((), every=True)
+                _hold(index)
+            line_words("é")  # compiles tokens' CJK pattern (~35 ms), which the first line not in ASCII needs
             from memgit.config import KEEP_KINDS
 
             kind_of = vault.config.kind_of

@@ -41,21 +41,31 @@ def first_stage(index: Index, first: Stage) -> list[tuple[str, int, str]] | None
     """recall's first stage (memgit/recall_cut.py) over the index: the lines that go on, or None when no more
     than `first.k` lines match. Plain lines come from FTS5: every row of the rarer terms (up to BUDGET rows), of
     the commoner ones only the rows that hold another term too, which decide while the k-th line holds more than
-    a line holding one commoner term alone (else every term's rows are read); odd lines, the lines of the files
-    that differ from the tree and the work tree's lines are matched in Python."""
+    a line holding one commoner term alone (else every term's rows are read); in a long-running process that holds
+    the index's lines (memgit/recall_held.py), every term's lines as bitsets instead. Odd lines, the lines of the
+    files that differ from the tree and the work tree's lines are matched in Python."""
     from memgit.recall_cut import Scorer, entry, mask
 
     spec, shift = first.spec, index.shift
-    found = [index._term(t.prefixes, t.exact, t.inner, EXPAND_INNER) for t in spec]
-    if None in found:
+    atoms = [index._atoms(t.prefixes, t.exact, t.inner, EXPAND_INNER) for t in spec]
+    if None in atoms:
         return None  # a head inside too many words: every line, cut in Python
-    exprs = [e or "" for e in found]
+    exprs = [index._expr(a) if a else "" for a in atoms]
     live = [i for i, e in enumerate(exprs) if e]
     if not live:
         return None
     every = " OR ".join(f"({exprs[i]})" for i in live)
-    # how many rows each term has, up to BUDGET + 1 (only which terms are cheap to read depends on it)
-    size = {i: _count(index, exprs[i]) for i in live}
+    units = [2 * t.weight for t in spec]  # the held path sums scores as integers: halves and wholes only
+    held = None
+    if index.hold and all(u > 0 and u == int(u) for u in units):  # a long-running process that prewarmed
+        from memgit.recall_held import held as held_of
+
+        held = held_of(index)
+    if held is not None:  # every term's lines, as bitsets
+        sets = {i: held.term(index.db, atoms[i] or []) for i in live}
+        size = {i: b.bit_count() for i, b in sets.items()}
+    else:  # how many rows each term has, up to BUDGET + 1 (only which terms are cheap to read depends on it)
+        size = {i: _count(index, exprs[i]) for i in live}
     # the committed lines of files that differ from the tree are not candidates; their work-tree lines are
     gone = {i for (i,) in index._in("SELECT id FROM files WHERE path IN ({})", sorted(first.dirty))}
     odd = index._odd_lines(every, gone, first.rx)  # odd lines: the pattern and the text decide, as in rg
@@ -66,6 +76,53 @@ def first_stage(index: Index, first: Stage) -> list[tuple[str, int, str]] | None
         return None  # no more lines than go on anyway
     extra_bits = [mask(text, spec) for _, _, text in extra]
     score = Scorer(spec)
+    length: dict[int, tuple[int, int | None]] = {}
+    if held is not None:
+        from memgit.recall_held import top
+
+        names = index._names((), every=True)
+        known, complete, length = top(held, sets, [int(u) for u in units], extra, extra_bits, score, first, gone, names)
+    else:
+        known, complete = _read(index, exprs, live, size, extra_bits, score, first, gone)
+    if complete and len(known) <= first.k:
+        return None  # no more lines than go on
+    edge = known[first.k - 1][0]
+    sure = [r for sc, r in known if sc > edge]
+    tied = [r for sc, r in known if sc == edge]
+    if held is None:
+        length = _lengths(index, [r for r in tied if r >= 0])
+    names = index._names({r >> shift for r in sure + tied if r >= 0})
+    line_of = (1 << shift) - 1
+    # small talk yields: a journal entry said again among the tied lines comes after those said fewer times
+    extra_said = {r: hash(e) for r in tied if r < 0 for e in [entry(extra[-1 - r][2])] if e is not None}
+    said = Counter(h for r in tied for h in [length[r][1] if r >= 0 else extra_said.get(r)] if h is not None)
+
+    def key(r: int) -> tuple[int, int, str, int]:
+        if r < 0:
+            h = extra_said.get(r)
+            path, line, text = extra[-1 - r]
+            return 1 if h is None else said[h], len(text), path, line
+        n, h = length[r]
+        return 1 if h is None else said[h], n, names[r >> shift], r & line_of
+
+    chosen = sure + sorted(tied, key=key)[: first.k - len(sure)]
+    texts = dict(index._in("SELECT id, text FROM lines WHERE id IN ({})", [r for r in chosen if r >= 0]))
+    return [extra[-1 - r] if r < 0 else (names[r >> shift], r & line_of, texts[r]) for r in chosen]
+
+
+def _read(
+    index: Index,
+    exprs: list[str],
+    live: list[int],
+    size: dict[int, int],
+    extra_bits: list[int],
+    score: Scorer,
+    first: Stage,
+    gone: set[int],
+) -> tuple[list[tuple[float, int]], bool]:
+    """_top over the rows read from FTS5: every row of the rarer terms (up to BUDGET rows), of the commoner ones only
+    the rows that hold another term too, which decide while the k-th line holds more than a line holding one
+    commoner term alone (else every term's rows are read; not complete while some are not)."""
     order = sorted(live, key=lambda i: (size[i], i))
     cheap: list[int] = []
     for i in order:
@@ -90,34 +147,11 @@ def first_stage(index: Index, first: Stage) -> list[tuple[str, int, str]] | None
                 bits_of[rowid] = get(rowid, 0) | bits
         known, complete = _top(index, bits_of, extra_bits, score, first, gone)
         if not rest:
-            if complete and len(known) <= first.k:
-                return None  # no more lines than go on
-            break
+            return known, complete
         bound = max(score(1 << i) for i in rest)  # what a line holding one commoner term alone scores
         if len(known) >= first.k and known[first.k - 1][0] > bound:
-            break
+            return known, False
         cheap = order  # the rarer terms do not decide: every term's rows
-    edge = known[first.k - 1][0]
-    sure = [r for sc, r in known if sc > edge]
-    tied = [r for sc, r in known if sc == edge]
-    length = _lengths(index, [r for r in tied if r >= 0])
-    names = index._names({r >> shift for r in sure + tied if r >= 0})
-    line_of = (1 << shift) - 1
-    # small talk yields: a journal entry said again among the tied lines comes after those said fewer times
-    extra_said = {r: hash(e) for r in tied if r < 0 for e in [entry(extra[-1 - r][2])] if e is not None}
-    said = Counter(h for r in tied for h in [length[r][1] if r >= 0 else extra_said.get(r)] if h is not None)
-
-    def key(r: int) -> tuple[int, int, str, int]:
-        if r < 0:
-            h = extra_said.get(r)
-            path, line, text = extra[-1 - r]
-            return 1 if h is None else said[h], len(text), path, line
-        n, h = length[r]
-        return 1 if h is None else said[h], n, names[r >> shift], r & line_of
-
-    chosen = sure + sorted(tied, key=key)[: first.k - len(sure)]
-    texts = dict(index._in("SELECT id, text FROM lines WHERE id IN ({})", [r for r in chosen if r >= 0]))
-    return [extra[-1 - r] if r < 0 else (names[r >> shift], r & line_of, texts[r]) for r in chosen]
 
 
 def _top(

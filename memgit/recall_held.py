@@ -1,0 +1,365 @@
+"""What recall's first stage (memgit/recall_stage.py) reads of every plain line of the recall index, held in memory by
+a long-running process (the MCP server) after its prewarm: each line's slot (a bit position), length and journal
+entry hash, and the lines of the common words as bitsets (a Python int, a bit per slot: `&`, `|` and `bit_count()`
+are C loops over ~30 KB on the 10k-entity vault). A rarer word's lines are read from FTS5 when asked for.
+
+It holds one tree of the index. The index's own update (memgit/recall_index.py `_update`) brings it along: a changed
+line's slot is dropped and the new lines take new slots at the end; past REBUILD new slots, or when another process
+moved the index, it is built again (the first stage reads the database meanwhile).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from array import array
+from bisect import bisect_left
+from collections import Counter
+from collections.abc import Iterable
+from itertools import compress
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from memgit.recall_cut import Scorer
+    from memgit.recall_index import Index
+    from memgit.recall_stage import Stage
+
+HOLD_ROWS = 500  # a word on this many plain lines or more is held as a bitset (143 words, ~4 MB at 10k entities)
+KEEP_TERMS = 64  # terms' bitsets a long-running process keeps (common words recur; ~30 KB each at 10k entities)
+REBUILD = 0.1  # new slots past this share of the built ones: built again
+BUCKETS = 64  # the lines are held by length in this many bitsets (the tie-break reads the shortest first)
+LONGEST = 1024  # a plain line is shorter (memgit/recall_index.py _odd)
+NO_ENTRY = -1  # said[slot] of a line that is no journal entry (hash() never returns -1)
+
+
+class Held:
+    """One tree of the index, held."""
+
+    def __init__(self, db: sqlite3.Connection, shift: int) -> None:
+        """Read from an index's database in one open transaction."""
+        from memgit.recall_cut import ENTRY_GLOB
+
+        found = db.execute("SELECT value FROM meta WHERE key = 'tree'").fetchone()
+        self.tree = str(found[0]) if found else ""
+        self.shift = shift
+        self.ids = _rowids(db, None)  # slot -> row id; sorted for the slots built (a file's lines: a range)
+        self.built = len(self.ids)
+        # a built row's slot: at[start[its file] + its line number]; a row added since: in `moved`
+        shift, line_of = self.shift, (1 << self.shift) - 1
+        ends = array("q", bytes(8 * ((self.ids[-1] >> shift) + 2 if self.ids else 1)))
+        for r in self.ids:
+            ends[r >> shift] = (r & line_of) + 1
+        self.start = array("q", [0])
+        for n in ends:
+            self.start.append(self.start[-1] + n)
+        self.at = array("i", [-1]) * self.start[-1]
+        start, at = self.start, self.at
+        for s, r in enumerate(self.ids):
+            at[start[r >> shift] + (r & line_of)] = s
+        self.moved: dict[int, int] = {}
+        self.length = array("H", bytes(2 * self.built))
+        self.said = array("q", [NO_ENTRY]) * self.built
+        for r, n, said in db.execute(
+            f"SELECT id, length(text), CASE WHEN text GLOB '{ENTRY_GLOB}' THEN substr(text, 9) END FROM lines"
+        ):
+            s = self.slot(r)
+            if s >= 0:
+                self.length[s] = n
+                if said is not None:
+                    self.said[s] = hash(said)
+        self.alive = (1 << self.built) - 1
+        # the lines by length, in about BUCKETS bitsets of as many lines each (a plain line is shorter than 1024)
+        ordered = sorted(self.length)
+        tops = sorted({ordered[(i * len(ordered)) // BUCKETS] for i in range(1, BUCKETS)} if ordered else set())
+        self.bucket_of = bytes(bisect_left(tops, n) for n in range(LONGEST))  # a length -> its bucket
+        parts = [bytearray((self.built + 7) >> 3) for _ in range(len(tops) + 1)]
+        bucket_of = self.bucket_of
+        for s, n in enumerate(self.length):
+            parts[bucket_of[n]][s >> 3] |= 1 << (s & 7)
+        self.upto: list[int] = []  # upto[b]: the lines of buckets 0 to b
+        for b in parts:
+            self.upto.append((self.upto[-1] if self.upto else 0) | int.from_bytes(b, "little"))
+        self.words: dict[str, int] = {}
+        db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.terms_rows USING fts5vocab(main, terms, row)")
+        common = [w for (w,) in db.execute("SELECT term FROM temp.terms_rows WHERE doc >= ?", (HOLD_ROWS,))]
+        for w in common:
+            self.words[w] = self.bits(_rowids(db, _quote(w)))
+        self.terms: dict[tuple[tuple[str, bool], ...], int] = {}
+
+    def _of(self, slots: Iterable[int]) -> int:
+        buf = bytearray((len(self.ids) + 7) >> 3)
+        for s in slots:
+            buf[s >> 3] |= 1 << (s & 7)
+        return int.from_bytes(buf, "little")
+
+    def slot(self, r: int) -> int:
+        """A current plain row's slot (-1 for another row)."""
+        s = self.moved.get(r)
+        if s is not None:
+            return s
+        f, n = r >> self.shift, r & ((1 << self.shift) - 1)
+        if f + 1 >= len(self.start) or self.start[f] + n >= self.start[f + 1]:
+            return -1
+        s = self.at[self.start[f] + n]
+        return s if s >= 0 and self.ids[s] == r else -1
+
+    def bits(self, rowids: Iterable[int]) -> int:
+        """The slots of these current plain rows, as a bitset."""
+        buf = bytearray((len(self.ids) + 7) >> 3)
+        moved, start, at, shift = self.moved, self.start, self.at, self.shift
+        line_of = (1 << shift) - 1
+        for r in rowids:
+            s = moved.get(r)
+            if s is None:
+                s = at[start[r >> shift] + (r & line_of)]
+            buf[s >> 3] |= 1 << (s & 7)
+        return int.from_bytes(buf, "little")
+
+    def term(self, db: sqlite3.Connection, atoms: list[tuple[str, bool]]) -> int:
+        """The lines holding one of a term's words (or a word a prefix starts: (prefix, True)), as a bitset."""
+        key = tuple(atoms)
+        found = self.terms.get(key)
+        if found is not None:
+            return found
+        found = 0
+        rare = []
+        for word, prefix in atoms:
+            held = None if prefix else self.words.get(word)
+            if held is None:
+                rare.append(_quote(word) + "*" if prefix else _quote(word))
+            else:
+                found |= held
+        if rare:
+            found |= self.bits(_rowids(db, " OR ".join(rare)))
+        found &= self.alive
+        if len(self.terms) >= KEEP_TERMS:
+            self.terms.pop(next(iter(self.terms)))
+        self.terms[key] = found
+        return found
+
+    def files(self, ids: set[int]) -> int:
+        """The slots of these files' lines, as a bitset."""
+        found = 0
+        for f in ids:
+            lo = bisect_left(self.ids, f << self.shift, 0, self.built)
+            hi = bisect_left(self.ids, (f + 1) << self.shift, lo, self.built)
+            found |= ((1 << hi) - 1) ^ ((1 << lo) - 1)
+        return found | self.bits(r for r, s in self.moved.items() if r >> self.shift in ids)
+
+    def update(self, tree: str, gone: Iterable[int], added: Iterable[tuple[int, str, str]]) -> bool:
+        """Bring it to `tree`: the rows `gone` dropped, the plain rows `added` (row id, text, words) take new slots.
+        False when it should rather be built again (too many new slots)."""
+        from memgit.recall_cut import entry
+
+        drop = bytearray((len(self.ids) + 7) >> 3)
+        for r in gone:
+            s = self.slot(r)
+            self.moved.pop(r, None)
+            if s >= 0:
+                drop[s >> 3] |= 1 << (s & 7)
+        self.alive &= ~int.from_bytes(drop, "little")
+        new: dict[str, list[int]] = {}  # a held word -> its new slots
+        lengths: dict[int, list[int]] = {}  # a bucket -> its new slots
+        for r, text, words in added:
+            s = len(self.ids)
+            self.ids.append(r)
+            self.moved[r] = s
+            self.length.append(min(len(text), LONGEST - 1))
+            said = entry(text)
+            self.said.append(NO_ENTRY if said is None else hash(said))
+            lengths.setdefault(self.bucket_of[min(len(text), LONGEST - 1)], []).append(s)
+            for w in set(words.split()):
+                if w in self.words:
+                    new.setdefault(w, []).append(s)
+        self.alive |= self._of([s for slots in lengths.values() for s in slots])
+        for b, slots in lengths.items():
+            bits = self._of(slots)
+            for at in range(b, len(self.upto)):
+                self.upto[at] |= bits
+        for w, slots in new.items():
+            self.words[w] |= self._of(slots)
+        self.terms.clear()
+        self.tree = tree
+        return len(self.ids) - self.built <= REBUILD * max(self.built, 1000)
+
+    def positions(self, bits: int) -> list[int]:
+        """The slots set in a bitset, lowest first (its non-zero 64-bit words found by a C loop)."""
+        out: list[int] = []
+        words = array("Q", bits.to_bytes(((len(self.ids) + 63) >> 6) << 3, "little"))
+        for i in compress(range(len(words)), words):
+            w, base = words[i], i << 6
+            while w:
+                low = w & -w
+                out.append(base + low.bit_length() - 1)
+                w ^= low
+        return out
+
+
+def top(
+    held: Held,
+    sets: dict[int, int],
+    units: list[int],
+    extra: list[tuple[str, int, str]],
+    extra_bits: list[int],
+    score: Scorer,
+    first: Stage,
+    gone: set[int],
+    names: dict[int, str],
+) -> tuple[list[tuple[float, int]], bool, dict[int, tuple[int, int | None]]]:
+    """memgit/recall_stage.py _top over the held bitsets: the kept lines down to the k-th one's score, best first,
+    whether no line scores less, and each plain one's length and entry hash. Each line's score, in halves (`units`:
+    each term's weight times two), is summed as bitsets (bit j of every line's sum in slices[j]); a score's lines are
+    a bitset of their own, read from the best score down. At the k-th line's score only its shortest lines are read,
+    a length bucket at a time, until as many lines as still go on are said once there: the tie-break (memgit/recall_cut.py
+    `cut`: the fewest copies of a journal entry among those lines, then the shortest) reaches no further, and copies
+    of an entry have its length, so they fall in one bucket."""
+    from memgit.recall_cut import entry
+
+    k, shift = first.k, held.shift
+    slices: list[int] = []
+    for i, b in sets.items():
+        u, j = units[i], 0
+        while u:
+            if u & 1:  # add b << j to the sums, carrying
+                slices += [0] * (j - len(slices))
+                c, at = b, j
+                while c:
+                    if at == len(slices):
+                        slices.append(c)
+                        break
+                    s = slices[at]
+                    slices[at], c = s ^ c, s & c
+                    at += 1
+            u, j = u >> 1, j + 1
+    nodes = [(0, any_of(sets.values()))]  # (a sum's bits from slice j on, the lines whose sum has those)
+    for j in reversed(range(len(slices))):
+        nodes = [
+            (v, b)
+            for total, lines in nodes
+            for high in [lines & slices[j]]
+            for v, b in ((total | 1 << j, high), (total, lines ^ high))
+            if b
+        ]
+    plain = {total / 2: lines for total, lines in nodes}
+    extra_at: dict[float, list[int]] = {}
+    for j, b in enumerate(extra_bits):
+        extra_at.setdefault(score(b), []).append(j)
+    levels = sorted({*plain, *extra_at}, reverse=True)
+    away = held.files(gone) if gone else 0
+    ids, length, said, bucket_of, upto = held.ids, held.length, held.said, held.bucket_of, held.upto
+    wanted: dict[int, bool] = {}  # file id -> its lines may be candidates
+    known: list[tuple[float, int]] = []
+    sizes: dict[int, tuple[int, int | None]] = {}
+    for sc in levels:
+        need = k - len(known)
+        if need <= 0:
+            break
+        bits = plain.get(sc, 0) & ~away
+        extras: dict[int, list[int]] = {}
+        for j in extra_at.get(sc, []):
+            extras.setdefault(bucket_of[min(len(extra[j][2]), LONGEST - 1)], []).append(j)
+        here: list[tuple[float, int]] = []
+        once, copies = 0, Counter[int]()  # lines here that are no entry; entries' hashes
+        last, seen, read = len(upto) - 1, 0, 0  # buckets up to `read` - 1 read, their `seen` lines
+        whole = bits.bit_count() + len(extra_at.get(sc, ())) <= need  # a level that goes on whole: read at once
+        while read <= last:
+            # up to the first bucket where enough lines would be seen to be as many as still go on, said once
+            at = last if whole else _first(upto, bits, read, seen + max(1, need - len(here)))
+            chunk = bits & upto[at] & ~(upto[read - 1] if read else 0)
+            for slot in held.positions(chunk) if chunk else ():
+                r = ids[slot]
+                f = r >> shift
+                ok = wanted.get(f)
+                if ok is None:
+                    ok = wanted[f] = first.wanted(names[f])
+                if ok:
+                    here.append((sc, r))
+                    h = said[slot]
+                    sizes[r] = (length[slot], None if h == NO_ENTRY else h)
+                    if h == NO_ENTRY:
+                        once += 1
+                    else:
+                        copies[h] += 1
+            for j in [j for b in range(read, at + 1) for j in extras.get(b, [])]:
+                here.append((sc, -1 - j))
+                e = entry(extra[j][2])
+                if e is None:
+                    once += 1
+                else:
+                    copies[hash(e)] += 1
+            seen, read = (bits & upto[at]).bit_count(), at + 1
+            if (
+                len(here) >= need
+                and (sc != levels[-1] or len(here) > need)  # at the lowest score: more lines than go on
+                and once + sum(1 for n in copies.values() if n == 1) >= need
+            ):
+                break  # the lines that go on are among these
+        known += here
+    complete = len(known) < k or levels[-1] >= known[k - 1][0]
+    return known, complete, sizes
+
+
+def held(index: Index) -> Held | None:
+    """What the first stage reads, held for the index's tree, when this process holds it (it prewarmed the index);
+    None when it is not held, or is being built again (another process moved the index: it is read in a thread, on a
+    connection of its own, while the first stage reads the database)."""
+    if not index.hold:
+        return None
+    found = index.held
+    if found is not None and found.tree == index.tree():
+        return found
+    if not index.holding:
+        index.holding = True
+        threading.Thread(target=_build, args=(index,), daemon=True, name="memgit-recall-held").start()
+    return None
+
+
+def _build(index: Index) -> None:
+    try:
+        db = sqlite3.connect(index.path.resolve().as_uri() + "?mode=rw", uri=True, isolation_level=None, timeout=60.0)
+        try:
+            db.execute("BEGIN")
+            found = Held(db, index.shift)
+            db.execute("COMMIT")
+        finally:
+            db.close()
+        with index.lock:
+            if not index.closed and found.tree == index.tree():
+                index.held = found
+    except (OSError, sqlite3.Error):
+        pass  # the index is gone or broken meanwhile: its next recall finds out
+    finally:
+        index.holding = False
+
+
+def any_of(sets: Iterable[int]) -> int:
+    found = 0
+    for b in sets:
+        found |= b
+    return found
+
+
+def _first(upto: list[int], bits: int, lo: int, n: int) -> int:
+    """The first bucket from `lo` on up to which `bits` holds `n` lines (the last one if none)."""
+    hi = len(upto) - 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if (bits & upto[mid]).bit_count() >= n:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def _quote(word: str) -> str:
+    return '"' + word.replace('"', '""') + '"'
+
+
+def _rowids(db: sqlite3.Connection, expr: str | None) -> array[int]:
+    """The plain rows an FTS5 query matches (every plain row for None), in row id order."""
+    if expr is None:
+        found = db.execute("SELECT json_group_array(rowid) FROM (SELECT rowid FROM terms ORDER BY rowid)").fetchone()
+    else:
+        found = db.execute("SELECT json_group_array(rowid) FROM terms WHERE terms MATCH ?", (expr,)).fetchone()
+    return array("q", json.loads(found[0]))

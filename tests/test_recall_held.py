@@ -1,0 +1,142 @@
+"""What a long-running process holds of the recall index for the first stage (memgit/recall_held.py): the same lines
+go on as rg's (and the database's) first stage gives, through work-tree edits, this process's commits, another
+process moving the index, and within its bounds."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from memgit import recall_held, recall_index
+from memgit.api import Vault
+from memgit.recall import recall
+from tests.conftest import git, memgit_json
+from tests.test_recall_index import QUERIES, lived  # noqa: F401  (the fixture)
+
+ASKED = [
+    *QUERIES,
+    "zurich company helene",
+    "company note zurich office",
+    "zurich note",
+    "zurich company note",
+    "note company",
+    "office zurich",
+    "kelp company note",
+    "zzqx zurich",
+]
+
+
+def held(v: Vault) -> recall_held.Held | None:
+    return recall_index._OPEN[recall_index.folder(v)].held
+
+
+def settle() -> None:
+    """Wait for a build in a thread (another process moved the index) to end."""
+    for t in threading.enumerate():
+        if t.name == "memgit-recall-held":
+            t.join(60)
+
+
+def same(v: Vault, queries: list[str] = ASKED) -> int:
+    """recall from the index (the held first stage) and from rg agree; how many recalls the first stage cut."""
+    cut = 0
+    for q in queries:
+        with_index = recall(v, q, k=50)
+        assert with_index == recall(v, q, k=50, index=False), q
+        cut += len(with_index["hits"]) + len(with_index.get("weak", [])) == 3
+    return cut
+
+
+def commit(vault: Path) -> None:
+    git(vault, "add", "-A")
+    git(vault, "-c", "core.hooksPath=/dev/null", "commit", "-qm", "notes", "--no-verify")  # no other process
+
+
+@pytest.fixture
+def warm(lived: Path, monkeypatch: pytest.MonkeyPatch) -> Vault:  # noqa: F811
+    import memgit.recall
+
+    memgit_json("log", "Zürich, Zürich and zurich_office again for the company", cwd=lived)
+    for n in range(12):
+        memgit_json("log", f"Company note {n} about zurich{' and Hélène' * (n % 3 == 0)}", cwd=lived)
+    journal = sorted((lived / "memory").glob("2*.md"))[-1]  # said again, and shorter: small talk yields to what
+    journal.write_text(journal.read_text(encoding="utf-8") + "- 09:12 Zurich company note ok\n" * 3, "utf-8")
+    commit(lived)  # was said once
+    monkeypatch.setattr(memgit.recall, "CANDIDATES", 3)
+    monkeypatch.setattr(recall_held, "HOLD_ROWS", 3)  # the common words held as bitsets, the others read
+    v = Vault(lived)
+    recall_index.warm(v)
+    return v
+
+
+@pytest.mark.parametrize("buckets", [recall_held.BUCKETS, 2])  # 2: the tied lines read in two halves by length
+def test_a_warm_process_cuts_as_rg_does_from_what_it_holds(
+    warm: Vault, buckets: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(recall_held, "BUCKETS", buckets)
+    index = recall_index._OPEN[recall_index.folder(warm)]
+    with index.lock:
+        recall_index._hold(index)
+    found = held(warm)
+    assert found is not None and found.tree == warm.head_tree() and len(found.upto) <= buckets
+    assert {"zurich", "company", "note"} <= set(found.words) and "kelp" not in found.words
+    assert same(warm) > 5  # the cut did decide
+    assert held(warm) is found
+
+
+def test_what_a_warm_process_holds_follows_work_tree_edits_and_its_own_commits(warm: Vault) -> None:
+    root = warm.root
+    journal = sorted((root / "memory").glob("2*.md"))[-1]
+    journal.write_text(journal.read_text(encoding="utf-8") + "- 23:59 zurich company helene, late\n", "utf-8")
+    (root / "contexts" / "new.md").write_text("Hélène: zurich company notes, untracked\n", encoding="utf-8")
+    assert same(warm) > 5  # the edited journal's committed lines are not candidates; its lines now are
+    found = held(warm)
+    for body in ("kelp company note a\nzurich company bb\n", "zurich note\nkelp company note aaaaaa\nkelp\n"):
+        (root / "contexts" / "kelp.md").write_text(body, encoding="utf-8")
+        commit(root)
+        assert same(warm) > 5
+        now = held(warm)  # brought along by this process's update: the lines that changed only
+        assert now is found and now.tree == warm.head_tree() and now.moved
+
+
+def test_what_a_warm_process_holds_follows_another_process(warm: Vault) -> None:
+    from tests.conftest import memgit as cli
+
+    found = held(warm)
+    for n in (1, 4):
+        (warm.root / "contexts" / "kelp.md").write_text("kelp company note\n" * n, encoding="utf-8")
+        commit(warm.root)
+        assert cli("recall", "kelp", "--json", cwd=warm.root, process=True).returncode in (0, 1)
+        assert same(warm) > 5  # the database's first stage while it is built again
+        settle()
+        now = held(warm)
+        assert now is not None and now is not found and now.tree == warm.head_tree() and not now.moved
+        assert same(warm) > 5
+        found = now
+
+
+def test_what_a_warm_process_holds_is_bounded(warm: Vault, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(recall_held, "KEEP_TERMS", 4)
+    monkeypatch.setattr(recall_held, "REBUILD", 0.0)  # any new line: built again
+    found = held(warm)
+    assert found is not None
+    assert same(warm) > 5
+    assert len(found.terms) <= 4
+    (warm.root / "contexts" / "kelp.md").write_text("kelp company note\n", encoding="utf-8")
+    commit(warm.root)
+    assert same(warm) > 5
+    settle()
+    now = held(warm)
+    assert now is not None and now is not found and now.tree == warm.head_tree() and not now.moved
+    assert same(warm) > 5
+
+
+def test_the_slots_of_a_bitset_are_its_bits(warm: Vault) -> None:
+    found = held(warm)
+    assert found is not None
+    size = len(found.ids)
+    assert size > 20
+    for slots in ([], [0], [size - 1], [0, 7, 8, 9, size - 1], list(range(0, size, 3))):
+        assert found.positions(sum(1 << s for s in set(slots))) == sorted(set(slots))

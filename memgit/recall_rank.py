@@ -10,11 +10,11 @@ import re
 from collections import Counter
 from functools import lru_cache
 from itertools import islice
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from memgit import recall_cut
 from memgit.recall_docs import DATED_HEADING, Doc, lines_at, read_at
-from memgit.tokens import analyze, fold
+from memgit.tokens import fold, terms
 
 if TYPE_CHECKING:
     from memgit.context import VaultContext as Vault
@@ -61,8 +61,11 @@ TUNING = {
     "lemmas": True,  # German strong verbs: "liest" is "lese" (memgit/lemmas.py; analysis and the candidate search)
     "name_text": 0.0,  # BM25F weight of the name field vs the text (2: a name the text repeats counts more; off: a coin flip)
 }
-KEEP_TOKENS = 50_000  # texts whose terms a long-running process keeps
+KEEP_TOKENS = 50_000  # texts whose terms (and their count without a journal line's meta) a long-running process keeps
 _TOKENS: dict[tuple[str, tuple[str, ...], bool], tuple[str, ...]] = {}
+_SAID: dict[tuple[str, tuple[str, ...], bool], int] = {}
+KEEP_META = 2_000  # files whose front matter a long-running process keeps (by content: a changed file is parsed again)
+_META: dict[bytes, dict[str, Any]] = {}
 ENTITY_WORDS = {"people": "person", "companies": "company", "projects": "project"}
 ENTITY_KINDS = ("entity-items", "entity-summary")
 COMPOUNDING = {"german", "dutch", "swedish", "danish", "norwegian"}
@@ -97,15 +100,28 @@ class Ranking:
     def tokens(self, text: str) -> list[str]:
         """The terms of a text (a new list each time: callers extend it), analysed once per process and languages
         (a long-running process such as the MCP server ranks the same lines again and again)."""
+        return list(self._terms(text))
+
+    def _terms(self, text: str) -> tuple[str, ...]:
+        """`tokens`, kept (read it, never change it)."""
         key = (text, self.languages, self.verbs)
         found = _TOKENS.get(key)
         if found is None:
-            found = _TOKENS[key] = tuple(t for _, t in analyze(text, self.languages, self.verbs))
-            if len(_TOKENS) > KEEP_TOKENS:
-                with contextlib.suppress(RuntimeError):  # another thread's recall changed it meanwhile
-                    for old in list(islice(_TOKENS, KEEP_TOKENS // 4)):  # the oldest quarter
-                        _TOKENS.pop(old, None)
-        return list(found)
+            found = _kept(_TOKENS, key, tuple(terms(text, self.languages, self.verbs)), KEEP_TOKENS)
+        return found
+
+    def _said(self, text: str) -> int:
+        """How many terms a journal line says: its time, kind marker and source (_JOURNAL_META) left out. Each of
+        those parts starts and ends with a character no word holds, and a word's term depends on the word alone, so
+        the line's terms are the parts' terms and the rest's, in order: the count is the line's less the parts'."""
+        key = (text, self.languages, self.verbs)
+        found = _SAID.get(key)
+        if found is None:
+            found = len(self._terms(text))
+            for m in _JOURNAL_META.finditer(text):
+                found -= len(terms(m.group(), self.languages, self.verbs))
+            _kept(_SAID, key, found, KEEP_TOKENS)
+        return found
 
     def rank(self, docs: list[Doc]) -> list[Doc]:
         """score = relevance × coverage × prior. Relevance is BM25 over the hit's words (an entity's name,
@@ -123,24 +139,25 @@ class Ranking:
         from memgit.kinds import spec as kind_spec
 
         cfg = self.vault.config
-        bags = [self.tokens(f"{d.text} {d.extra}") for d in docs]
+        texts = [self._terms(d.text) for d in docs]
+        extras = [self._terms(d.extra) for d in docs]
+        bags = [[*a, *e] for a, e in zip(texts, extras, strict=True)]  # the terms of "{text} {extra}"
         # a journal line's time, kind marker and source are not what it says: they do not lengthen it
         reads = {d.kind: kind_spec(d.kind).recall for d in docs}  # "entries" (journal, session), "facts", "lines"
         lens = [
-            len(self.tokens(_JOURNAL_META.sub(" ", d.text))) + len(self.tokens(d.extra))
-            if reads[d.kind] == "entries"
-            else len(b)
-            for d, b in zip(docs, bags, strict=False)
+            self._said(d.text) + len(e) if reads[d.kind] == "entries" else len(b)
+            for d, b, e in zip(docs, bags, extras, strict=True)
         ]
         self._link(docs, bags)
         self._compounds(bags)
+        sets = [set(b) for b in bags]
         n = len(docs)
         if TUNING["corpus_idf"] and docs and self.corpus_bytes:
             # idf against the whole vault, not the candidates: every line holding a query word is a candidate
             # (its df is exact), and the vault's line count is estimated from the bytes searched
             n = max(n, int(self.corpus_bytes / (sum(len(d.text) + 1 for d in docs) / len(docs))))
         avgdl = (sum(lens) / len(lens)) if lens else 1.0
-        df = {t: sum(1 for b in bags if t in b) for t in self.weights}
+        df = Counter(t for words in sets for t in words.intersection(self.weights))
         idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in self.weights}
         if TUNING["syn_cap"]:  # a related word never weighs more than the word the question used
             for t in self.weights:
@@ -166,59 +183,72 @@ class Ranking:
         factors: list[float] = []
         near = self._context(docs, reads)
         about: list[bool] = []  # the hit is of or names the entity the question names
-        for d, bag, dl, ctx, speaker in zip(docs, bags, lens, near, talk, strict=False):
+        # per question, not per hit: each weight's w × idf, what covers each word, the date window, authority's prior
+        weighed = [(t, w * idf[t]) for t, w in self.weights.items()]
+        covers = [(t, idf[t], self.related.get(t) or set()) for t in self.terms]
+        window = (self.when.start.isoformat(), self.when.end.isoformat()) if self.when else None
+        authority: dict[str, float] = {}
+        speaker_field, speaker_weight = TUNING["speaker_field"], TUNING["speaker"]
+        focus_factor, speaker_focus = TUNING["focus"], TUNING["speaker_focus"]
+        named_only = set(self.terms) - subject
+        for d, bag, words, text, dl, ctx, speaker in zip(docs, bags, sets, texts, lens, near, talk, strict=True):
             # an entity's own memory is about it: its name says which entity, the other words say what
-            if d.kind in ENTITY_KINDS:
-                own = set(self.tokens(d.extra)) & named
+            entity = d.kind in ENTITY_KINDS
+            if entity:
+                own = named.intersection(self._terms(d.extra))
             elif d.authority == "instruction":  # a direct instruction that names the entity is about it too
-                own = set(bag) & self.entity_words
+                own = words & self.entity_words
             else:
                 own = set()
             name = what = ask = 0.0
-            words = set(bag)
-            for t, w in self.weights.items():
-                tf = bag.count(t)
-                if tf:
+            norm = K1 * (1 - B + B * dl / max(avgdl, 1e-9))  # BM25's length normalisation of this hit
+            for t, wi in weighed:
+                if t in words:
+                    tf = bag.count(t)
                     if t in own:  # the same for all of the entity's memory: no length normalisation
-                        name += w * idf[t] * (_name_field(tf - 1) if d.kind in ENTITY_KINDS else 1.0)
-                    elif t in speaker and TUNING["speaker_field"]:  # who says it: a field, not a word of the text
-                        name += w * idf[t] * TUNING["speaker"]
-                        ask += 0.0 if t in subject else w * idf[t] * TUNING["speaker"]
+                        name += wi * (_name_field(tf - 1) if entity else 1.0)
+                    elif t in speaker and speaker_field:  # who says it: a field, not a word of the text
+                        name += wi * speaker_weight
+                        if t not in subject:
+                            ask += wi * speaker_weight
                     else:
-                        part = w * idf[t] * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / max(avgdl, 1e-9)))
+                        part = wi * tf * (K1 + 1) / (tf + norm)
                         if t in speaker:  # field weight: the question names who says the line
-                            part *= TUNING["speaker"]
+                            part *= speaker_weight
                         what += part
-                        ask += 0.0 if t in subject else part
+                        if t not in subject:
+                            ask += part
             got = sum(
-                idf[t] * (1.0 if t in words else 0.5 if self.related.get(t, set()) & words else 0.0) for t in self.terms
+                [
+                    ti * (1.0 if t in words else 0.5 if not related.isdisjoint(words) else 0.0)
+                    for t, ti, related in covers
+                ]
             )
             for t in ctx - words if ctx else ():  # said around it, not in it: the conversation's topic
                 w = self.weights.get(t, 0.0)
-                what += TUNING["context"] * w * idf[t] * (K1 + 1) / (1 + K1 * (1 - B + B * dl / max(avgdl, 1e-9)))
+                what += TUNING["context"] * w * idf[t] * (K1 + 1) / (1 + norm)
                 got += TUNING["context_coverage"] * idf[t] * (t in self.terms)
-            in_window = bool(
-                self.when
-                and reads[d.kind] == "entries"
-                and d.date
-                and self.when.start.isoformat() <= d.date[:10] <= self.when.end.isoformat()
-            )
+            in_window = bool(window and reads[d.kind] == "entries" and d.date and window[0] <= d.date[:10] <= window[1])
             d.coverage = (got + (dated if in_window else 0.0)) / mass
-            rank = cfg.authority_rank(d.authority)
-            prior = 1.0 + TUNING["authority"] * (4 - min(rank, 7))
+            prior = authority.get(d.authority)
+            if prior is None:
+                rank = cfg.authority_rank(d.authority)
+                prior = authority[d.authority] = 1.0 + TUNING["authority"] * (4 - min(rank, 7))
             if own:
                 prior *= TUNING["about"]
-            about.append(bool(focus and self._on_focus(d, words, focus)))
-            if focus and not about[-1]:
-                prior *= TUNING["focus"]  # the question names an entity this hit neither belongs to nor names
-            elif voices and not voices & words:
-                prior *= TUNING["speaker_focus"]  # the question names a speaker this line neither has nor names
+            on = self._on_focus(d, words, text, focus) if focus else False
+            about.append(on)
+            if focus and not on:
+                prior *= focus_factor  # the question names an entity this hit neither belongs to nor names
+            elif voices and voices.isdisjoint(words):
+                prior *= speaker_focus  # the question names a speaker this line neither has nor names
             if TUNING["proximity"]:
                 prior *= 1.0 + TUNING["proximity"] * self._near(d.text, words)
             # "who ...?" asks for a person: a hit naming one of the vault's people, a fact filed as a relationship
-            prior *= TUNING["who"] ** (
-                bool(d.flags.get("names_person")) + (who and d.flags.get("category") == "relationship")
-            )
+            if d.flags:
+                prior *= TUNING["who"] ** (
+                    bool(d.flags.get("names_person")) + (who and d.flags.get("category") == "relationship")
+                )
             if reads[d.kind] == "facts":  # a curated fact over the raw log line it came from, at equal relevance
                 prior *= TUNING["fact"]
             if d.status != "active" and not (self.valid_at and d.fact_id and _true_at(d, self.valid_at)):
@@ -228,36 +258,42 @@ class Ranking:
             if (d.path, d.text) in scaffold:  # the template's own words about memgit: not the user's memory
                 prior *= TUNING["scaffold_factor"]
             # said again word for word by the same speaker: small talk, not what they remember (each doubling: ×repeat)
-            prior *= TUNING["repeat"] ** math.log2(repeats.get(d.text, 1))
-            if TUNING["says_more"] and speaker & named and not what and named - speaker:
+            said = repeats.get(d.text, 1)
+            if said != 1:
+                prior *= TUNING["repeat"] ** math.log2(said)
+            if speaker and TUNING["says_more"] and speaker & named and not what and named - speaker:
                 # matched by who says it and nothing else: the more the line says, the likelier it holds what is asked
                 # (a backchannel, "Same here!", says nothing); ×(length / average)^says_more, at most ×2^says_more
                 prior *= min(2.0, dl / max(avgdl, 1e-9)) ** TUNING["says_more"]
-            if subject and not ask and set(self.terms) - subject:
+            if subject and not ask and named_only:
                 d.flags["name_only"] = True
             factors.append((d.coverage ** TUNING["coord"]) * prior)
             asks.append(ask)
             d.score = (name + what) * factors[-1]
+        # the hits that match what is asked, best first (the sort key is a total order: filtering this list is sorting
+        # the filtered hits)
+        ranked = sorted((i for i, a in enumerate(asks) if a > 0), key=lambda i: (-asks[i], docs[i].path, docs[i].line))
+        answers = [i for i in ranked if (docs[i].path, docs[i].text) not in scaffold]  # not the template's words
         if TUNING["prf"] and (subject or not TUNING["prf_named"]):
             floor = min(idf[t] for t in self.terms)
-            more = self._feedback(docs, asks, subject)
-            for d, bag, dl, factor, on in zip(docs, bags, lens, factors, about, strict=False):
+            more = self._feedback(docs, answers, subject)
+            for d, bag, words, dl, factor, on in zip(docs, bags, sets, lens, factors, about, strict=True):
                 for t, w in more.items() if on or not subject else ():
-                    tf = bag.count(t)
-                    if tf:
+                    if t in words:
+                        tf = bag.count(t)
                         d.score += factor * w * floor * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / max(avgdl, 1e-9)))
         if TUNING["category"] != 1.0 and subject:
-            self._category(docs, asks, about)
+            self._category(docs, ranked, about)
         if TUNING["prf_cover"] and subject:
-            self._stand_ins(docs, bags, asks, about, subject, idf, mass)
+            self._stand_ins(docs, sets, answers, about, subject, idf, mass)
         self._decay(sorted(docs, key=lambda d: -d.score))
         return docs
 
     def _stand_ins(
         self,
         docs: list[Doc],
-        bags: list[list[str]],
-        asks: list[float],
+        sets: list[set[str]],
+        answers: list[int],
         about: list[bool],
         subject: set[str],
         idf: dict[str, float],
@@ -268,32 +304,27 @@ class Ranking:
         that lacks the word itself ("what does emeka drink" <- his "Likes green tea"); failing that, a fact of his
         filed in the category most of those matches are filed in counts `category_cover` of it ("kenji drink" <-
         "Prefers matcha", a preference like the others' drinks). A word the vault never wrote has no matches, so
-        nothing stands in for it ("chloe favourite movie" stays unanswered)."""
-        scaffold = _scaffold() if TUNING["scaffold"] else frozenset()
-        sets = [set(b) for b in bags]
+        nothing stands in for it ("chloe favourite movie" stays unanswered). `sets`: each hit's terms; `answers`: the
+        hits that match what is asked, best first, but the template's words."""
+        ons = [i for i, on in enumerate(about) if on]
+        skip = set(self.weights) | subject
         for t in self.terms:
             if t in subject:
                 continue
-            best = sorted(
-                (
-                    i
-                    for i, b in enumerate(sets)
-                    if t in b and asks[i] > 0 and (docs[i].path, docs[i].text) not in scaffold
-                ),
-                key=lambda i: (-asks[i], docs[i].path, docs[i].line),
-            )[: int(TUNING["prf_docs"])]
+            best = [i for i in answers if t in sets[i]][: int(TUNING["prf_docs"])]
             if len(best) < 2:
                 continue
-            seen = Counter(w for i in best for w in set(self.tokens(_JOURNAL_META.sub(" ", docs[i].text))))
-            skip = set(self.weights) | subject
+            seen = Counter(w for i in best for w in set(self._terms(_JOURNAL_META.sub(" ", docs[i].text))))
             shared = sorted(((c, w) for w, c in seen.items() if c >= 2 and w not in skip), key=lambda x: (-x[0], x[1]))
             stand = {w for _c, w in shared[: int(TUNING["prf_terms"])]}
             filed = Counter(str(docs[i].flags["category"]) for i in best if docs[i].flags.get("category"))
             (cat, n), *_ = filed.most_common(1) or [("", 0)]
             cat = cat if TUNING["category_cover"] and n * 2 >= len(best) else ""
-            for d, b, on in zip(docs, sets, about, strict=False):
-                if on and t not in b and not self.related.get(t, set()) & b:
-                    if stand & b:
+            related = self.related.get(t) or set()
+            for i in ons:
+                d, b = docs[i], sets[i]
+                if t not in b and related.isdisjoint(b):
+                    if not stand.isdisjoint(b):
                         d.coverage += TUNING["prf_cover"] * idf[t] / mass
                     elif cat and d.flags.get("category") == cat:
                         d.coverage += TUNING["category_cover"] * idf[t] / mass
@@ -301,14 +332,12 @@ class Ranking:
                         continue
                     d.flags.pop("name_only", None)
 
-    def _category(self, docs: list[Doc], asks: list[float], about: list[bool]) -> None:
+    def _category(self, docs: list[Doc], ranked: list[int], about: list[bool]) -> None:
         """Where the vault files the answers: when most of the best matches of what is asked, in others' memory, are
         facts of one category ("drink" -> preference; "employer" -> relationship), the named entity's facts of that
-        category get ×`category` ("kenji drink" -> his "prefers matcha", not "Lives in Seattle")."""
-        best = sorted(
-            (i for i, a in enumerate(asks) if a > 0 and not about[i] and docs[i].flags.get("category")),
-            key=lambda i: (-asks[i], docs[i].path, docs[i].line),
-        )[: int(TUNING["prf_docs"])]
+        category get ×`category` ("kenji drink" -> his "prefers matcha", not "Lives in Seattle"). `ranked`: the hits
+        that match what is asked, best first."""
+        best = [i for i in ranked if not about[i] and docs[i].flags.get("category")][: int(TUNING["prf_docs"])]
         if len(best) < 2:
             return
         (top, n), *_ = Counter(str(docs[i].flags["category"]) for i in best).most_common(1)
@@ -375,6 +404,8 @@ class Ranking:
 
     def _context(self, docs: list[Doc], reads: dict[str, str]) -> list[set[str]]:
         """The question's words in the entries just before and after a journal line (same day): its context."""
+        if not TUNING["context"]:
+            return [set() for _d in docs]
         out: list[set[str]] = []
         files: dict[str, list[str]] = {}
         for d in docs:
@@ -389,21 +420,18 @@ class Ranking:
         wanted = set(self.weights)
         return [c & wanted for c in out]
 
-    def _feedback(self, docs: list[Doc], asks: list[float], subject: set[str]) -> dict[str, float]:
+    def _feedback(self, docs: list[Doc], answers: list[int], subject: set[str]) -> dict[str, float]:
         """Pseudo-relevance feedback: the words most of the best matches of the question's "what" share (across
         the vault: "drink" -> chai, espresso; "reach" -> email, Signal) stand in for it, weighted `prf` × how many
         of those matches hold them (against the most shared word) and never above the question's weakest word. For a question naming an entity, the
-        other entities' memory is where the feedback comes from, and the named entity's memory what it reorders."""
-        scaffold = _scaffold() if TUNING["scaffold"] else frozenset()
-        best = sorted(
-            (i for i, a in enumerate(asks) if a > 0 and (docs[i].path, docs[i].text) not in scaffold),
-            key=lambda i: (-asks[i], docs[i].path, docs[i].line),
-        )[: int(TUNING["prf_docs"])]
+        other entities' memory is where the feedback comes from, and the named entity's memory what it reorders.
+        `answers`: the hits that match what is asked, best first, but the template's words."""
+        best = answers[: int(TUNING["prf_docs"])]
         if len(best) < 2:
             return {}
         seen: dict[str, int] = {}
         for i in best:
-            for t in set(self.tokens(_JOURNAL_META.sub(" ", docs[i].text))):
+            for t in set(self._terms(_JOURNAL_META.sub(" ", docs[i].text))):
                 seen[t] = seen.get(t, 0) + 1
         skip = set(self.weights) | subject
         ranked = sorted(((c, t) for t, c in seen.items() if c >= 2 and t not in skip), key=lambda x: (-x[0], x[1]))
@@ -415,8 +443,10 @@ class Ranking:
         if not TUNING["focus"] or TUNING["focus"] == 1.0:
             return None
         terms = set(self.terms)
+        named: dict[str, set[str]] = {}  # an entity's extra words -> the question's words they hold
         matched = {
-            d.path.split("/")[1]: set(self.tokens(d.extra)) & terms
+            d.path.split("/")[1]: named.get(d.extra)
+            or named.setdefault(d.extra, terms.intersection(self._terms(d.extra)))
             for d in docs
             if d.kind in ENTITY_KINDS and d.path.count("/") >= 2
         }
@@ -426,12 +456,13 @@ class Ranking:
         slugs = {slug for slug, m in matched.items() if len(m) == best}
         return {t for slug in slugs for t in matched[slug]}, slugs
 
-    def _on_focus(self, d: Doc, words: set[str], focus: tuple[set[str], set[str]]) -> bool:
-        """A hit is about a named entity when it is that entity's memory or its text names it."""
+    def _on_focus(self, d: Doc, words: set[str], text: tuple[str, ...], focus: tuple[set[str], set[str]]) -> bool:
+        """A hit is about a named entity when it is that entity's memory or its text (whose terms are `text`) names
+        it."""
         named, slugs = focus
         if d.kind in ENTITY_KINDS and d.path.count("/") >= 2:
-            return d.path.split("/")[1] in slugs or bool(set(self.tokens(d.text)) & named)
-        return bool(words & named)
+            return d.path.split("/")[1] in slugs or not named.isdisjoint(text)
+        return not named.isdisjoint(words)
 
     def _link(self, docs: list[Doc], bags: list[list[str]]) -> None:
         """Entity linking: a hit that names another entity of the vault gets that entity's kind as a
@@ -448,16 +479,18 @@ class Ranking:
         names, starts = _names(
             tuple((kind, word, tuple(self._slugs(kind, self.tree))) for kind, word in wanted.items())
         )
-        for d, bag in zip(docs, bags, strict=False):
-            own = d.path.split("/")[1] if d.kind in ("entity-items", "entity-summary") else ""
+        first = starts.keys()
+        for d, bag in zip(docs, bags, strict=True):
             words = _WORD.findall(fold(d.text))
-            found = {
-                names[g]
-                for i, w in enumerate(words)
-                for size in range(1, starts.get(w, 0) + 1)  # only where a name starts
-                for g in ["-".join(words[i : i + size])]
-                if g in names and g != own
-            }
+            if first.isdisjoint(words):  # no name starts here
+                continue
+            own = d.path.split("/")[1] if d.kind in ENTITY_KINDS else ""
+            found = set()
+            for i in [i for i, w in enumerate(words) if w in first]:  # only where a name starts
+                for size in range(1, starts[words[i]] + 1):
+                    g = "-".join(words[i : i + size])
+                    if g in names and g != own:
+                        found.add(names[g])
             if who and found & person:
                 d.flags["names_person"] = True
             bag.extend(sorted(found - {PERSON}))
@@ -487,8 +520,6 @@ class Ranking:
 
     def _dates(self, docs: list[Doc]) -> None:
         """A date for each doc: the file's frontmatter (updated/confirmed/date), its lesson heading, else git."""
-        from memgit import frontmatter
-
         by_path: dict[str, list[Doc]] = {}
         for d in docs:
             by_path.setdefault(d.path, []).append(d)
@@ -496,10 +527,7 @@ class Ranking:
         for path, group in by_path.items():
             data = read_at(self.vault, self.tree, path) or b""
             text = data.decode("utf-8", errors="replace")
-            try:
-                meta = frontmatter.split(text).meta or {}
-            except frontmatter.YamlError:
-                meta = {}
+            meta = _front(data, text)
             stamp = next((str(meta[k]) for k in ("updated", "confirmed", "date") if meta.get(k)), None)
             lines = text.split("\n")
             for d in group:
@@ -544,18 +572,13 @@ class Ranking:
         return found
 
     def _decision_status(self, docs: list[Doc]) -> None:
-        from memgit import frontmatter
-
         seen: dict[str, str] = {}
         for d in docs:
             if d.kind != "decision":
                 continue
             if d.path not in seen:
                 data = read_at(self.vault, self.tree, d.path) or b""
-                try:
-                    meta = frontmatter.split(data.decode("utf-8", errors="replace")).meta or {}
-                except frontmatter.YamlError:
-                    meta = {}
+                meta = _front(data, data.decode("utf-8", errors="replace"))
                 seen[d.path] = str(meta.get("status", "active"))
                 d.flags["title"] = meta.get("title")
             status = seen[d.path]
@@ -616,3 +639,37 @@ def _day(value: str | None) -> dt.date | None:
         return dt.date.fromisoformat(value.strip()[:10]) if value else None
     except ValueError:
         return None
+
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+def _kept(cache: dict[K, V], key: K, value: V, most: int) -> V:
+    """value, kept under key; past `most` entries, the oldest quarter goes."""
+    cache[key] = value
+    if len(cache) > most:
+        with contextlib.suppress(RuntimeError):  # another thread's recall changed it meanwhile
+            for old in list(islice(cache, max(1, most // 4))):
+                cache.pop(old, None)
+    return value
+
+
+def _front(data: bytes, text: str) -> dict[str, Any]:
+    """A file's front matter (empty when it has none or it is broken), parsed once per content by a long-running
+    process (a decision's status, a lesson's date: YAML costs about a millisecond a file). Read it, never change it."""
+    if not text.startswith(("---\n", "---\r\n")):
+        return {}
+    from hashlib import blake2b
+
+    key = blake2b(data, digest_size=20).digest()
+    found = _META.get(key)
+    if found is None:
+        from memgit import frontmatter
+
+        try:
+            found = frontmatter.split(text).meta or {}
+        except frontmatter.YamlError:
+            found = {}
+        _kept(_META, key, found, KEEP_META)
+    return found

@@ -104,6 +104,47 @@ def tokens(text: str, languages: Sequence[str] = DEFAULT_LANGUAGES) -> list[str]
     return [term for _, term in analyze(text, languages)]
 
 
+KEEP_WORDS = 200_000  # words whose term a long-running process keeps (per languages), ~25 MB at most
+_DROPPED = "\x00"  # a stop word or a one-letter word: no term
+_KNOWN: dict[tuple[tuple[str, ...], bool], dict[str, str]] = {}
+
+
+def terms(text: str, languages: Sequence[str] = DEFAULT_LANGUAGES, verbs: bool = True) -> list[str]:
+    """`analyze`'s terms alone, the same list: what recall ranks by. On ASCII text (most text) each word's term is
+    worked out once per process and languages (a vault has tens of thousands of words; recall's ranking analyses
+    hundreds of lines per question, mostly of words it has met before)."""
+    low = text.casefold()
+    if not low.isascii():
+        return [t for _, t in analyze(text, languages, verbs)]
+    langs = tuple(languages) or DEFAULT_LANGUAGES
+    known = _KNOWN.get((langs, verbs))
+    if known is None:
+        known = _KNOWN.setdefault((langs, verbs), {})
+    words = _WORD.findall(low)
+    try:
+        found = list(map(known.__getitem__, words))
+    except KeyError:
+        _learn(known, words, langs, verbs)
+        found = [known.get(w) or _term(w, langs, verbs) for w in words]  # another thread may have cleared it
+    return [t for t in found if t is not _DROPPED]
+
+
+def _learn(known: dict[str, str], words: Iterable[str], langs: tuple[str, ...], verbs: bool) -> None:
+    """Each new folded ASCII word's term (`_DROPPED` for a stop word or a one-letter word) into `known`."""
+    new = [w for w in words if w not in known]
+    if len(known) + len(new) > KEEP_WORDS:
+        known.clear()  # rare (a vault of more distinct words than that): start again
+    for w in new:
+        known[w] = _term(w, langs, verbs)
+
+
+def _term(word: str, langs: tuple[str, ...], verbs: bool) -> str:
+    """One folded ASCII word's term, as `analyze` gives it, or `_DROPPED`."""
+    if len(word) < 2 or word in stop_words(langs):
+        return _DROPPED
+    return (_german_aware(langs[0]) if verbs and "german" in langs else _stemmer(langs[0]))(word)
+
+
 @lru_cache(maxsize=1)
 def _variants() -> dict[str, str]:
     """Every Latin letter that folds to a plain a-z letter, grouped by that letter."""

@@ -1,0 +1,92 @@
+"""What recall's ranking keeps in a long-running process (the MCP server): each word's term, each text's terms and
+their count without a journal line's meta, each file's front matter. The same answers as analysing afresh, read
+again when a file changes, and bounded."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from memgit import recall_rank, tokens
+from memgit.api import Vault
+from memgit.recall import recall
+from memgit.tokens import analyze, terms
+from tests.conftest import memgit_json
+
+TEXTS = [
+    "Moved to Zürich office; dinner with Hélène at the café",
+    "来月東京に引っ越す予定 and a meeting in Tokyo",
+    "Ich lese gerade Momo, sie liest es auch; er fährt nach Berlin",
+    "a I x y 15:53 the and of, ticket_zurich foo_bar 42 2026-01-05",
+    "- 15:53 [event] Gina: How was your week? (source: chat 2026-01-05)",
+    "- 09:00 Call with Acme Inc: the numbers slipped a week (verbatim: yes)",
+    "Straße ﬁsh İstanbul ÆSIR Øresund",
+    "",
+    "   ",
+    "companies hiring company's employees",
+]
+LANGUAGES = [("english",), ("german", "english"), ("french",), ("german",)]
+
+
+@pytest.mark.parametrize("languages", LANGUAGES)
+@pytest.mark.parametrize("verbs", [True, False])
+def test_terms_are_analyzes_terms_and_the_words_kept_are_bounded(
+    languages: tuple[str, ...], verbs: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for keep in (tokens.KEEP_WORDS, 4):
+        monkeypatch.setattr(tokens, "KEEP_WORDS", keep)
+        tokens._KNOWN.clear()
+        for _ in range(2):  # once learning the words, once knowing them
+            for text in TEXTS:
+                assert terms(text, languages, verbs) == [t for _, t in analyze(text, languages, verbs)], text
+                most = max(keep, max(len(re.findall(r"[^\W_]+", t)) for t in TEXTS))
+                assert all(len(known) <= most for known in tokens._KNOWN.values())
+
+
+def ranking(languages: tuple[str, ...]) -> recall_rank.Ranking:
+    r = recall_rank.Ranking()
+    r.languages, r.verbs = languages, True
+    return r
+
+
+@pytest.mark.parametrize("languages", LANGUAGES)
+def test_a_journal_lines_length_leaves_out_its_time_marker_and_source(
+    languages: tuple[str, ...], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(recall_rank, "KEEP_TOKENS", 4)
+    recall_rank._SAID.clear()
+    recall_rank._TOKENS.clear()
+    r = ranking(languages)
+    for text in [
+        *TEXTS,
+        "- 15:53 [x] 東京 (source: 東京 a b)",
+        "- 15:53 [note] (source: nothing else)",
+        "[a] [bb] [ccc] d",
+    ]:
+        for _ in range(2):
+            assert r._said(text) == len(analyze(recall_rank._JOURNAL_META.sub(" ", text), languages)), text
+        assert r.tokens(text) == [t for _, t in analyze(text, languages)]
+    assert 0 < len(recall_rank._SAID) <= 4
+    assert 0 < len(recall_rank._TOKENS) <= 4
+
+
+def test_a_decisions_front_matter_is_read_again_when_the_file_changes(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    memgit_json("decide", "Database choice", "--context", "a store", "--decision", "Use Postgres", cwd=vault)
+    memgit_json("decide", "Queue choice", "--context", "a queue", "--decision", "Use Postgres queues", cwd=vault)
+    v = Vault(vault)
+    paths = {h["path"] for h in recall(v, "postgres")["hits"]}
+    assert len([p for p in paths if p.startswith("decisions/")]) == 2
+    path = vault / sorted(p for p in paths if "database" in p)[0]
+    path.write_text(path.read_text().replace("status: active", "status: superseded"))
+    assert "status: superseded" in path.read_text()
+    paths = {h["path"] for h in recall(v, "postgres")["hits"]}  # the same process: its kept front matter is stale
+    assert [p for p in paths if p.startswith("decisions/")] == [p for p in paths if "queue" in p]
+    monkeypatch.setattr(recall_rank, "KEEP_META", 1)
+    recall_rank._META.clear()
+    for query in ("postgres", "store", "queue"):
+        recall(v, query)
+        assert len(recall_rank._META) <= 1

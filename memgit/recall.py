@@ -7,7 +7,6 @@ import datetime as dt
 import re
 from collections import Counter
 from collections.abc import Iterable
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from memgit import recall_cut
@@ -123,7 +122,7 @@ class Recall(Ranking):
         self.cut = False  # the first stage kept only some of the matching lines
         self._first: list[recall_cut.Term] | None = None
         self._paths: dict[str, bool] = {}  # path -> _wanted
-        self._slug_cache: dict[str, list[str]] = {}
+        self._slug_cache: dict[str, tuple[str, ...]] = {}
         self.found: recall_index.Found | None = None  # the candidate search's, when the index answered it
 
     def _resolve_as_of(self, when: str) -> tuple[str, dt.datetime]:
@@ -268,18 +267,15 @@ class Recall(Ranking):
     def _entity_matches(self, tree: str | None) -> Any:
         """L1: entities whose name matches a query word bring all their facts along (past ENTITIES of them, those
         whose names hold the most of the question's words, then the rarest among the entities' names)."""
+        from memgit.recall_entities import named as named_in
         from memgit.rg import Match
 
         terms = set(self.terms)
         named: list[tuple[str, str, set[str]]] = []  # (kind, slug, the question's words its name holds)
         for ekind in self.vault.config.entity_kinds:
-            slugs = self._slugs(ekind, tree)
-            near = _near(tuple(sorted(terms)), tuple(slugs))  # cheap test first: tokenising 10k slugs is not
-            for slug in (s for s in slugs if s in near):
-                words = set(self.tokens(slug.replace("-", " "))) & terms
-                if words:
-                    self.entity_words |= words
-                    named.append((ekind, slug, words))
+            for slug, words in named_in(self._slugs(ekind, tree), terms, self.languages, self.verbs):
+                self.entity_words |= words
+                named.append((ekind, slug, words))
         if len(named) > ENTITIES:  # "kelfo labs" in a vault of 500 labs: the entities it names best
             share = Counter(w for _, _, words in named for w in words)
             best = sorted(named, key=lambda e: (-len(e[2]), -sum(1 / share[w] for w in e[2]), e[0], e[1]))
@@ -301,7 +297,7 @@ class Recall(Ranking):
             for n, text, before, after in entity_facts(data) if data else ():
                 yield Match(path, n, text, before, after), None
 
-    def _slugs(self, kind: str, tree: str | None) -> list[str]:
+    def _slugs(self, kind: str, tree: str | None) -> tuple[str, ...]:
         """Every entity slug of a kind, listed once per query."""
         key = f"{kind}@{tree}"
         if key not in self._slug_cache:
@@ -374,36 +370,6 @@ class Recall(Ranking):
             stale = day is None or (self.moment.date() - day).days > confirm
             hit["confirm_before_use"] = stale
         return hit
-
-
-@lru_cache(maxsize=64)
-def _near(terms: tuple[str, ...], slugs: tuple[str, ...]) -> frozenset[str]:
-    """The slugs holding one of the terms anywhere (a long-running process asks again with the same ones): each term
-    found in all the slugs joined by newlines (a term holds none), not slug by slug."""
-    from bisect import bisect_right
-
-    joined, starts = _joined(slugs)
-    found: set[str] = set()
-    for t in terms:
-        if not t or "\n" in t:  # never a word: slug by slug
-            found.update(s for s in slugs if t in s)
-            continue
-        at = joined.find(t)
-        while at >= 0:
-            i = bisect_right(starts, at) - 1
-            found.add(slugs[i])
-            at = joined.find(t, starts[i + 1] if i + 1 < len(starts) else len(joined))
-    return frozenset(found)
-
-
-@lru_cache(maxsize=8)
-def _joined(slugs: tuple[str, ...]) -> tuple[str, list[int]]:
-    """The slugs joined by newlines, and where each starts."""
-    starts, at = [], 0
-    for s in slugs:
-        starts.append(at)
-        at += len(s) + 1
-    return "\n".join(slugs), starts
 
 
 def _index_enabled() -> bool:

@@ -118,33 +118,33 @@ def to_doc(vault: Vault, m: Match, kind: str, tier: str) -> Doc | None:
     return doc
 
 
-def subfolders(vault: Vault, tree: str | None, folder: str) -> list[str]:
+def subfolders(vault: Vault, tree: str | None, folder: str) -> tuple[str, ...]:
     """Entity slugs of one kind: from the work tree (tree None) or a tree (kept by a long-running process: a tree's id
-    names its content)."""
+    names its content); the same tuple while it is kept (memgit/recall_entities.py keeps its index by it)."""
     if tree is not None:
         key = (tree, folder)
         names = _TREE_LISTED.get(key)
         if names is None:
-            names = _keep(_TREE_LISTED, key, vault.repo.folders(tree, folder), KEEP_TREES)
-        return list(names)
+            names = _keep(_TREE_LISTED, key, tuple(vault.repo.folders(tree, folder)), KEEP_TREES)
+        return names
     where = vault.root / folder
     try:
         stamp = os.stat(where).st_mtime_ns  # a folder's mtime moves whenever an entry is added, removed or renamed
         known = _LISTED.get(where)
         if known is not None and known[0] == stamp:
-            return list(known[1])
+            return known[1]
         with os.scandir(where) as entries:  # d_type: no stat per entity
-            names = [e.name for e in entries if e.is_dir(follow_symlinks=False)]
+            names = tuple(e.name for e in entries if e.is_dir(follow_symlinks=False))
     except OSError:
-        return []
+        return ()
     if time.time_ns() - stamp > 2_000_000_000:  # a listing as new as its mtime's granularity is not kept
         _LISTED[where] = (stamp, names)
     return names
 
 
-_LISTED: dict[Path, tuple[int, list[str]]] = {}  # folder -> (mtime, entity slugs) in a long-running process
+_LISTED: dict[Path, tuple[int, tuple[str, ...]]] = {}  # folder -> (mtime, entity slugs) in a long-running process
 KEEP_TREES = 32  # (tree, folder) listings a long-running process keeps (--as-of)
-_TREE_LISTED: dict[tuple[str, str], list[str]] = {}
+_TREE_LISTED: dict[tuple[str, str], tuple[str, ...]] = {}
 
 
 def work_lines(vault: Vault, path: str) -> list[str]:

@@ -844,3 +844,6 @@ def warm(vault: Vault) -> None:
             kind_of = vault.config.kind_of
             for path in list(index.names[1].values())[:KEEP_KINDS]:
                 kind_of(path)
+        from memgit.recall_entities import warm as entities
+
+        entities(vault)  # every entity kind's slugs by their words (L1)

@@ -94,7 +94,7 @@ class Ranking:
     commit: str | None
     valid_at: str | None
 
-    def _slugs(self, kind: str, tree: str | None) -> list[str]:
+    def _slugs(self, kind: str, tree: str | None) -> tuple[str, ...]:
         raise NotImplementedError
 
     def tokens(self, text: str) -> list[str]:

@@ -390,15 +390,31 @@ def test_a_fact_s_fields_are_read_as_json_line_by_line() -> None:
             assert _fact_fields(lines) == lazy(lines), lines
 
 
-def test_the_slugs_near_a_question_are_those_holding_one_of_its_terms() -> None:
-    """L1's cheap test before tokenising 10k slugs: the slugs holding a term anywhere, found in the slugs joined (a term
-    at a slug's start or end, twice in one, in several, across no boundary; no slug, no term)."""
-    from memgit.recall import _near
+def test_the_entities_a_question_names_are_the_slugs_whose_words_hold_its_terms(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """L1's look-up, by scanning a listing seen for the first time and by an index of its slugs' words after: the slugs
+    whose words (as a question's are analysed) hold a term and whose text holds one, in listing order; bounded; a new
+    listing is indexed anew."""
+    from memgit import recall_entities
+    from memgit.tokens import analyze
 
-    slugs = ("kelfo-labs", "labs-kelfo", "ann", "annkelfo", "x-kel", "fo-y", "kelfokelfo", "", "zzz")
-    for terms in [("kelfo",), ("kel", "fo"), ("ann", "zzz", "labs"), ("nope",), (), ("o-y",), ("s\nl",)]:
-        assert _near(terms, slugs) == frozenset(s for t in terms for s in slugs if t in s), terms
-    assert _near(("kelfo",), ()) == frozenset()
+    slugs = ("kelfo-labs", "labs-kelfo", "ann", "annkelfo", "x-kel", "fo-y", "companies-inc", "zürich-ag", "", "zzz")
+
+    def expected(terms: set[str], listing: tuple[str, ...]) -> list[tuple[str, set[str]]]:
+        words = [(s, {t for _, t in analyze(s.replace("-", " "), ("english",), True)} & terms) for s in listing]
+        return [(s, w) for s, w in words if w and any(t in s for t in terms)]
+
+    questions = [{"kelfo"}, {"kel", "fo"}, {"ann", "zzz", "lab"}, {"compani"}, {"zurich", "ag"}, set(), {"nope"}]
+    for terms in questions:
+        assert recall_entities.named(slugs, terms, ("english",), True) == expected(terms, slugs), terms
+    monkeypatch.setattr(recall_entities, "KEEP_LISTINGS", 2)
+    monkeypatch.setattr(recall_entities, "KEEP_SLUGS", 3)
+    for n in range(4):  # each a new listing (another entity): scanned when first seen, then indexed anew
+        listing = (*slugs, f"kelfo-{n}")
+        for _ in range(2):
+            assert recall_entities.named(listing, {"kelfo"}, ("english",), True) == expected({"kelfo"}, listing)
+    assert len(recall_entities._LISTINGS) <= 2 and len(recall_entities._WORDS) <= 3
 
 
 def test_row_ids_fetched_as_one_json_array_are_the_rows_fetched_one_by_one(

@@ -188,3 +188,25 @@ def test_the_update_stores_what_a_new_build_stores(facts: Path) -> None:
     recall_index._OPEN.clear()
     recall_index.build(Vault(facts), Vault(facts).head_tree())
     assert facts_table(facts) == updated
+
+
+def test_an_entity_added_after_its_kinds_listing_was_kept_is_named(facts: Path) -> None:
+    """A long-running process keeps an entity kind's listing (by the folder's stamp) and the index of its slugs' words
+    (by the listing): an entity added later is named by the next question."""
+    import os
+
+    from memgit.api import Vault
+    from memgit.recall import recall as library_recall
+
+    def aged(folder: Path, seconds: int) -> None:  # a listing is kept only once its folder is 2 s old
+        os.utime(folder, (folder.stat().st_atime, folder.stat().st_mtime - seconds))
+
+    companies = facts / "companies"
+    aged(companies, 60)
+    first = library_recall(Vault(facts), "acme zürich", k=50)
+    assert library_recall(Vault(facts), "acme zürich", k=50) == first
+    memgit_json("fact", "add", "companies/zurich-works", "Builds trams", "--category", "status", cwd=facts)
+    aged(companies, 30)
+    after = library_recall(Vault(facts), "acme zürich", k=50)
+    assert after == library_recall(Vault(facts), "acme zürich", k=50, index=False)
+    assert "Builds trams" in [h["text"] for h in after["hits"]] and after != first

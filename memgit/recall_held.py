@@ -311,11 +311,13 @@ def held(index: Index) -> Held | None:
         return found
     if not index.holding:
         index.holding = True
-        threading.Thread(target=_build, args=(index,), daemon=True, name="memgit-recall-held").start()
+        threading.Thread(target=build, args=(index,), daemon=True, name="memgit-recall-held").start()
     return None
 
 
-def _build(index: Index) -> None:
+def build(index: Index) -> None:
+    """Hold the index's tree: read on a connection of its own (recalls go on meanwhile, from the database)."""
+    index.holding = True
     try:
         db = sqlite3.connect(index.path.resolve().as_uri() + "?mode=rw", uri=True, isolation_level=None, timeout=60.0)
         try:

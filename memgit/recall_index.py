@@ -674,17 +674,6 @@ def _search(
 prestart, discard = recall_status.prestart, recall_status.discard
 
 
-def _hold(index: Index) -> None:
-    """Hold what the first stage reads of the index's tree (memgit/recall_held.py), read in one transaction."""
-    from memgit.recall_held import Held
-
-    index.db.execute("BEGIN")
-    try:
-        index.held = Held(index.db, index.shift)
-    finally:
-        index.db.execute("COMMIT")
-
-
 def _status(root: Path) -> Status:
     return recall_status.take(root) or _WorkTree(root)
 
@@ -833,11 +822,14 @@ def warm(vault: Vault) -> None:
             watched.after_status(token, tree, dirty)
         index = _OPEN.get(folder(vault))
         if index is not None:  # every path, as a broad question reads them, and its kind (kept per kind globs)
+            from memgit import recall_held
+
             _HOLD.add(index.path.parent)
+            index.holding = True  # built here, not in a thread a recall would start meanwhile
             index.hold = True
             with index.lock, contextlib.suppress(sqlite3.Error):
                 index._names((), every=True)
-                _hold(index)
+            recall_held.build(index)
             line_words("é")  # compiles tokens' CJK pattern (~35 ms), which the first line not in ASCII needs
             from memgit.config import KEEP_KINDS
 

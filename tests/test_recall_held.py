@@ -76,9 +76,7 @@ def test_a_warm_process_cuts_as_rg_does_from_what_it_holds(
     warm: Vault, buckets: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(recall_held, "BUCKETS", buckets)
-    index = recall_index._OPEN[recall_index.folder(warm)]
-    with index.lock:
-        recall_index._hold(index)
+    recall_held.build(recall_index._OPEN[recall_index.folder(warm)])
     found = held(warm)
     assert found is not None and found.tree == warm.head_tree() and len(found.upto) <= buckets
     assert {"zurich", "company", "note"} <= set(found.words) and "kelp" not in found.words

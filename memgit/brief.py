@@ -11,11 +11,11 @@ import re
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from memgit.brief_cache import Files
     from memgit.context import VaultContext as Vault
 
 CHARS_PER_TOKEN = 4
 _SECTION = re.compile(r"^## (.+?) \(\d+\)\s*$")
-_CONFIRMED = re.compile(r"\(confirmed (\d{4}-\d{2}-\d{2})\)\s*$")
 _OPTIONAL = ("Instructions (highest authority)", "Preferences to confirm")  # left out when empty
 SHARE = 0.4  # a first pass gives no section more than this part of the budget, so policy cannot crowd out NOW.md
 
@@ -36,65 +36,42 @@ def _body(vault: Vault, tree: str | None, path: str) -> str:
         return data.decode("utf-8", errors="replace").strip()
 
 
-def _instructions(vault: Vault, tree: str | None, today: str) -> list[str]:
-    """Instruction-level memory: active facts of the top authority, and journal entries logged as instructions."""
-    from memgit import itemsfile
-    from memgit.errors import UsageError
+def _instructions(vault: Vault, files: Files, today: str) -> list[str]:
+    """Instruction-level memory: active facts of the top authority (each entity kind's files in the order a walk of
+    the tree gives them), and journal entries logged as instructions (newest journal first)."""
+    from memgit.brief_cache import tree_order
 
-    repo, cfg = vault.repo, vault.config
-    top = cfg.authority[0]
     out = []
-    for kind in cfg.entity_kinds:
-        for path, blob in repo.files(tree, kind):
-            if not path.endswith("/items.json"):
-                continue
-            try:
-                items = itemsfile.parse_file(path, repo.blob(blob) or b"[]")
-            except UsageError:
-                continue
-            out += [
-                f"- {i['fact']} ({i['id']})"
-                for i in items
-                if i.get("authority") == top
-                and i.get("status") == "active"
-                and not (i.get("valid_until") and str(i["valid_until"]) < today)
-            ]
-    for path in sorted((p for p, _ in repo.files(tree, "memory") if cfg.kind_of(p) == "journal"), reverse=True):
-        text = (repo.read(tree, path) or b"").decode("utf-8", errors="replace")
-        out += [
-            f"{ln} ({path}:{n})"
-            for n, ln in enumerate(text.splitlines(), 1)
-            if ln.startswith("- ") and "[instruction]" in ln
-        ]
+    for kind in vault.config.entity_kinds:
+        paths = [p for p, (_, parts) in files.items() if "instructions" in parts and p.startswith(kind + "/")]
+        for path in tree_order(paths):
+            out += [line for line, until in files[path][1]["instructions"] if not (until and until < today)]
+    for path in sorted((p for p, (_, parts) in files.items() if "journal" in parts), reverse=True):
+        out += files[path][1]["journal"]
     return out
 
 
-def _to_confirm(vault: Vault, tree: str | None, today: str) -> list[str]:
+def _to_confirm(vault: Vault, files: Files, today: str) -> list[str]:
     """Preferences nobody has confirmed within confirm_after_days: ask before relying on them."""
     import datetime as dt
 
     days = int(vault.config.get("confirm_after_days", 90))
     cutoff = (dt.date.fromisoformat(today) - dt.timedelta(days=days)).isoformat()
-    out = []
-    for path, blob in sorted(vault.repo.files(tree, "preferences")):
-        if vault.config.kind_of(path) != "preference":
-            continue
-        for n, ln in enumerate((vault.repo.blob(blob) or b"").decode("utf-8", errors="replace").splitlines(), 1):
-            m = _CONFIRMED.search(ln)
-            if ln.startswith("- ") and m and m.group(1) < cutoff:
-                out.append(f"{ln} ({path}:{n}; confirm before use)")
-    return out
+    return [
+        line
+        for path in sorted(p for p, (_, parts) in files.items() if "preference" in parts)
+        for confirmed, line in files[path][1]["preference"]
+        if confirmed < cutoff
+    ]
 
 
-def _sections(vault: Vault, tree: str | None, today: str) -> list[tuple[str, list[str]]]:
+def _sections(vault: Vault, tree: str | None, today: str, files: Files) -> list[tuple[str, list[str]]]:
     """In the order of authority: instructions, policy, state, decisions, preferences to confirm, memory, journal."""
-    from memgit import frontmatter
-
-    repo, cfg = vault.repo, vault.config
+    repo = vault.repo
     out: list[tuple[str, list[str]]] = []
-    out.append(("Instructions (highest authority)", _instructions(vault, tree, today)))
+    out.append(("Instructions (highest authority)", _instructions(vault, files, today)))
     policy = []
-    for p in sorted(p for p, _ in repo.files(tree) if cfg.kind_of(p) == "policy"):
+    for p in sorted(p for p, (_, parts) in files.items() if "policy" in parts):
         body = [ln for ln in _body(vault, tree, p).splitlines() if ln.strip()]
         if body:
             # the file's own title line repeats its name: the ### line already says it
@@ -104,35 +81,17 @@ def _sections(vault: Vault, tree: str | None, today: str) -> list[tuple[str, lis
             ]
     out.append(("Policy (canonical, humans only: read before acting)", policy))
     out.append(("Now (NOW.md)", _body(vault, tree, "NOW.md").splitlines()))
-    for path, blob in sorted(repo.files(tree, "contexts")):
-        try:
-            meta = frontmatter.split((repo.blob(blob) or b"").decode("utf-8", errors="replace")).meta or {}
-        except frontmatter.YamlError:
-            continue
-        if meta.get("active"):
+    for path in sorted(p for p, (_, parts) in files.items() if "context" in parts):
+        context = files[path][1]["context"]
+        if context is not None and context[0]:
             lines = [ln for ln in _body(vault, tree, path).splitlines() if ln.strip()]
-            out.append((f"Active context: {meta.get('name', path)} ({path})", lines))
+            out.append((f"Active context: {path if context[1] is None else context[1]} ({path})", lines))
             break
-    decisions = []
-    for path, blob in repo.files(tree, "decisions"):
-        if cfg.kind_of(path) != "decision":
-            continue
-        try:
-            fm = frontmatter.split((repo.blob(blob) or b"").decode("utf-8", errors="replace"))
-        except frontmatter.YamlError:
-            continue
-        meta = fm.meta or {}
-        if meta.get("status", "active") != "active":
-            continue
-        body = fm.body.split("## Decision", 1)[-1].strip().splitlines()
-        first = next((ln for ln in body if ln.strip() and not ln.startswith("#")), "")
-        decisions.append(
-            (str(meta.get("date", "")), f"- {meta.get('date', '')} {meta.get('title', path)}: {first} ({path})")
-        )
+    decisions = [tuple(parts["decision"]) for _, parts in files.values() if parts.get("decision") is not None]
     out.append(("Recent decisions", [d for _, d in sorted(decisions, reverse=True)][:10]))
-    out.append(("Preferences to confirm", _to_confirm(vault, tree, today)))
+    out.append(("Preferences to confirm", _to_confirm(vault, files, today)))
     out.append(("Memory (MEMORY.md)", _body(vault, tree, "MEMORY.md").splitlines()))
-    journals = sorted((p for p, _ in repo.files(tree, "memory") if cfg.kind_of(p) == "journal"), reverse=True)[:3]
+    journals = sorted((p for p, (_, parts) in files.items() if "journal" in parts), reverse=True)[:3]
     lines = []
     for path in journals:
         entries = [
@@ -191,8 +150,11 @@ def brief(vault: Vault, budget: int = 2000, as_of: str | None = None) -> dict[st
 
         at = resolve(vault, as_of)
         tree, today, commit = at.tree, at.moment.date().isoformat(), at.commit
+    from memgit import brief_cache
+
     sections = []
-    for title, lines in _sections(vault, tree, today):
+    files = brief_cache.scan(vault, tree, persist=as_of is None) if tree is not None else {}
+    for title, lines in _sections(vault, tree, today, files):
         lines = [ln for ln in lines if ln.strip()]
         if title in _OPTIONAL and not lines:
             continue

@@ -155,3 +155,52 @@ def test_brief_has_policy_text_instructions_and_preferences_to_confirm(vault: Pa
     then = memgit_json("brief", "--budget", "5000", "--as-of", "2026-01-10", cwd=vault, env=later)
     assert "Cc the CEO on pricing emails" in then["text"] and "Cc the CFO" not in then["text"]
     assert then["as_of"] == git(vault, "rev-parse", "HEAD~1").stdout.strip()
+
+
+def test_the_brief_kept_per_file_version_is_the_brief_read_from_the_tree(vault: Path) -> None:
+    """brief keeps what it reads of whole folders (.git/memgit/brief.json) and reads only what a tree diff names next
+    time: after each kind of change its answer is the one a brief without that file gives."""
+    kept = vault / ".git/memgit/brief.json"
+
+    def same(env: dict[str, str] = T) -> str:
+        cached = memgit_json("brief", "--budget", "20000", cwd=vault, env=env)
+        assert kept.exists()
+        kept.unlink()
+        fresh = memgit_json("brief", "--budget", "20000", cwd=vault, env=env)
+        assert cached == fresh
+        return str(cached["text"])
+
+    def fact(entity: str, text: str) -> str:
+        args = ["fact", "add", entity, text, "--category", "preference", "--authority", "instruction"]
+        return str(memgit_json(*args, cwd=vault, env=T)["id"])
+
+    same()
+    ceo = fact("people/ceo", "Cc the CEO on pricing emails")
+    fact("people/ops", "Page ops before any schema change")
+    fact("companies/acme", "Acme invoices go to the shared inbox")
+    text = same()
+    assert text.index("Page ops") < text.index("Cc the CEO")  # each kind's entities as a walk of the tree gives them
+    memgit_json("log", "Never deploy on Fridays", "--kind", "instruction", "--source", "ops lead", cwd=vault, env=T)
+    memgit_json("supersede", ceo, "Cc the CFO on pricing emails", cwd=vault, env=T)
+    memgit_json("prefer", "editor", "Use vim keybindings", cwd=vault, env={"MEMGIT_NOW": "2025-09-01T10:00:00"})
+    memgit_json("decide", "Use Postgres", "--context", "A database", "--decision", "Postgres", cwd=vault, env=T)
+    text = same()
+    assert "Cc the CFO" in text and "Cc the CEO" not in text and "Never deploy on Fridays" in text
+    assert "Use Postgres" in text and "Use vim keybindings" in text
+    decision = next((vault / "decisions").glob("*.md"))
+    decision.write_text(decision.read_text().replace("status: active", "status: superseded"))
+    (vault / "people/ops/items.json").write_text("[{\n")  # broken by hand: its facts are not read
+    git(vault, "add", "-A")
+    git(vault, "commit", "-qm", "hand edits", "--no-verify")
+    text = same()
+    assert "Use Postgres" not in text and "Page ops" not in text and "Acme invoices" in text
+    git(vault, "rm", "-rq", "companies/acme")
+    git(vault, "commit", "-qm", "gone", "--no-verify")
+    assert "Acme invoices" not in same()
+    # an answer for another day is not kept; a hand-edited file is read as none
+    memgit_json("brief", "--as-of", "HEAD~3", cwd=vault, env=T)
+    memgit_json("brief", cwd=vault, env=T)
+    tree = git(vault, "rev-parse", "HEAD^{tree}").stdout.strip()
+    assert tree.encode() in kept.read_bytes()
+    kept.write_bytes(kept.read_bytes().replace(b"Never deploy", b"Always deploy"))
+    assert "Always deploy" not in same()

@@ -19,6 +19,7 @@ from memgit.tokens import alternatives, analyze, fold, pattern
 if TYPE_CHECKING:
     from memgit import recall_index
     from memgit.context import VaultContext as Vault
+    from memgit.kinds import KindSpec
 
 LAYERS = {
     "fact": "entity-items",
@@ -124,6 +125,8 @@ class Recall(Ranking):
         self._paths: dict[str, bool] = {}  # path -> _wanted
         self._slug_cache: dict[str, tuple[str, ...]] = {}
         self.found: recall_index.Found | None = None  # the candidate search's, when the index answered it
+        self._named: list[str] | None = None  # L1's entities' items.json
+        self._stored: dict[str, list[tuple[Any, ...]]] | None = None  # their facts as the index stored them
 
     def _resolve_as_of(self, when: str) -> tuple[str, dt.datetime]:
         from memgit.asof import resolve
@@ -140,14 +143,16 @@ class Recall(Ranking):
         from memgit.indexmd import ARCHIVE_LOG
         from memgit.kinds import spec
 
-        cfg = self.vault.config
+        kind_of = self.vault.config.kind_of
+        specs: dict[str, KindSpec] = {}  # each kind's, looked up once
         docs: dict[tuple[str, int], Doc] = {}
         for tier, match, fields in self._matches():
-            kind = cfg.kind_of(match.path)
+            kind = kind_of(match.path)
             if kind == "index" or match.path == ARCHIVE_LOG or (self.kind_filter and kind != self.kind_filter):
                 continue
-            if fields is None or spec(kind).recall != "facts":
-                doc = to_doc(self.vault, match, kind, tier)
+            found = specs.get(kind) or specs.setdefault(kind, spec(kind))
+            if fields is None or found.recall != "facts":
+                doc = to_doc(self.vault, match, kind, tier, found)
             else:  # a fact's fields as the index stored them (memgit/recall_facts.py): none, not a fact's line
                 doc = fact_doc(match.path, match.line, kind, tier, fields) if fields else None
             if doc is not None:
@@ -225,7 +230,9 @@ class Recall(Ranking):
             for path, n, _text in lines:
                 if kinds[path] == "entity-items":
                     facts.setdefault(path, []).append(n)
-            stored = recall_index.stored_facts(self.vault, found, facts, [])[0] if facts else {}
+            whole = self._entity_paths(tree)  # and those of the entities L1 brings along: one transaction
+            if facts or whole:
+                stored, self._stored = recall_index.stored_facts(self.vault, found, facts, whole)
         files: dict[str, list[str]] = {}
         for path, n, text in lines:
             if kinds[path] != "entity-items":
@@ -267,8 +274,30 @@ class Recall(Ranking):
     def _entity_matches(self, tree: str | None) -> Any:
         """L1: entities whose name matches a query word bring all their facts along (past ENTITIES of them, those
         whose names hold the most of the question's words, then the rarest among the entities' names)."""
-        from memgit.recall_entities import named as named_in
         from memgit.rg import Match
+
+        paths = self._entity_paths(tree)
+        stored = self._stored
+        if stored is None and self.found is not None and paths:  # a clean file's facts as the index stored them
+            from memgit import recall_index
+
+            stored = recall_index.stored_facts(self.vault, self.found, {}, paths)[1]
+        for path in paths:
+            known = stored.get(path) if stored else None
+            if known is not None:
+                for n, *fields in known:
+                    yield Match(path, n, "", (), ()), tuple(fields)  # fields given: the text is not read
+                continue
+            data = read_at(self.vault, tree, path)
+            for n, text, before, after in entity_facts(data) if data else ():
+                yield Match(path, n, text, before, after), None
+
+    def _entity_paths(self, tree: str | None) -> list[str]:
+        """The items.json of the entities L1 brings along, worked out once (the words naming them go to
+        entity_words)."""
+        if self._named is not None:
+            return self._named
+        from memgit.recall_entities import named as named_in
 
         terms = set(self.terms)
         named: list[tuple[str, str, set[str]]] = []  # (kind, slug, the question's words its name holds)
@@ -281,21 +310,8 @@ class Recall(Ranking):
             best = sorted(named, key=lambda e: (-len(e[2]), -sum(1 / share[w] for w in e[2]), e[0], e[1]))
             keep = {(e[0], e[1]) for e in best[:ENTITIES]}
             named = [e for e in named if (e[0], e[1]) in keep]
-        paths = [f"{ekind}/{slug}/items.json" for ekind, slug, _words in named]
-        stored: dict[str, list[tuple[Any, ...]]] = {}
-        if self.found is not None and paths:  # a clean file's facts as the index stored them (memgit/recall_facts.py)
-            from memgit import recall_index
-
-            stored = recall_index.stored_facts(self.vault, self.found, {}, paths)[1]
-        for path in paths:
-            known = stored.get(path)
-            if known is not None:
-                for n, *fields in known:
-                    yield Match(path, n, "", (), ()), tuple(fields)  # fields given: the text is not read
-                continue
-            data = read_at(self.vault, tree, path)
-            for n, text, before, after in entity_facts(data) if data else ():
-                yield Match(path, n, text, before, after), None
+        self._named = [f"{ekind}/{slug}/items.json" for ekind, slug, _words in named]
+        return self._named
 
     def _slugs(self, kind: str, tree: str | None) -> tuple[str, ...]:
         """Every entity slug of a kind, listed once per query."""

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from memgit.context import VaultContext as Vault
+    from memgit.kinds import KindSpec
     from memgit.rg import Match
 
 K = TypeVar("K")
@@ -72,11 +73,13 @@ def fact_doc(path: str, line: int, kind: str, tier: str, v: tuple[Any, ...]) -> 
     )
 
 
-def to_doc(vault: Vault, m: Match, kind: str, tier: str) -> Doc | None:
-    """A matched line as recall reads it; each kind declares how (memgit/kinds.py: recall, authority, lines)."""
-    from memgit.kinds import spec as kind_spec
+def to_doc(vault: Vault, m: Match, kind: str, tier: str, spec: KindSpec | None = None) -> Doc | None:
+    """A matched line as recall reads it; each kind declares how (memgit/kinds.py: recall, authority, lines; `spec`:
+    the kind's, when the caller has it)."""
+    if spec is None:
+        from memgit.kinds import spec as kind_spec
 
-    spec = kind_spec(kind)
+        spec = kind_spec(kind)
     if spec.recall == "none":
         return None
     if spec.recall == "facts":

@@ -58,6 +58,7 @@ class Held:
         for s, r in enumerate(self.ids):
             at[start[r >> shift] + (r & line_of)] = s
         self.moved: dict[int, int] = {}
+        self.blobs = _files(db)  # file id -> hash of its path and blob, as built (what another process changes)
         self.length = array("H", bytes(2 * self.built))
         self.said = array("q", [NO_ENTRY]) * self.built
         for r, n, said in db.execute(
@@ -183,6 +184,35 @@ class Held:
         self.tree = tree
         return len(self.ids) - self.built <= REBUILD * max(self.built, 1000)
 
+    def catch_up(self, db: sqlite3.Connection) -> bool:
+        """Bring it to the tree another process brought the index to (read in the caller's open transaction): the
+        files whose path or blob differ from those it was built with (or last caught up with) read again. False when
+        so much changed that it should rather be built again."""
+        from memgit.tokens import line_words
+
+        found = db.execute("SELECT value FROM meta WHERE key = 'tree'").fetchone()
+        now = _files(db)
+        ids = {f for f, h in now.items() if self.blobs.get(f) != h} | (self.blobs.keys() - now.keys())
+        if len(ids) > REBUILD * max(len(now), 1000):
+            return False
+        shift = self.shift
+        gone: list[int] = []
+        for f in ids:
+            lo = bisect_left(self.ids, f << shift, 0, self.built)
+            gone += self.ids[lo : bisect_left(self.ids, (f + 1) << shift, lo, self.built)]
+        gone += [r for r in self.moved if r >> shift in ids]
+        added: list[tuple[int, str, str]] = []
+        for f in sorted(ids & now.keys()):
+            span = (f << shift, ((f + 1) << shift) - 1)
+            plain = {r for (r,) in db.execute("SELECT rowid FROM terms WHERE rowid BETWEEN ? AND ?", span)}
+            added += [
+                (r, text, " ".join(line_words(text)))
+                for r, text in db.execute("SELECT id, text FROM lines WHERE id BETWEEN ? AND ?", span)
+                if r in plain
+            ]
+        self.blobs = now
+        return self.update(str(found[0]) if found else "", gone, added)
+
     def positions(self, bits: int) -> list[int]:
         """The slots set in a bitset, lowest first (its non-zero 64-bit words found by a C loop)."""
         out: list[int] = []
@@ -302,13 +332,16 @@ def top(
 
 def held(index: Index) -> Held | None:
     """What the first stage reads, held for the index's tree, when this process holds it (it prewarmed the index);
-    None when it is not held, or is being built again (another process moved the index: it is read in a thread, on a
-    connection of its own, while the first stage reads the database)."""
+    brought to the tree another process moved the index to; None when it is not held, or is being built again (too
+    much changed: read in a thread, on a connection of its own, while the first stage reads the database)."""
     if not index.hold:
         return None
     found = index.held
     if found is not None and found.tree == index.tree():
         return found
+    if found is not None and found.catch_up(index.db):
+        return found
+    index.held = None
     if not index.holding:
         index.holding = True
         threading.Thread(target=build, args=(index,), daemon=True, name="memgit-recall-held").start()
@@ -352,6 +385,10 @@ def _first(upto: list[int], bits: int, lo: int, n: int) -> int:
         else:
             lo = mid + 1
     return lo
+
+
+def _files(db: sqlite3.Connection) -> dict[int, int]:
+    return {f: hash((path, blob)) for f, path, blob in db.execute("SELECT id, path, blob FROM files")}
 
 
 def _quote(word: str) -> str:

@@ -836,6 +836,9 @@ def warm(vault: Vault) -> None:
             kind_of = vault.config.kind_of
             for path in list(index.names[1].values())[:KEEP_KINDS]:
                 kind_of(path)
+            from memgit import recall_rank
+
+            recall_rank.warm(vault, list(index.names[1].values()))  # the front matter the ranking reads
         from memgit.recall_entities import warm as entities
 
         entities(vault)  # every entity kind's slugs by their words (L1)

@@ -8,6 +8,7 @@ import datetime as dt
 import math
 import re
 from collections import Counter
+from collections.abc import Iterable
 from functools import lru_cache
 from itertools import islice
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -119,7 +120,8 @@ class Ranking:
         if found is None:
             found = len(self._terms(text))
             for m in _JOURNAL_META.finditer(text):
-                found -= len(terms(m.group(), self.languages, self.verbs))
+                part = m.group()  # a time or a kind marker comes again and again (kept); a source hardly
+                found -= len(self._terms(part) if part[0] in "-[" else terms(part, self.languages, self.verbs))
             _kept(_SAID, key, found, KEEP_TOKENS)
         return found
 
@@ -191,17 +193,23 @@ class Ranking:
         speaker_field, speaker_weight = TUNING["speaker_field"], TUNING["speaker"]
         focus_factor, speaker_focus = TUNING["focus"], TUNING["speaker_focus"]
         named_only = set(self.terms) - subject
-        for d, bag, words, text, dl, ctx, speaker in zip(docs, bags, sets, texts, lens, near, talk, strict=True):
+        about_factor, fact_factor, coord = TUNING["about"], TUNING["fact"], TUNING["coord"]
+        scaffold_paths = {p for p, _ in scaffold}
+        norms = [K1 * (1 - B + B * dl / max(avgdl, 1e-9)) for dl in lens]  # BM25's length normalisation of each hit
+        nothing: frozenset[str] = frozenset()
+        for d, bag, words, text, extra, dl, norm, ctx, speaker in zip(
+            docs, bags, sets, texts, extras, lens, norms, near, talk, strict=True
+        ):
             # an entity's own memory is about it: its name says which entity, the other words say what
             entity = d.kind in ENTITY_KINDS
+            own: set[str] | frozenset[str]
             if entity:
-                own = named.intersection(self._terms(d.extra))
+                own = named.intersection(extra)
             elif d.authority == "instruction":  # a direct instruction that names the entity is about it too
                 own = words & self.entity_words
             else:
-                own = set()
+                own = nothing
             name = what = ask = 0.0
-            norm = K1 * (1 - B + B * dl / max(avgdl, 1e-9))  # BM25's length normalisation of this hit
             for t, wi in weighed:
                 if t in words:
                     tf = bag.count(t)
@@ -235,7 +243,7 @@ class Ranking:
                 rank = cfg.authority_rank(d.authority)
                 prior = authority[d.authority] = 1.0 + TUNING["authority"] * (4 - min(rank, 7))
             if own:
-                prior *= TUNING["about"]
+                prior *= about_factor
             on = self._on_focus(d, words, text, focus) if focus else False
             about.append(on)
             if focus and not on:
@@ -250,12 +258,14 @@ class Ranking:
                     bool(d.flags.get("names_person")) + (who and d.flags.get("category") == "relationship")
                 )
             if reads[d.kind] == "facts":  # a curated fact over the raw log line it came from, at equal relevance
-                prior *= TUNING["fact"]
+                prior *= fact_factor
             if d.status != "active" and not (self.valid_at and d.fact_id and _true_at(d, self.valid_at)):
                 prior *= 0.5  # retired: unless asked about a day it was true on (--valid-at)
             if in_window:
                 prior *= TUNING["date_boost"]  # the question's date is matched: relevance, not a prior
-            if (d.path, d.text) in scaffold:  # the template's own words about memgit: not the user's memory
+            if (
+                d.path in scaffold_paths and (d.path, d.text) in scaffold
+            ):  # the template's words about memgit, not memory
                 prior *= TUNING["scaffold_factor"]
             # said again word for word by the same speaker: small talk, not what they remember (each doubling: ×repeat)
             said = repeats.get(d.text, 1)
@@ -267,21 +277,21 @@ class Ranking:
                 prior *= min(2.0, dl / max(avgdl, 1e-9)) ** TUNING["says_more"]
             if subject and not ask and named_only:
                 d.flags["name_only"] = True
-            factors.append((d.coverage ** TUNING["coord"]) * prior)
+            factors.append((d.coverage**coord) * prior)
             asks.append(ask)
             d.score = (name + what) * factors[-1]
         # the hits that match what is asked, best first (the sort key is a total order: filtering this list is sorting
         # the filtered hits)
         ranked = sorted((i for i, a in enumerate(asks) if a > 0), key=lambda i: (-asks[i], docs[i].path, docs[i].line))
-        answers = [i for i in ranked if (docs[i].path, docs[i].text) not in scaffold]  # not the template's words
+        answers = [i for i in ranked if (docs[i].path, docs[i].text) not in scaffold]  # but the template's words
         if TUNING["prf"] and (subject or not TUNING["prf_named"]):
             floor = min(idf[t] for t in self.terms)
             more = self._feedback(docs, answers, subject)
-            for d, bag, words, dl, factor, on in zip(docs, bags, sets, lens, factors, about, strict=True):
+            for d, bag, words, norm, factor, on in zip(docs, bags, sets, norms, factors, about, strict=True):
                 for t, w in more.items() if on or not subject else ():
                     if t in words:
                         tf = bag.count(t)
-                        d.score += factor * w * floor * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / max(avgdl, 1e-9)))
+                        d.score += factor * w * floor * tf * (K1 + 1) / (tf + norm)
         if TUNING["category"] != 1.0 and subject:
             self._category(docs, ranked, about)
         if TUNING["prf_cover"] and subject:
@@ -486,11 +496,16 @@ class Ranking:
                 continue
             own = d.path.split("/")[1] if d.kind in ENTITY_KINDS else ""
             found = set()
+            last = len(words)
             for i in [i for i, w in enumerate(words) if w in first]:  # only where a name starts
-                for size in range(1, starts[words[i]] + 1):
-                    g = "-".join(words[i : i + size])
+                g, end = words[i], min(last, i + starts[words[i]])
+                while True:  # the words from i on, joined as a slug: as many as the longest name starting there
                     if g in names and g != own:
                         found.add(names[g])
+                    i += 1
+                    if i >= end:
+                        break
+                    g = f"{g}-{words[i]}"
             if who and found & person:
                 d.flags["names_person"] = True
             bag.extend(sorted(found - {PERSON}))
@@ -588,13 +603,30 @@ class Ranking:
 @lru_cache(maxsize=8)
 def _names(wanted: tuple[tuple[str, str, tuple[str, ...]], ...]) -> tuple[dict[str, str], dict[str, int]]:
     """Entity linking's lookup: slug -> the word its kind adds, and for each first word of a slug the most words a
-    slug starting with it has (kept per listing: a long-running process links against the same entities)."""
-    names = {slug: word for _kind, word, slugs in wanted for slug in slugs}
+    slug starting with it has (kept per listing: a long-running process links against the same entities; a question
+    wanting another set of kinds only joins the kinds' kept parts)."""
+    names: dict[str, str] = {}
     starts: dict[str, int] = {}
-    for slug in names:
+    for _kind, word, slugs in wanted:
+        names.update(dict.fromkeys(slugs, word))
+        more = _starts(slugs)
+        if not starts:
+            starts = dict(more)
+            continue
+        for first, most in more.items():
+            if most > starts.get(first, 0):
+                starts[first] = most
+    return names, starts
+
+
+@lru_cache(maxsize=8)
+def _starts(slugs: tuple[str, ...]) -> dict[str, int]:
+    """For each first word of the slugs, the most words a slug starting with it has."""
+    starts: dict[str, int] = {}
+    for slug in slugs:
         parts = slug.split("-")
         starts[parts[0]] = max(starts.get(parts[0], 0), len(parts))
-    return names, starts
+    return starts
 
 
 def _name_field(text_tf: int) -> float:
@@ -673,3 +705,20 @@ def _front(data: bytes, text: str) -> dict[str, Any]:
             found = {}
         _kept(_META, key, found, KEEP_META)
     return found
+
+
+def warm(vault: Vault, paths: Iterable[str]) -> None:
+    """What the ranking of a long-running process reads again and again, read before its first question: the front
+    matter of each file of a kind that has one (a decision's status, a lesson's date), up to KEEP_META files."""
+    from memgit.kinds import spec
+
+    kind_of, kept = vault.config.kind_of, 0
+    for path in paths:
+        if kept >= KEEP_META:
+            return
+        if spec(kind_of(path)).schema is None:
+            continue
+        data = read_at(vault, None, path)
+        if data:
+            _front(data, data.decode("utf-8", errors="replace"))
+            kept += 1

@@ -105,8 +105,7 @@ def tokens(text: str, languages: Sequence[str] = DEFAULT_LANGUAGES) -> list[str]
 
 
 KEEP_WORDS = 200_000  # words whose term a long-running process keeps (per languages), ~25 MB at most
-_DROPPED = "\x00"  # a stop word or a one-letter word: no term
-_KNOWN: dict[tuple[tuple[str, ...], bool], dict[str, str]] = {}
+_KNOWN: dict[tuple[tuple[str, ...], bool], dict[str, str]] = {}  # folded ASCII word -> its term ("": none)
 
 
 def terms(text: str, languages: Sequence[str] = DEFAULT_LANGUAGES, verbs: bool = True) -> list[str]:
@@ -121,28 +120,26 @@ def terms(text: str, languages: Sequence[str] = DEFAULT_LANGUAGES, verbs: bool =
     if known is None:
         known = _KNOWN.setdefault((langs, verbs), {})
     words = _WORD.findall(low)
-    try:
-        found = list(map(known.__getitem__, words))
-    except KeyError:
-        _learn(known, words, langs, verbs)
-        found = [known.get(w) or _term(w, langs, verbs) for w in words]  # another thread may have cleared it
-    return [t for t in found if t is not _DROPPED]
+    for _ in range(2):
+        try:
+            return list(filter(None, map(known.__getitem__, words)))  # "": a stop word or a one-letter word
+        except KeyError:  # a word met for the first time
+            _learn(known, words, langs, verbs)
+    return [t for _, t in analyze(text, langs, verbs)]  # a word without a term to keep (or another thread cleared)
 
 
 def _learn(known: dict[str, str], words: Iterable[str], langs: tuple[str, ...], verbs: bool) -> None:
-    """Each new folded ASCII word's term (`_DROPPED` for a stop word or a one-letter word) into `known`."""
+    """Each new folded ASCII word's term into `known` ("" for a stop word or a one-letter word: `analyze` drops it)."""
     new = [w for w in words if w not in known]
     if len(known) + len(new) > KEEP_WORDS:
         known.clear()  # rare (a vault of more distinct words than that): start again
+    stop = stop_words(langs)
+    stem = _german_aware(langs[0]) if verbs and "german" in langs else _stemmer(langs[0])
     for w in new:
-        known[w] = _term(w, langs, verbs)
-
-
-def _term(word: str, langs: tuple[str, ...], verbs: bool) -> str:
-    """One folded ASCII word's term, as `analyze` gives it, or `_DROPPED`."""
-    if len(word) < 2 or word in stop_words(langs):
-        return _DROPPED
-    return (_german_aware(langs[0]) if verbs and "german" in langs else _stemmer(langs[0]))(word)
+        if len(w) < 2 or w in stop:
+            known[w] = ""
+        elif term := stem(w):  # an empty term (never seen from Snowball) is never kept: its text is analysed each time
+            known[w] = term
 
 
 @lru_cache(maxsize=1)

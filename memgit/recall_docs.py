@@ -98,9 +98,10 @@ def to_doc(vault: Vault, m: Match, kind: str, tier: str, spec: KindSpec | None =
             return None
         # an instruction's authority comes from how it was written (`--kind instruction`, which the authority rule
         # lets only a human write), never from a marker somewhere in the text
-        authority = "instruction" if entries.is_instruction(m.text) else "memory"
+        instruction = "[instruction] " in m.text and entries.is_instruction(m.text)  # its marker first: no regex
+        authority = "instruction" if instruction else "memory"
         date = m.path.split("/")[-1][:10] if kind == "journal" else m.path.split("/")[1]
-        sm = _SOURCE.search(text) if kind == "journal" else None
+        sm = _SOURCE.search(text) if kind == "journal" and "(source: " in text else None
         return Doc(
             m.path,
             m.line,

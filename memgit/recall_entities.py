@@ -17,7 +17,8 @@ if TYPE_CHECKING:
 KEEP_SLUGS = 100_000  # slugs whose words a long-running process keeps
 KEEP_LISTINGS = 8  # listings (an entity kind's folder, at a stamp or a tree) whose index it keeps
 _WORDS: dict[tuple[str, tuple[str, ...], bool], frozenset[str]] = {}
-Index = tuple[dict[str, list[int]], list[frozenset[str]]]  # a word -> the slugs holding it (positions); their words
+# a word -> the slugs holding it (positions); each slug's words; whether its text holds each of them
+Index = tuple[dict[str, list[int]], list[frozenset[str]], list[bool]]
 _LISTINGS: dict[tuple[int, tuple[str, ...], bool], tuple[tuple[str, ...], Index | None]] = {}
 
 
@@ -31,11 +32,11 @@ def named(
         near = _near(tuple(sorted(terms)), slugs)
         found = ((s, _words(s, languages, verbs) & terms) for s in slugs if s in near)
         return [(s, set(words)) for s, words in found if words]
-    by_word, words_of = index
+    by_word, words_of, plain = index
     out = []
     for i in sorted({i for t in terms for i in by_word.get(t, ())}):
         slug = slugs[i]
-        if any(t in slug for t in terms):
+        if plain[i] or any(t in slug for t in terms):  # plain: each of its words is in its text
             out.append((slug, set(words_of[i] & terms)))
     return out
 
@@ -67,8 +68,9 @@ def _index(slugs: tuple[str, ...], languages: tuple[str, ...], verbs: bool, now:
     for i, held in enumerate(words):
         for t in held:
             by_word.setdefault(t, []).append(i)
-    _keep(_LISTINGS, key, (slugs, (by_word, words)), KEEP_LISTINGS)
-    return by_word, words
+    plain = [all(t in slug for t in held) for slug, held in zip(slugs, words, strict=True)]
+    _keep(_LISTINGS, key, (slugs, (by_word, words, plain)), KEEP_LISTINGS)
+    return by_word, words, plain
 
 
 def _words(slug: str, languages: tuple[str, ...], verbs: bool) -> frozenset[str]:

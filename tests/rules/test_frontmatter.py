@@ -93,9 +93,9 @@ def test_deletion_is_accepted(kind: str) -> None:
 
 def test_a_five_megabyte_body_is_accepted_quickly() -> None:
     path, text = VALID["lesson"]
-    t = time.perf_counter()
+    t = time.process_time()
     assert check(path, text + "- a lesson line that is not very long\n" * 140_000) == []
-    assert time.perf_counter() - t < 5
+    assert time.process_time() - t < 5
 
 
 # --- rejects: missing or invalid frontmatter -------------------------------------------------
@@ -192,11 +192,9 @@ BOMB = (
     ],
 )
 def test_hostile_yaml_is_a_problem_never_an_exception(text: str, line: int, fragment: str) -> None:
-    t = time.perf_counter()
+    t = time.process_time()
     p = only(check("lessons/x.md", text), RULE, "lessons/x.md", line, fragment)
-    assert (
-        time.perf_counter() - t < 10
-    )  # a guard against blow-ups (billion laughs), generous for a loaded 2-core machine
+    assert time.process_time() - t < 10  # a guard against blow-ups (billion laughs): CPU time, whatever the load
     assert p.hint
 
 

@@ -65,9 +65,9 @@ def test_deletion_by_an_archive_commit_is_accepted(path: str, old: bytes) -> Non
 def test_five_megabytes_appended_are_accepted_quickly_by_every_rule() -> None:
     new = OLD + b"- 10:00 an ordinary journal line with nothing secret in it at all\n" * (5 * 1024 * 1024 // 66)
     assert len(new) > 5_000_000
-    t = time.perf_counter()
+    t = time.process_time()
     assert run([change(JOURNAL, OLD, new)], ctx()) == []
-    assert time.perf_counter() - t < 5
+    assert time.process_time() - t < 5
 
 
 @pytest.mark.parametrize("kind", ["now", "memory", "decision", "other", "entity-items"])
@@ -145,9 +145,9 @@ def test_hostile_old_content_appended_to_is_accepted() -> None:
 def test_a_huge_edit_names_the_line_quickly() -> None:
     old = b"entry\n" * 500_000
     new = old[:-4] + b"XY\n" + b"more\n"
-    t = time.perf_counter()
+    t = time.process_time()
     only(check(old, new), RULE, JOURNAL, 500_000, "line 500000 changed")
-    assert time.perf_counter() - t < 5
+    assert time.process_time() - t < 5
 
 
 # --- properties ------------------------------------------------------------------------------

@@ -50,9 +50,9 @@ def test_the_cap_counts_bytes_not_characters() -> None:
 
 def test_five_megabytes_are_rejected_quickly() -> None:
     data = b"line\n" * (5 * 1024 * 1024 // 5)
-    t = time.perf_counter()
+    t = time.process_time()
     only(check(data), RULE, "MEMORY.md", CAP // 5 + 1, "5242880 bytes")
-    assert time.perf_counter() - t < 2
+    assert time.process_time() - t < 2
 
 
 @pytest.mark.parametrize("data", [b"\x00" * (CAP + 1), b"\xff" * (CAP + 1)])

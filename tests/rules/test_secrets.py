@@ -184,23 +184,23 @@ def test_secrets_in_binary_junk_are_flagged_without_raising(junk: bytes) -> None
 def test_five_megabytes_of_clean_append_are_accepted_quickly() -> None:
     old = "# 2026-11-29\n"
     new = old + "- 10:00 lorem ipsum dolor sit amet, consectetur adipiscing elit sed do\n" * 75_000
-    t = time.perf_counter()
+    t = time.process_time()
     assert check(old, new) == []
-    assert time.perf_counter() - t < 5
+    assert time.process_time() - t < 5
 
 
 def test_a_secret_at_the_end_of_five_megabytes_is_named_by_line() -> None:
     body = "- 10:00 lorem ipsum dolor sit amet, consectetur adipiscing elit sed do\n" * 75_000
-    t = time.perf_counter()
+    t = time.process_time()
     only(check("", body + TOKENS["ghp"] + "\n"), RULE, JOURNAL, 75_001, "GitHub token")
-    assert time.perf_counter() - t < 5
+    assert time.process_time() - t < 5
 
 
 def test_one_huge_line_is_checked_quickly() -> None:
     line = "a" * 5_000_000 + " " + TOKENS["aws-akia"]
-    t = time.perf_counter()
+    t = time.process_time()
     only(check(None, line), RULE, JOURNAL, 1, "AWS access key id")
-    assert time.perf_counter() - t < 5
+    assert time.process_time() - t < 5
 
 
 def test_pgp_private_key_blocks_are_rejected() -> None:
@@ -219,9 +219,9 @@ def test_an_existing_secret_is_not_reflagged_after_a_form_feed() -> None:
 
 def test_hostile_jwt_lookalike_is_checked_quickly() -> None:
     line = "eyJ-" * 16_000  # 64 KB; a 5 MB line like it takes hours
-    t = time.perf_counter()
+    t = time.process_time()
     check(None, line)
-    assert time.perf_counter() - t < 0.2
+    assert time.process_time() - t < 0.2
 
 
 # --- keyword assignments, URLs, entropy, names, allow and deny lists ------------------------------

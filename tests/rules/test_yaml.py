@@ -104,10 +104,10 @@ def _laughs(levels: int) -> str:
 
 @pytest.mark.parametrize("levels", [2, 9, 30])
 def test_billion_laughs_is_refused_quickly(levels: int) -> None:
-    t = time.perf_counter()
+    t = time.process_time()
     with pytest.raises(YamlError, match="anchors and aliases"):
         frontmatter.load_yaml(_laughs(levels))
-    assert time.perf_counter() - t < 2
+    assert time.process_time() - t < 2
 
 
 def test_mapping_aliases_are_refused() -> None:

@@ -4,8 +4,9 @@ entry hash, and the lines of the common words as bitsets (a Python int, a bit pe
 are C loops over ~30 KB on the 10k-entity vault). A rarer word's lines are read from FTS5 when asked for.
 
 It holds one tree of the index. The index's own update (memgit/recall_index.py `_update`) brings it along: a changed
-line's slot is dropped and the new lines take new slots at the end; past REBUILD new slots, or when another process
-moved the index, it is built again (the first stage reads the database meanwhile).
+line's slot is dropped and the new lines take new slots at the end; when another process moved the index, the files
+whose path or blob changed are read again. Past REBUILD (new slots, changed files) it is built again, in a thread on
+a connection of its own (the first stage reads the database meanwhile). memgit/recall_bits.py runs the stage on it.
 """
 
 from __future__ import annotations
@@ -15,15 +16,12 @@ import sqlite3
 import threading
 from array import array
 from bisect import bisect_left
-from collections import Counter
 from collections.abc import Iterable
 from itertools import compress
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from memgit.recall_cut import Scorer
     from memgit.recall_index import Index
-    from memgit.recall_stage import Stage
 
 HOLD_ROWS = 500  # a word on this many plain lines or more is held as a bitset (143 words, ~4 MB at 10k entities)
 KEEP_TERMS = 64  # terms' bitsets a long-running process keeps (common words recur; ~30 KB each at 10k entities)
@@ -226,110 +224,6 @@ class Held:
         return out
 
 
-def top(
-    held: Held,
-    sets: dict[int, int],
-    units: list[int],
-    extra: list[tuple[str, int, str]],
-    extra_bits: list[int],
-    score: Scorer,
-    first: Stage,
-    gone: set[int],
-    names: dict[int, str],
-) -> tuple[list[tuple[float, int]], bool, dict[int, tuple[int, int | None]]]:
-    """memgit/recall_stage.py _top over the held bitsets: the kept lines down to the k-th one's score, best first,
-    whether no line scores less, and each plain one's length and entry hash. Each line's score, in halves (`units`:
-    each term's weight times two), is summed as bitsets (bit j of every line's sum in slices[j]); a score's lines are
-    a bitset of their own, read from the best score down. At the k-th line's score only its shortest lines are read,
-    a length bucket at a time, until as many lines as still go on are said once there: the tie-break (memgit/recall_cut.py
-    `cut`: the fewest copies of a journal entry among those lines, then the shortest) reaches no further, and copies
-    of an entry have its length, so they fall in one bucket."""
-    from memgit.recall_cut import entry
-
-    k, shift = first.k, held.shift
-    slices: list[int] = []
-    for i, b in sets.items():
-        u, j = units[i], 0
-        while u:
-            if u & 1:  # add b << j to the sums, carrying
-                slices += [0] * (j - len(slices))
-                c, at = b, j
-                while c:
-                    if at == len(slices):
-                        slices.append(c)
-                        break
-                    s = slices[at]
-                    slices[at], c = s ^ c, s & c
-                    at += 1
-            u, j = u >> 1, j + 1
-    nodes = [(0, any_of(sets.values()))]  # (a sum's bits from slice j on, the lines whose sum has those)
-    for j in reversed(range(len(slices))):
-        nodes = [
-            (v, b)
-            for total, lines in nodes
-            for high in [lines & slices[j]]
-            for v, b in ((total | 1 << j, high), (total, lines ^ high))
-            if b
-        ]
-    plain = {total / 2: lines for total, lines in nodes}
-    extra_at: dict[float, list[int]] = {}
-    for j, b in enumerate(extra_bits):
-        extra_at.setdefault(score(b), []).append(j)
-    levels = sorted({*plain, *extra_at}, reverse=True)
-    away = held.files(gone) if gone else 0
-    ids, length, said, bucket_of, upto = held.ids, held.length, held.said, held.bucket_of, held.upto
-    wanted: dict[int, bool] = {}  # file id -> its lines may be candidates
-    known: list[tuple[float, int]] = []
-    sizes: dict[int, tuple[int, int | None]] = {}
-    for sc in levels:
-        need = k - len(known)
-        if need <= 0:
-            break
-        bits = plain.get(sc, 0) & ~away
-        extras: dict[int, list[int]] = {}
-        for j in extra_at.get(sc, []):
-            extras.setdefault(bucket_of[min(len(extra[j][2]), LONGEST - 1)], []).append(j)
-        here: list[tuple[float, int]] = []
-        once, copies = 0, Counter[int]()  # lines here that are no entry; entries' hashes
-        last, seen, read = len(upto) - 1, 0, 0  # buckets up to `read` - 1 read, their `seen` lines
-        whole = bits.bit_count() + len(extra_at.get(sc, ())) <= need  # a level that goes on whole: read at once
-        while read <= last:
-            # up to the first bucket where enough lines would be seen to be as many as still go on, said once
-            at = last if whole else _first(upto, bits, read, seen + max(1, need - len(here)))
-            chunk = bits & upto[at] & ~(upto[read - 1] if read else 0)
-            for slot in held.positions(chunk) if chunk else ():
-                r = ids[slot]
-                f = r >> shift
-                ok = wanted.get(f)
-                if ok is None:
-                    ok = wanted[f] = first.wanted(names[f])
-                if ok:
-                    here.append((sc, r))
-                    h = said[slot]
-                    sizes[r] = (length[slot], None if h == NO_ENTRY else h)
-                    if h == NO_ENTRY:
-                        once += 1
-                    else:
-                        copies[h] += 1
-            for j in [j for b in range(read, at + 1) for j in extras.get(b, [])]:
-                here.append((sc, -1 - j))
-                e = entry(extra[j][2])
-                if e is None:
-                    once += 1
-                else:
-                    copies[hash(e)] += 1
-            seen, read = (bits & upto[at]).bit_count(), at + 1
-            if (
-                len(here) >= need
-                and (sc != levels[-1] or len(here) > need)  # at the lowest score: more lines than go on
-                and once + sum(1 for n in copies.values() if n == 1) >= need
-            ):
-                break  # the lines that go on are among these
-        known += here
-    complete = len(known) < k or levels[-1] >= known[k - 1][0]
-    return known, complete, sizes
-
-
 def held(index: Index) -> Held | None:
     """What the first stage reads, held for the index's tree, when this process holds it (it prewarmed the index);
     brought to the tree another process moved the index to; None when it is not held, or is being built again (too
@@ -366,25 +260,6 @@ def build(index: Index) -> None:
         pass  # the index is gone or broken meanwhile: its next recall finds out
     finally:
         index.holding = False
-
-
-def any_of(sets: Iterable[int]) -> int:
-    found = 0
-    for b in sets:
-        found |= b
-    return found
-
-
-def _first(upto: list[int], bits: int, lo: int, n: int) -> int:
-    """The first bucket from `lo` on up to which `bits` holds `n` lines (the last one if none)."""
-    hi = len(upto) - 1
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if (bits & upto[mid]).bit_count() >= n:
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
 
 
 def _files(db: sqlite3.Connection) -> dict[int, int]:

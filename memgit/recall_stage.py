@@ -78,7 +78,7 @@ def first_stage(index: Index, first: Stage) -> list[tuple[str, int, str]] | None
     score = Scorer(spec)
     length: dict[int, tuple[int, int | None]] = {}
     if held is not None:
-        from memgit.recall_held import top
+        from memgit.recall_bits import top
 
         names = index._names((), every=True)
         known, complete, length = top(held, sets, [int(u) for u in units], extra, extra_bits, score, first, gone, names)

@@ -6,9 +6,10 @@ recall index's first build and its update after a one-file commit.
 - cli: medians of N alternating runs of `memgit recall Q --json` (the index under .git/memgit/recall/), the
   baseline `python -c pass` + `rg -i` with the query's words as one alternation, and the same recall with
   MEMGIT_RECALL_INDEX=0 (rg over the whole vault, as before the index); wall ms and children's CPU ms.
-- warm: in one process, as the MCP server does (index open, work tree watched): median ms per recall (wall, and
-  this process's CPU: steadier on a loaded machine), the same question again and again, and then nine other broad
-  questions once each (what a process has not seen yet: their median, the slowest, and each one's CPU ms).
+- warm: in one process, as the MCP server does (its prewarm, memgit's collector thresholds, a Vault per call):
+  median ms per recall (wall, and this process's CPU: steadier on a loaded machine), the same question again and
+  again, and then nine other broad questions once each (what a process has not seen yet: their median, the
+  slowest, and each one's CPU ms).
 - mcp: the same through `memgit mcp` over stdio, once its prewarm has settled: median ms per tools/call (and the
   server's CPU per call, a mean from /proc), then the nine NEW questions once each.
 - build: the index deleted, then built by a new process (wall and CPU s, database size).
@@ -96,27 +97,31 @@ def cli(vault: Path, runs: int, queries: list[str]) -> list[dict[str, object]]:
 
 
 def warm(vault: Path, runs: int, queries: list[str]) -> list[dict[str, object]]:
-    from memgit import recall_index
-    from memgit.api import Vault
-    from memgit.recall import recall
+    import gc
 
-    v = Vault(vault)
-    recall_index.watch(v)
-    recall_index.warm(v)
+    from memgit.api import Vault
+    from memgit.prewarm import GC_THRESHOLD, prewarm
+
+    gc.set_threshold(*GC_THRESHOLD)  # as in every memgit process (memgit/main.py)
+    prewarm(vault)  # as the MCP server does: the watch, the index, its own first recall, the collector's view frozen
+
+    def ask(q: str) -> None:
+        Vault(vault).recall(q)  # as the server's recall tool does: a Vault per call
+
     out = []
     for q in queries:
-        recall(v, q)  # the first one after the watch starts runs one git status
+        ask(q)
         times, cpu = [], []
         for _ in range(max(runs, 5)):
             start, before = time.perf_counter(), time.process_time()
-            recall(v, q)
+            ask(q)
             times.append(time.perf_counter() - start)
             cpu.append(time.process_time() - before)
         out.append({"query": q, "warm_ms": ms(times), "min_ms": round(min(times) * 1000, 1), "cpu_ms": ms(cpu)})
     times, cpu = [], []
     for q in NEW:
         start, before = time.perf_counter(), time.process_time()
-        recall(v, q)
+        ask(q)
         times.append(time.perf_counter() - start)
         cpu.append(time.process_time() - before)
     out.append(

@@ -124,9 +124,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv is None:
         import gc
 
-        # a process that imports ~250 modules and builds one commit: collect cycles every 20,000 new objects, not
-        # every 700 (~4 ms of CPU a write at 10k entities); garbage cycles are still collected, later
-        gc.set_threshold(20_000, 10, 10)
+        from memgit.prewarm import GC_THRESHOLD
+
+        gc.set_threshold(*GC_THRESHOLD)  # a process that imports ~250 modules and builds one commit
     code = _dispatch(sys.argv[1:] if argv is None else list(argv))
     if argv is None:
         _leave(code)

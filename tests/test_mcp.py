@@ -255,8 +255,8 @@ def test_the_prewarm_does_a_first_recalls_one_time_work_and_freezes_what_is_load
     code = (
         "import gc, json, sys\n"
         "from pathlib import Path\n"
-        "from memgit import mcp_server, recall_docs\n"
-        "mcp_server.prewarm(Path(sys.argv[1]))\n"
+        "from memgit import prewarm, recall_docs\n"
+        "prewarm.prewarm(Path(sys.argv[1]))\n"
         "print(json.dumps({'frozen': gc.get_freeze_count(), 'listed': [str(p) for p in recall_docs._LISTED]}))\n"
     )
     r = subprocess.run(

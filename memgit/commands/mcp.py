@@ -164,7 +164,7 @@ def serve(path: Path, agent: str | None = None, gitdir: Path | None = None) -> N
     server = loaded[0]
     if isinstance(server, BaseException):
         raise server
-    from memgit.mcp_server import prewarm
+    from memgit.prewarm import prewarm
 
     threading.Thread(target=prewarm, args=(path,), name="memgit-prewarm", daemon=True).start()
     # the SDK reads fd 0 and writes fd 1: pipes fed and drained here

@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from memgit.recall_index import Index
 
 HOLD_ROWS = 500  # a word on this many plain lines or more is held as a bitset (143 words, ~4 MB at 10k entities)
+HOLD_SHARE = 0.002  # ... and on this share of them (a bigger vault: as few words, each bitset longer)
+HOLD_WORDS = 256  # the most words held (the commonest)
 KEEP_TERMS = 64  # terms' bitsets a long-running process keeps (common words recur; ~30 KB each at 10k entities)
 REBUILD = 0.1  # new slots past this share of the built ones: built again
 BUCKETS = 64  # the lines are held by length in this many bitsets (the tie-break reads the shortest first)
@@ -81,7 +83,13 @@ class Held:
             self.upto.append((self.upto[-1] if self.upto else 0) | int.from_bytes(b, "little"))
         self.words: dict[str, int] = {}
         db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.terms_rows USING fts5vocab(main, terms, row)")
-        common = [w for (w,) in db.execute("SELECT term FROM temp.terms_rows WHERE doc >= ?", (HOLD_ROWS,))]
+        least = max(HOLD_ROWS, int(HOLD_SHARE * self.built))
+        common = [
+            w
+            for (w,) in db.execute(
+                "SELECT term FROM temp.terms_rows WHERE doc >= ? ORDER BY doc DESC LIMIT ?", (least, HOLD_WORDS)
+            )
+        ]
         for w in common:
             self.words[w] = self.bits(_rowids(db, _quote(w)))
         self.terms: dict[tuple[tuple[str, bool], ...], int] = {}

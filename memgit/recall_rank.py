@@ -15,14 +15,14 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from memgit import recall_cut
 from memgit.recall_docs import DATED_HEADING, Doc, lines_at, read_at
-from memgit.tokens import fold, terms
+from memgit.tokens import terms
+from memgit.tokens import words as folded_words
 
 if TYPE_CHECKING:
     from memgit.context import VaultContext as Vault
     from memgit.recall_time import Window
 
 K1, B = 1.2, 0.75
-_WORD = re.compile(r"[^\W_]+")
 _JOURNAL_META = re.compile(r"^- \d\d:\d\d |\[[a-z]+\] |\s*\((?:source|verbatim): .*\)\s*$")
 _SPEAKER = re.compile(r"^- \d\d:\d\d ([^\W\d_][^:()]{0,40}):\s")
 # The ranking's knobs (bench/recall_eval.py switches them for its ablations).
@@ -195,6 +195,8 @@ class Ranking:
         named_only = set(self.terms) - subject
         about_factor, fact_factor, coord = TUNING["about"], TUNING["fact"], TUNING["coord"]
         scaffold_paths = {p for p, _ in scaffold}
+        proximity, says_more, who_factor = TUNING["proximity"], TUNING["says_more"], TUNING["who"]
+        named_focus, focus_slugs = focus if focus else (set(), set())  # the entities the question names: words, slugs
         norms = [K1 * (1 - B + B * dl / max(avgdl, 1e-9)) for dl in lens]  # BM25's length normalisation of each hit
         nothing: frozenset[str] = frozenset()
         for d, bag, words, text, extra, dl, norm, ctx, speaker in zip(
@@ -236,7 +238,8 @@ class Ranking:
                 w = self.weights.get(t, 0.0)
                 what += TUNING["context"] * w * idf[t] * (K1 + 1) / (1 + norm)
                 got += TUNING["context_coverage"] * idf[t] * (t in self.terms)
-            in_window = bool(window and reads[d.kind] == "entries" and d.date and window[0] <= d.date[:10] <= window[1])
+            how = reads[d.kind]
+            in_window = bool(window and how == "entries" and d.date and window[0] <= d.date[:10] <= window[1])
             d.coverage = (got + (dated if in_window else 0.0)) / mass
             prior = authority.get(d.authority)
             if prior is None:
@@ -244,20 +247,25 @@ class Ranking:
                 prior = authority[d.authority] = 1.0 + TUNING["authority"] * (4 - min(rank, 7))
             if own:
                 prior *= about_factor
-            on = self._on_focus(d, words, text, focus) if focus else False
+            if not focus:  # the hit is about a named entity: that entity's memory, or its text names it
+                on = False
+            elif entity and d.path.count("/") >= 2:
+                on = d.path.split("/")[1] in focus_slugs or not named_focus.isdisjoint(text)
+            else:
+                on = not named_focus.isdisjoint(words)
             about.append(on)
             if focus and not on:
                 prior *= focus_factor  # the question names an entity this hit neither belongs to nor names
             elif voices and voices.isdisjoint(words):
                 prior *= speaker_focus  # the question names a speaker this line neither has nor names
-            if TUNING["proximity"]:
-                prior *= 1.0 + TUNING["proximity"] * self._near(d.text, words)
+            if proximity:
+                prior *= 1.0 + proximity * self._near(d.text, words)
             # "who ...?" asks for a person: a hit naming one of the vault's people, a fact filed as a relationship
             if d.flags:
-                prior *= TUNING["who"] ** (
+                prior *= who_factor ** (
                     bool(d.flags.get("names_person")) + (who and d.flags.get("category") == "relationship")
                 )
-            if reads[d.kind] == "facts":  # a curated fact over the raw log line it came from, at equal relevance
+            if how == "facts":  # a curated fact over the raw log line it came from, at equal relevance
                 prior *= fact_factor
             if d.status != "active" and not (self.valid_at and d.fact_id and _true_at(d, self.valid_at)):
                 prior *= 0.5  # retired: unless asked about a day it was true on (--valid-at)
@@ -271,10 +279,10 @@ class Ranking:
             said = repeats.get(d.text, 1)
             if said != 1:
                 prior *= TUNING["repeat"] ** math.log2(said)
-            if speaker and TUNING["says_more"] and speaker & named and not what and named - speaker:
+            if speaker and says_more and speaker & named and not what and named - speaker:
                 # matched by who says it and nothing else: the more the line says, the likelier it holds what is asked
                 # (a backchannel, "Same here!", says nothing); ×(length / average)^says_more, at most ×2^says_more
-                prior *= min(2.0, dl / max(avgdl, 1e-9)) ** TUNING["says_more"]
+                prior *= min(2.0, dl / max(avgdl, 1e-9)) ** says_more
             if subject and not ask and named_only:
                 d.flags["name_only"] = True
             factors.append((d.coverage**coord) * prior)
@@ -466,14 +474,6 @@ class Ranking:
         slugs = {slug for slug, m in matched.items() if len(m) == best}
         return {t for slug in slugs for t in matched[slug]}, slugs
 
-    def _on_focus(self, d: Doc, words: set[str], text: tuple[str, ...], focus: tuple[set[str], set[str]]) -> bool:
-        """A hit is about a named entity when it is that entity's memory or its text (whose terms are `text`) names
-        it."""
-        named, slugs = focus
-        if d.kind in ENTITY_KINDS and d.path.count("/") >= 2:
-            return d.path.split("/")[1] in slugs or not named.isdisjoint(text)
-        return not named.isdisjoint(words)
-
     def _link(self, docs: list[Doc], bags: list[list[str]]) -> None:
         """Entity linking: a hit that names another entity of the vault gets that entity's kind as a
         word ("company", "person", "project"), so "where does sarah work" meets "now at Pied Piper"."""
@@ -491,7 +491,7 @@ class Ranking:
         )
         first = starts.keys()
         for d, bag in zip(docs, bags, strict=True):
-            words = _WORD.findall(fold(d.text))
+            words = folded_words(d.text)
             if first.isdisjoint(words):  # no name starts here
                 continue
             own = d.path.split("/")[1] if d.kind in ENTITY_KINDS else ""

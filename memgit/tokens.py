@@ -10,6 +10,9 @@ from functools import lru_cache
 
 DEFAULT_LANGUAGES = ("english",)
 _WORD = re.compile(r"[^\W_]+")
+# ASCII text's words without a regex: every byte but a-z and 0-9 a space (on casefolded ASCII text, `_WORD`'s
+# words are the runs of a-z and 0-9: the same list, three times faster)
+_SPACES = bytes(c if 48 <= c <= 57 or 97 <= c <= 122 else 32 for c in range(256))
 _CJK = "\u3040-\u30ff\u3100-\u312f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 
 
@@ -108,6 +111,14 @@ KEEP_WORDS = 200_000  # words whose term a long-running process keeps (per langu
 _KNOWN: dict[tuple[tuple[str, ...], bool], dict[str, str]] = {}  # folded ASCII word -> its term ("": none)
 
 
+def words(text: str) -> list[str]:
+    """The folded words of a text, `_WORD` over `fold`: 'Zürich-Büro' -> ['zurich', 'buro']."""
+    low = text.casefold()
+    if low.isascii():
+        return low.encode().translate(_SPACES).decode().split()
+    return _WORD.findall(fold(text))
+
+
 def terms(text: str, languages: Sequence[str] = DEFAULT_LANGUAGES, verbs: bool = True) -> list[str]:
     """`analyze`'s terms alone, the same list: what recall ranks by. On ASCII text (most text) each word's term is
     worked out once per process and languages (a vault has tens of thousands of words; recall's ranking analyses
@@ -119,7 +130,7 @@ def terms(text: str, languages: Sequence[str] = DEFAULT_LANGUAGES, verbs: bool =
     known = _KNOWN.get((langs, verbs))
     if known is None:
         known = _KNOWN.setdefault((langs, verbs), {})
-    words = _WORD.findall(low)
+    words = low.encode().translate(_SPACES).decode().split()
     for _ in range(2):
         try:
             return list(filter(None, map(known.__getitem__, words)))  # "": a stop word or a one-letter word

@@ -12,7 +12,7 @@ import pytest
 from memgit import recall_rank, tokens
 from memgit.api import Vault
 from memgit.recall import recall
-from memgit.tokens import analyze, terms
+from memgit.tokens import analyze, fold, terms, words
 from tests.conftest import memgit_json
 
 TEXTS = [
@@ -26,6 +26,8 @@ TEXTS = [
     "",
     "   ",
     "companies hiring company's employees",
+    "".join(map(chr, range(128)))
+    + " x1_y2\tZ3\x1cw4\x85v5\u2028u6",  # every ASCII character; separators str.split knows
 ]
 LANGUAGES = [("english",), ("german", "english"), ("french",), ("german",)]
 
@@ -43,6 +45,11 @@ def test_terms_are_analyzes_terms_and_the_words_kept_are_bounded(
                 assert terms(text, languages, verbs) == [t for _, t in analyze(text, languages, verbs)], text
                 most = max(keep, max(len(re.findall(r"[^\W_]+", t)) for t in TEXTS))
                 assert all(len(known) <= most for known in tokens._KNOWN.values())
+
+
+def test_a_texts_words_are_the_word_pattern_over_the_folded_text() -> None:
+    for text in TEXTS:
+        assert words(text) == re.findall(r"[^\W_]+", fold(text)), text
 
 
 def ranking(languages: tuple[str, ...]) -> recall_rank.Ranking:

@@ -267,7 +267,8 @@ def check_staged(vault: Vault, only: list[str] | None = None) -> list[Problem]:
 def refresh_index(vault: Vault) -> str | None:
     """After a raw commit: regenerate INDEX.md and commit it if it changed. Returns the new commit, if any."""
     from memgit.errors import Conflict
-    from memgit.indexmd import index_writes, mark_fresh
+    from memgit.indexmd import index_writes
+    from memgit.indexmd_cache import mark_fresh
     from memgit.lock import vault_lock
 
     repo = vault.repo

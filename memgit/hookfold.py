@@ -153,7 +153,8 @@ def stage_index(
         return False
     if any(path == CONFIG_PATH for path, _ in changes):
         return False
-    from memgit.indexmd import IndexBuilder, StaleCache, cache_lock, fresh_tree
+    from memgit.indexmd import IndexBuilder
+    from memgit.indexmd_cache import StaleCache, cache_lock, fresh_tree
 
     fresh = fresh_tree(gitdir)
     if fresh is None:
@@ -218,7 +219,7 @@ def _stage(
     blobs: dict[str, bytes],
 ) -> bool:
     from memgit.index_render import blob_id
-    from memgit.indexmd import mark_fresh
+    from memgit.indexmd_cache import mark_fresh
 
     after = builder.generated()
     in_index: dict[str, str | None] = {**before, **ours}  # what the index holds for each index file now

@@ -10,7 +10,8 @@ if TYPE_CHECKING:
 
 def stats(vault: Vault, as_of: str | None = None) -> dict[str, Any]:
     """as_of: what the vault held then (a date, a date-time or a revision); the disk cache is read, never moved back."""
-    from memgit.indexmd import IndexBuilder, cache_lock
+    from memgit.indexmd import IndexBuilder
+    from memgit.indexmd_cache import cache_lock
 
     repo = vault.repo
     head = repo.head_id()

@@ -101,7 +101,8 @@ def run(vault: Vault, build: Callable[[Transaction], T]) -> tuple[T, str]:
     from memgit.archive import ARCHIVE_TRAILER, archived_check
     from memgit.commit import commit_to, git_locks_free, recover
     from memgit.indexmd import index_writes as index_files
-    from memgit.indexmd import index_writes_along, mark_fresh
+    from memgit.indexmd import index_writes_along
+    from memgit.indexmd_cache import mark_fresh
     from memgit.lock import vault_lock
 
     repo = vault.repo

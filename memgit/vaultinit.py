@@ -267,7 +267,7 @@ def _first_commit(
         vault, repo.branch_ref(), tree, [base] if base else [], message, (writer.name, writer.email), paths, expected
     )
     if len(generated) == len(writes):  # no stray index file of an adopted tree left: the first raw commit folds
-        from memgit.indexmd import mark_fresh
+        from memgit.indexmd_cache import mark_fresh
 
         mark_fresh(repo.gitdir, tree, drafted)
     return (commit, tree), generated

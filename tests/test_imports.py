@@ -139,6 +139,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         (
             "index_render",
             "indexmd",
+            "indexmd_cache",
             "merge",
             "merge_tree",
             "introduced",

@@ -268,7 +268,7 @@ def test_verify_of_a_range_reads_the_tips_index_files_not_the_caches_word_for_th
     what the tip holds: a cache file claiming the generated INDEX.md is there (hand-edited, or any bug) hides nothing."""
     import hashlib
 
-    from memgit.indexmd import meta_bytes
+    from memgit.indexmd_cache import meta_bytes
     from memgit.repo import Repo
     from tests.test_index import from_scratch
 

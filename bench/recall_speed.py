@@ -6,7 +6,7 @@ recall index's first build and its update after a one-file commit.
 - cli: medians of N alternating runs of `memgit recall Q --json` (the index under .git/memgit/recall/), the
   baseline `python -c pass` + `rg -i` with the query's words as one alternation, and the same recall with
   MEMGIT_RECALL_INDEX=0 (rg over the whole vault, as before the index); wall ms and children's CPU ms.
-- warm: in one process, as the MCP server does (its prewarm, memgit's collector thresholds, a Vault per call):
+- warm: in one process, as the MCP server does (its prewarm, memgit's collector thresholds, its recall tool's body):
   median ms per recall (wall, and this process's CPU: steadier on a loaded machine), the same question again and
   again, and then nine other broad questions once each (what a process has not seen yet: their median, the
   slowest, and each one's CPU ms).
@@ -99,14 +99,15 @@ def cli(vault: Path, runs: int, queries: list[str]) -> list[dict[str, object]]:
 def warm(vault: Path, runs: int, queries: list[str]) -> list[dict[str, object]]:
     import gc
 
-    from memgit.api import Vault
+    from memgit import mcp_tools
     from memgit.prewarm import GC_THRESHOLD, prewarm
 
     gc.set_threshold(*GC_THRESHOLD)  # as in every memgit process (memgit/main.py)
     prewarm(vault)  # as the MCP server does: the watch, the index, its own first recall, the collector's view frozen
 
-    def ask(q: str) -> None:
-        Vault(vault).recall(q)  # as the server's recall tool does: a Vault per call
+    def ask(q: str) -> None:  # the server's recall tool, its defaults filled in (a Vault per call)
+        arguments = {"query": q, "k": 10, "as_of": None, "layer": None, "history": False, "archive": False}
+        mcp_tools.call(vault, "recall", {**arguments, "valid_at": None})
 
     out = []
     for q in queries:

@@ -255,7 +255,7 @@ class Index:
             except BaseException:
                 if self.db.in_transaction:
                     self.db.execute("ROLLBACK")
-                self.held = None  # it may have been brought along an update rolled back
+                self.held, self.names = None, (None, {})  # brought along an update rolled back
                 raise
         return rows, total, cut
 
@@ -269,8 +269,10 @@ class Index:
             changes = vault.repo.diff_trees(old or None, tree or None)
         except (GitError, KeyError, ValueError) as exc:  # its tree is gone (a rewritten history): build anew
             raise _Rebuild(str(exc)) from None
-        # this connection's own writes do not move data_version
-        self.names, self.sizes_of, self.counts, self.found = (None, {}), (None, {}), (None, {}), (None, {})
+        # this connection's own writes do not move data_version (the paths kept are brought along below)
+        self.sizes_of, self.counts, self.found = (None, {}), (None, {}), (None, {})
+        changed = sorted({c.path for c in changes})
+        before = [i for (i,) in self._in("SELECT id FROM files WHERE path IN ({})", changed)]
         facts = _facts_only(vault)
         size = 0
         gone: list[tuple[int, str]] = []  # (row id, text) of the lines to forget
@@ -297,6 +299,10 @@ class Index:
             [(w,) for w in sorted({w for _, _, ws in added for w in ws.split()})],
         )
         self.db.execute("INSERT OR REPLACE INTO meta VALUES ('tree', ?)", (tree,))
+        if self.names[0] is not None:  # every path kept: the changed ones read again (a dropped id may be reused)
+            for i in before:
+                self.names[1].pop(i, None)
+            self.names[1].update(self._in("SELECT id, path FROM files WHERE path IN ({})", changed))
         held = self.held
         if held is not None and held.tree == old:  # brought along; built again past its new slots' bound
             plain = [row for row in added if not _odd(row[1])]

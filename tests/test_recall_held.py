@@ -141,3 +141,45 @@ def test_the_slots_of_a_bitset_are_its_bits(warm: Vault) -> None:
     assert size > 20
     for slots in ([], [0], [size - 1], [0, 7, 8, 9, size - 1], list(range(0, size, 3))):
         assert found.positions(sum(1 << s for s in set(slots))) == sorted(set(slots))
+
+
+def test_a_warm_process_holds_a_vault_with_next_to_nothing(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import memgit.recall
+
+    monkeypatch.setattr(memgit.recall, "CANDIDATES", 1)
+    v = Vault(vault)
+    recall_index.warm(v)
+    found = held(v)
+    assert found is not None and found.tree == v.head_tree()
+    for q in ("zurich", "memory journal", "decision lessons"):
+        assert recall(v, q, k=50) == recall(v, q, k=50, index=False), q
+    memgit_json("log", "Zurich memory journal", cwd=vault)
+    memgit_json("log", "Zurich journal", cwd=vault)
+    for q in ("zurich", "memory journal zurich"):
+        assert recall(v, q, k=50) == recall(v, q, k=50, index=False), q
+
+
+def test_the_paths_a_warm_process_keeps_follow_its_commits(warm: Vault) -> None:
+    """After this process's update the paths kept are the changed ones read again, not every path: a dropped file's
+    id comes back for the next new file (here: the newest file removed and another added in one commit)."""
+    root = warm.root
+    index = recall_index._OPEN[recall_index.folder(warm)]
+
+    def check() -> None:
+        assert same(warm, ["zurich company note", "kelp company", "kelp"]) > 0
+        assert index.names[0] is not None  # kept, not read again
+        assert index.names[1] == dict(index.db.execute("SELECT id, path FROM files"))
+
+    (root / "contexts" / "kelp-a.md").write_text("kelp company note a\n", encoding="utf-8")
+    commit(root)
+    check()
+    old = {p: i for i, p in index.names[1].items()}["contexts/kelp-a.md"]
+    (root / "contexts" / "kelp-a.md").unlink()
+    (root / "contexts" / "kelp-b.md").write_text("kelp zurich company note bb\nkelp\n", encoding="utf-8")
+    commit(root)
+    check()
+    assert index.names[1][old] == "contexts/kelp-b.md"  # its id again
+    (root / "contexts" / "kelp-b.md").unlink()
+    commit(root)
+    check()
+    assert old not in index.names[1]

@@ -697,28 +697,78 @@ def _front(data: bytes, text: str) -> dict[str, Any]:
     key = blake2b(data, digest_size=20).digest()
     found = _META.get(key)
     if found is None:
-        from memgit import frontmatter
+        found = _simple(text)
+        if found is None:
+            from memgit import frontmatter
 
-        try:
-            found = frontmatter.split(text).meta or {}
-        except frontmatter.YamlError:
-            found = {}
+            try:
+                found = frontmatter.split(text).meta or {}
+            except frontmatter.YamlError:
+                found = {}
         _kept(_META, key, found, KEEP_META)
     return found
 
 
+_KEY = re.compile(r"([a-z][a-z_]*): (.*)")
+_PLAIN = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*(?: [A-Za-z0-9_.-]+)*")  # a bare word or words: a string in YAML
+_QUOTED = re.compile(r'"([^"\\\x00-\x1f\x7f-\U0010ffff]*)"')  # printable ASCII, nothing to unescape
+_DATE = re.compile(r"[0-9]{4}-[0-9][0-9]-[0-9][0-9]")
+_NOT_STRINGS = {"true", "false", "null", "yes", "no", "on", "off", "y", "n"}  # YAML reads these otherwise (or may)
+
+
+def _simple(text: str) -> dict[str, Any] | None:
+    """The front matter of the files memgit writes (`name: "Ada"`, `kind: people`, `updated: 2025-06-13`,
+    `tags: [a, b]`) without YAML: each line a new key and a double-quoted string of printable ASCII, a bare word or
+    words that YAML reads as a string, a valid date (kept as its text, as memgit's YAML loading keeps it) or a flow
+    list of bare words. None for anything else (YAML reads it)."""
+    if not text.startswith("---\n"):
+        return None
+    end = text.find("\n---\n", 3)
+    if end < 0 or end > 4096 or "\r" in text[:end] or "\n...\n" in text[: end + 1]:
+        return None
+    meta: dict[str, Any] = {}
+    for line in text[4:end].split("\n"):
+        m = _KEY.fullmatch(line)
+        if m is None or m.group(1) in meta or m.group(1) in _NOT_STRINGS:
+            return None
+        value = m.group(2)
+        if q := _QUOTED.fullmatch(value):
+            meta[m.group(1)] = q.group(1)
+        elif _DATE.fullmatch(value):
+            try:
+                meta[m.group(1)] = dt.date.fromisoformat(value).isoformat()
+            except ValueError:
+                return None
+        elif value.startswith("[") and value.endswith("]"):
+            items = value[1:-1].split(", ") if value != "[]" else []
+            if not all(_PLAIN.fullmatch(i) and i.lower() not in _NOT_STRINGS for i in items):
+                return None
+            meta[m.group(1)] = items
+        elif _PLAIN.fullmatch(value) and value.lower() not in _NOT_STRINGS:
+            meta[m.group(1)] = value
+        else:
+            return None
+    return meta
+
+
 def warm(vault: Vault, paths: Iterable[str]) -> None:
     """What the ranking of a long-running process reads again and again, read before its first question: the front
-    matter of each file of a kind that has one (a decision's status, a lesson's date), up to KEEP_META files."""
+    matter of each file of a kind that has one (a decision's status, a lesson's date), kinds of fewer files first (an
+    entity's summary, one per entity, only while room is left), up to half of what KEEP_META keeps."""
     from memgit.kinds import spec
 
-    kind_of, kept = vault.config.kind_of, 0
+    kind_of = vault.config.kind_of
+    kinds: dict[str, list[str]] = {}
     for path in paths:
-        if kept >= KEEP_META:
-            return
-        if spec(kind_of(path)).schema is None:
-            continue
-        data = read_at(vault, None, path)
-        if data:
-            _front(data, data.decode("utf-8", errors="replace"))
-            kept += 1
+        kind = kind_of(path)
+        if spec(kind).schema is not None:
+            kinds.setdefault(kind, []).append(path)
+    room = KEEP_META // 2
+    for group in sorted(kinds.values(), key=len):
+        for path in group:
+            if room <= 0:
+                return
+            data = read_at(vault, None, path)
+            if data:
+                _front(data, data.decode("utf-8", errors="replace"))
+                room -= 1

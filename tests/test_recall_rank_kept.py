@@ -115,4 +115,51 @@ def test_warming_the_index_reads_the_front_matter_the_ranking_needs(
     monkeypatch.setattr(recall_rank, "KEEP_META", 2)
     recall_rank._META.clear()
     recall_index.warm(Vault(vault))
-    assert len(recall_rank._META) == 2  # no more than it keeps
+    assert len(recall_rank._META) == 1  # half of what it keeps: room for what questions read
+
+
+FRONT = [
+    '---\nname: "Ada Lovelace"\nkind: people\nupdated: 2025-06-13\n---\n# Ada\n',
+    '---\ntitle: "Use Postgres"\ndate: 2026-01-04\ntype: decision\nstatus: active\ntags: [db, ops]\n---\n# x\n',
+    "---\nname: A B\nupdated: 2025-02-30\n---\n",  # not a date: YAML refuses the file
+    "---\nstatus: yes\n---\n",
+    "---\nstatus: No\n---\n",
+    "---\nstatus: NULL\n---\nx",
+    "---\ntags: []\n---\n",
+    "---\ntags: [a,b]\n---\n",
+    "---\ntags: [yes, b]\n---\n",
+    "---\non: x\n---\n",
+    "---\na: b\na: c\n---\n",  # a key twice: YAML refuses the file
+    '---\na: "x\\ty"\n---\n',
+    '---\na: "x # y"\n---\n',
+    "---\na: x # y\n---\n",
+    "---\na: inf\nb: nan\nc: Infinity\nd: e5\ne: x.y\nf: a -b\ng: a  b\n---\n",
+    "---\na: 2025-06-13\n...\n---\n",
+    "---\n---\n",
+    "---\na: b\n--- \n---\n",
+    "---\na: b \n---\n",
+    "---\ndate: 2024-1-05\n---\n",
+    '---\na: "Zürich"\n---\n',
+    "---\na: True\nb: off\nc: y\nd: n\ne: -\nf: .inf\n---\n",
+    '---\ntitle: "Use x: y"\n---\n',
+    "---\na: b\r\n---\n",
+    "---\na: b\n---",
+    "---\n" + "a: b\n" * 2000 + "---\n",  # past the front matter's size limit: YAML's reading decides
+]
+
+
+def test_front_matter_read_without_yaml_is_what_yaml_reads() -> None:
+    from memgit import frontmatter
+
+    fast = 0
+    for text in FRONT:
+        try:
+            slow = frontmatter.split(text).meta or {}
+        except frontmatter.YamlError:
+            slow = {}
+        found = recall_rank._simple(text)
+        if found is not None:
+            fast += 1
+            assert found == slow and [type(v) for v in found.values()] == [type(v) for v in slow.values()], text
+        assert recall_rank._front(text.encode(), text) == slow, text
+    assert fast >= 5

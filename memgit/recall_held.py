@@ -28,6 +28,7 @@ HOLD_SHARE = 0.002  # ... and on this share of them (a bigger vault: as few word
 HOLD_WORDS = 256  # the most words held (the commonest)
 KEEP_TERMS = 64  # terms' bitsets a long-running process keeps (common words recur; ~30 KB each at 10k entities)
 REBUILD = 0.1  # new slots past this share of the built ones: built again
+CATCH_UP = 200  # files another process changed read again in a recall (~0.5 ms each); past it, built again
 BUCKETS = 64  # the lines are held by length in this many bitsets (the tie-break reads the shortest first)
 LONGEST = 1024  # a plain line is shorter (memgit/recall_index.py _odd)
 NO_ENTRY = -1  # said[slot] of a line that is no journal entry (hash() never returns -1)
@@ -193,13 +194,13 @@ class Held:
     def catch_up(self, db: sqlite3.Connection) -> bool:
         """Bring it to the tree another process brought the index to (read in the caller's open transaction): the
         files whose path or blob differ from those it was built with (or last caught up with) read again. False when
-        so much changed that it should rather be built again."""
+        more than CATCH_UP files changed (or REBUILD of them): it should rather be built again."""
         from memgit.tokens import line_words
 
         found = db.execute("SELECT value FROM meta WHERE key = 'tree'").fetchone()
         now = _files(db)
         ids = {f for f, h in now.items() if self.blobs.get(f) != h} | (self.blobs.keys() - now.keys())
-        if len(ids) > REBUILD * max(len(now), 1000):
+        if len(ids) > min(CATCH_UP, REBUILD * max(len(now), 1000)):
             return False
         shift = self.shift
         gone: list[int] = []

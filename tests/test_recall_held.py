@@ -104,8 +104,9 @@ def test_what_a_warm_process_holds_follows_another_process(warm: Vault, monkeypa
     from tests.conftest import memgit as cli
 
     found = held(warm)
-    for n, rebuild in ((1, recall_held.REBUILD), (4, recall_held.REBUILD), (2, 0.0)):
+    for n, rebuild, files in ((1, 0.1, 200), (4, 0.1, 200), (2, 0.0, 200), (3, 0.1, 0)):
         monkeypatch.setattr(recall_held, "REBUILD", rebuild)  # 0: any change, built again (in a thread)
+        monkeypatch.setattr(recall_held, "CATCH_UP", files)  # 0: any changed file, built again
         (warm.root / "contexts" / "kelp.md").write_text("kelp company note\n" * n, encoding="utf-8")
         commit(warm.root)
         assert cli("recall", "kelp", "--json", cwd=warm.root, process=True).returncode in (0, 1)
@@ -113,7 +114,7 @@ def test_what_a_warm_process_holds_follows_another_process(warm: Vault, monkeypa
         settle()
         now = held(warm)
         assert now is not None and now.tree == warm.head_tree()
-        assert (now is found and now.moved) if rebuild else (now is not found and not now.moved)
+        assert (now is found and now.moved) if rebuild and files else (now is not found and not now.moved)
         assert same(warm) > 5
         found = now
 

@@ -16,7 +16,7 @@ import sqlite3
 import threading
 from array import array
 from bisect import bisect_left
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from itertools import compress
 from typing import TYPE_CHECKING
 
@@ -37,8 +37,9 @@ NO_ENTRY = -1  # said[slot] of a line that is no journal entry (hash() never ret
 class Held:
     """One tree of the index, held."""
 
-    def __init__(self, db: sqlite3.Connection, shift: int) -> None:
-        """Read from an index's database in one open transaction."""
+    def __init__(self, db: sqlite3.Connection, shift: int, skip: Collection[str] = ()) -> None:
+        """Read from an index's database in one open transaction; the words in `skip` are not held (they are read
+        from FTS5 when asked for, as a rarer word's lines are)."""
         from memgit.recall_cut import ENTRY_GLOB
 
         found = db.execute("SELECT value FROM meta WHERE key = 'tree'").fetchone()
@@ -62,14 +63,16 @@ class Held:
         self.blobs = _files(db)  # file id -> hash of its path and blob, as built (what another process changes)
         self.length = array("H", bytes(2 * self.built))
         self.said = array("q", [NO_ENTRY]) * self.built
-        for r, n, said in db.execute(
-            f"SELECT id, length(text), CASE WHEN text GLOB '{ENTRY_GLOB}' THEN substr(text, 9) END FROM lines"
+        ids, length, said_of, s = self.ids, self.length, self.said, 0
+        for r, n, said in db.execute(  # every line in row id order: the plain ones are the slots' rows, in order
+            f"SELECT id, length(text), CASE WHEN text GLOB '{ENTRY_GLOB}' THEN substr(text, 9) END FROM lines "
+            "ORDER BY id"
         ):
-            s = self.slot(r)
-            if s >= 0:
-                self.length[s] = n
+            if s < self.built and ids[s] == r:
+                length[s] = n
                 if said is not None:
-                    self.said[s] = hash(said)
+                    said_of[s] = hash(said)
+                s += 1
         self.alive = (1 << self.built) - 1
         # the lines by length, in about BUCKETS bitsets of as many lines each (a plain line is shorter than 1024)
         ordered = sorted(self.length)
@@ -87,10 +90,9 @@ class Held:
         least = max(HOLD_ROWS, int(HOLD_SHARE * self.built))
         common = [
             w
-            for (w,) in db.execute(
-                "SELECT term FROM temp.terms_rows WHERE doc >= ? ORDER BY doc DESC LIMIT ?", (least, HOLD_WORDS)
-            )
-        ]
+            for (w,) in db.execute("SELECT term FROM temp.terms_rows WHERE doc >= ? ORDER BY doc DESC", (least,))
+            if w not in skip
+        ][:HOLD_WORDS]
         for w in common:
             self.words[w] = self.bits(_rowids(db, _quote(w)))
         self.terms: dict[tuple[tuple[str, bool], ...], int] = {}
@@ -117,10 +119,14 @@ class Held:
         buf = bytearray((len(self.ids) + 7) >> 3)
         moved, start, at, shift = self.moved, self.start, self.at, self.shift
         line_of = (1 << shift) - 1
-        for r in rowids:
-            s = moved.get(r)
-            if s is None:
+        if not moved:  # as built: no row of its own
+            for r in rowids:
                 s = at[start[r >> shift] + (r & line_of)]
+                buf[s >> 3] |= 1 << (s & 7)
+            return int.from_bytes(buf, "little")
+        for r in rowids:
+            mine = moved.get(r)
+            s = at[start[r >> shift] + (r & line_of)] if mine is None else mine
             buf[s >> 3] |= 1 << (s & 7)
         return int.from_bytes(buf, "little")
 
@@ -258,7 +264,7 @@ def build(index: Index) -> None:
         db = sqlite3.connect(index.path.resolve().as_uri() + "?mode=rw", uri=True, isolation_level=None, timeout=60.0)
         try:
             db.execute("BEGIN")
-            found = Held(db, index.shift)
+            found = Held(db, index.shift, index.skip)
             db.execute("COMMIT")
         finally:
             db.close()

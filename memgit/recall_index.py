@@ -216,9 +216,8 @@ class Index:
         self.sizes_of: tuple[int | None, dict[int, tuple[int, int | None]]] = (None, {})
         self.counts: tuple[int | None, dict[str, int]] = (None, {})  # (data_version, a term's FTS query -> its rows)
         self.found: tuple[int | None, dict[str, array[int]]] = (None, {})  # (data_version, an FTS query -> its row ids)
-        self.hold = (
-            path.parent in _HOLD
-        )  # a long-running process holds what the first stage reads (memgit/recall_held.py)
+        # a long-running process holds what the first stage reads (memgit/recall_held.py), but its stop words' lines
+        self.hold, self.skip = path.parent in _HOLD, _HOLD.get(path.parent, frozenset())
         self.held: Held | None = None
         self.holding = False  # being built again in a thread
 
@@ -606,7 +605,8 @@ def _clean(where: Path, keep: Path) -> None:
                 p.unlink()
 
 
-_HOLD: set[Path] = set()  # indexes' folders whose first stage this process holds in memory (it prewarmed them)
+# indexes' folders whose first stage this process holds in memory (it prewarmed them) -> the vault's stop words
+_HOLD: dict[Path, frozenset[str]] = {}
 _OPEN: dict[Path, Index] = {}  # kept open for the life of the process (the MCP server answers from it warm)
 _OPEN_LOCK = threading.Lock()
 KEEP_OPEN = 4  # vaults whose index stays open in one process (the least recently used one is closed)
@@ -829,8 +829,10 @@ def warm(vault: Vault) -> None:
         index = _OPEN.get(folder(vault))
         if index is not None:  # every path, as a broad question reads them, and its kind (kept per kind globs)
             from memgit import recall_held
+            from memgit.tokens import stop_words
 
-            _HOLD.add(index.path.parent)
+            # a question never asks for a stop word (~30% of the common words' lines on the 10k vault)
+            index.skip = _HOLD[index.path.parent] = stop_words(tuple(vault.config.get("languages", ["english"])))
             index.holding = True  # built here, not in a thread a recall would start meanwhile
             index.hold = True
             with index.lock, contextlib.suppress(sqlite3.Error):

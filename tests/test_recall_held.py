@@ -66,7 +66,7 @@ def warm(lived: Path, monkeypatch: pytest.MonkeyPatch) -> Vault:  # noqa: F811
     commit(lived)  # was said once
     monkeypatch.setattr(memgit.recall, "CANDIDATES", 3)
     monkeypatch.setattr(recall_held, "HOLD_ROWS", 3)  # the common words held as bitsets, the others read
-    monkeypatch.setattr(recall_held, "HOLD_WORDS", 40)
+    monkeypatch.setattr(recall_held, "HOLD_WORDS", 20)
     v = Vault(lived)
     recall_index.warm(v)
     return v
@@ -80,7 +80,8 @@ def test_a_warm_process_cuts_as_rg_does_from_what_it_holds(
     recall_held.build(recall_index._OPEN[recall_index.folder(warm)])
     found = held(warm)
     assert found is not None and found.tree == warm.head_tree() and len(found.upto) <= buckets
-    assert {"zurich", "company", "note"} <= set(found.words) and "kelp" not in found.words and len(found.words) == 40
+    assert {"zurich", "company", "note"} <= set(found.words) and "kelp" not in found.words and len(found.words) == 20
+    assert not {"the", "and", "of", "to"} & set(found.words)  # stop words: never asked for
     assert same(warm) > 5  # the cut did decide
     assert held(warm) is found
 

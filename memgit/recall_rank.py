@@ -228,9 +228,9 @@ class Ranking:
                         what += part
                         if t not in subject:
                             ask += part
-            got = sum(
+            got = sum(  # a word of the question held, else one of its synonyms (half): idf × 1, × 0.5 or × 0
                 [
-                    ti * (1.0 if t in words else 0.5 if not related.isdisjoint(words) else 0.0)
+                    ti if t in words else ti * 0.5 if related and not related.isdisjoint(words) else 0.0
                     for t, ti, related in covers
                 ]
             )
@@ -240,7 +240,7 @@ class Ranking:
                 got += TUNING["context_coverage"] * idf[t] * (t in self.terms)
             how = reads[d.kind]
             in_window = bool(window and how == "entries" and d.date and window[0] <= d.date[:10] <= window[1])
-            d.coverage = (got + (dated if in_window else 0.0)) / mass
+            d.coverage = coverage = (got + (dated if in_window else 0.0)) / mass
             prior = authority.get(d.authority)
             if prior is None:
                 rank = cfg.authority_rank(d.authority)
@@ -285,9 +285,10 @@ class Ranking:
                 prior *= min(2.0, dl / max(avgdl, 1e-9)) ** says_more
             if subject and not ask and named_only:
                 d.flags["name_only"] = True
-            factors.append((d.coverage**coord) * prior)
+            factor = (coverage**coord) * prior
+            factors.append(factor)
             asks.append(ask)
-            d.score = (name + what) * factors[-1]
+            d.score = (name + what) * factor
         # the hits that match what is asked, best first (the sort key is a total order: filtering this list is sorting
         # the filtered hits)
         ranked = sorted((i for i, a in enumerate(asks) if a > 0), key=lambda i: (-asks[i], docs[i].path, docs[i].line))

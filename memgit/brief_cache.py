@@ -62,9 +62,10 @@ def scan(vault: Vault, tree: str, persist: bool = True) -> Files:
 
 
 def _key(vault: Vault) -> str:
-    """What the rows depend on besides the files: the kinds (which file is what) and the top authority."""
+    """What the rows depend on besides the files: the kinds (which file is what: the first kind whose glob matches,
+    in the config's order) and the top authority."""
     cfg = vault.config
-    data = [VERSION, cfg.authority[0], cfg.get("kinds", {}), cfg.entity_kinds]
+    data = [VERSION, cfg.authority[0], list(cfg.get("kinds", {}).items()), cfg.entity_kinds]
     return str(zlib.crc32(json.dumps(data, sort_keys=True, default=str).encode()))
 
 

@@ -204,3 +204,22 @@ def test_the_brief_kept_per_file_version_is_the_brief_read_from_the_tree(vault: 
     assert tree.encode() in kept.read_bytes()
     kept.write_bytes(kept.read_bytes().replace(b"Never deploy", b"Always deploy"))
     assert "Always deploy" not in same()
+
+
+def test_the_brief_kept_follows_a_reordering_of_the_configs_kinds(vault: Path) -> None:
+    """The first kind whose glob matches a path wins (config order): kinds reordered, a file is of another kind, and
+    the brief kept for the tree before says what its reading now gives."""
+    memgit_json("decide", "Use Postgres", "--context", "A database", "--decision", "Postgres", cwd=vault, env=T)
+    config = vault / ".memgit.yaml"
+    text = config.read_text()
+    policy = next(ln for ln in text.splitlines() if ln.startswith("  policy:"))
+    decision = next(ln for ln in text.splitlines() if ln.startswith("  decision:"))
+    both = policy.replace('"policy/**"]', '"policy/**", "decisions/*.md"]')
+    config.write_text(text.replace(policy, both))
+    git(vault, "commit", "-qam", "decisions are policy", "--no-verify")
+    first = memgit_json("brief", "--budget", "20000", cwd=vault, env=T)["text"]
+    assert "### decisions/" in first  # the policy kind comes first: its glob wins
+    config.write_text(config.read_text().replace(both + "\n", "").replace(decision, decision + "\n" + both))
+    git(vault, "commit", "-qam", "decisions first", "--no-verify")
+    text = memgit_json("brief", "--budget", "20000", cwd=vault, env=T)["text"]
+    assert "### decisions/" not in text and "Use Postgres: Postgres" in text

@@ -499,14 +499,13 @@ class Ranking:
             found = set()
             last = len(words)
             for i in [i for i, w in enumerate(words) if w in first]:  # only where a name starts
-                g, end = words[i], min(last, i + starts[words[i]])
-                while True:  # the words from i on, joined as a slug: as many as the longest name starting there
+                g = words[i]
+                if g in names and g != own:
+                    found.add(names[g])
+                for j in range(i + 1, min(last, i + starts[g])):  # the next words, as many as the longest name has
+                    g = f"{g}-{words[j]}"
                     if g in names and g != own:
                         found.add(names[g])
-                    i += 1
-                    if i >= end:
-                        break
-                    g = f"{g}-{words[i]}"
             if who and found & person:
                 d.flags["names_person"] = True
             bag.extend(sorted(found - {PERSON}))

@@ -37,13 +37,21 @@ def scan(vault: Vault, tree: str, persist: bool = True) -> Files:
         kept = _load(where, key)
     if kept is not None and kept[1] == tree:
         return kept[2]
-    if kept is None:
+    deltas = None
+    if kept is not None:
+        from contextlib import suppress
+
+        from memgit.repo import GitError
+
+        with suppress(GitError, KeyError, ValueError):  # its tree is gone (amended, reflog expired, gc): read the tree
+            deltas = repo.diff_trees(kept[1], tree)
+    if kept is None or deltas is None:
         files: Files = {}
         for path, blob in repo.files(tree):
             _put(vault, files, path, blob)
     else:
         files = dict(kept[2])
-        for delta in repo.diff_trees(kept[1], tree):
+        for delta in deltas:
             files.pop(delta.path, None)
             if delta.new is not None:
                 _put(vault, files, delta.path, delta.new)

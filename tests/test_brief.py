@@ -223,3 +223,16 @@ def test_the_brief_kept_follows_a_reordering_of_the_configs_kinds(vault: Path) -
     git(vault, "commit", "-qam", "decisions first", "--no-verify")
     text = memgit_json("brief", "--budget", "20000", cwd=vault, env=T)["text"]
     assert "### decisions/" not in text and "Use Postgres: Postgres" in text
+
+
+def test_the_brief_kept_for_a_tree_gc_removed_is_read_again(vault: Path) -> None:
+    """The tree the kept brief was read at is gone (an amended commit, its reflog expired, git gc): the brief is read
+    from the tree, not diffed from a tree git no longer has."""
+    memgit_json("log", "Never deploy on Fridays", "--kind", "instruction", "--source", "ops lead", cwd=vault, env=T)
+    memgit_json("brief", cwd=vault, env=T)
+    (vault / "NOW.md").write_text("# Now\n\nAmended by hand\n")
+    git(vault, "commit", "-q", "-a", "--amend", "-m", "amended", "--no-verify")
+    git(vault, "reflog", "expire", "--expire=now", "--all")
+    git(vault, "gc", "-q", "--prune=now")
+    text = memgit_json("brief", "--budget", "20000", cwd=vault, env=T)["text"]
+    assert "Amended by hand" in text and "Never deploy on Fridays" in text

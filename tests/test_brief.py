@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from memgit import brief_cache
 from tests.conftest import git, head, memgit, memgit_json, status
 
 T = {"MEMGIT_NOW": "2026-01-10T10:00:00"}
@@ -166,6 +167,7 @@ def test_the_brief_kept_per_file_version_is_the_brief_read_from_the_tree(vault: 
         cached = memgit_json("brief", "--budget", "20000", cwd=vault, env=env)
         assert kept.exists()
         kept.unlink()
+        brief_cache._KEPT.clear()  # what this (test) process kept too: read from the tree
         fresh = memgit_json("brief", "--budget", "20000", cwd=vault, env=env)
         assert cached == fresh
         return str(cached["text"])

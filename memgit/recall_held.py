@@ -60,7 +60,9 @@ class Held:
         for s, r in enumerate(self.ids):
             at[start[r >> shift] + (r & line_of)] = s
         self.moved: dict[int, int] = {}
+        self.touched: set[int] = set()  # file ids an update changed since `blobs` was read (its own commits)
         self.blobs = _files(db)  # file id -> hash of its path and blob, as built (what another process changes)
+        self.version: int | None = None  # the index connection's data_version it was last brought to (None: unknown)
         self.length = array("H", bytes(2 * self.built))
         self.said = array("q", [NO_ENTRY]) * self.built
         ids, length, said_of, s = self.ids, self.length, self.said, 0
@@ -167,6 +169,9 @@ class Held:
         from memgit.recall_cut import entry
 
         drop = bytearray((len(self.ids) + 7) >> 3)
+        gone, added = list(gone), list(added)
+        self.touched.update(r >> self.shift for r in gone)
+        self.touched.update(r >> self.shift for r, _, _ in added)
         for r in gone:
             s = self.slot(r)
             self.moved.pop(r, None)
@@ -206,6 +211,7 @@ class Held:
         found = db.execute("SELECT value FROM meta WHERE key = 'tree'").fetchone()
         now = _files(db)
         ids = {f for f, h in now.items() if self.blobs.get(f) != h} | (self.blobs.keys() - now.keys())
+        ids |= self.touched  # changed by this process's own commits since: `blobs` does not say so
         if len(ids) > min(CATCH_UP, REBUILD * max(len(now), 1000)):
             return False
         shift = self.shift
@@ -224,7 +230,9 @@ class Held:
                 if r in plain
             ]
         self.blobs = now
-        return self.update(str(found[0]) if found else "", gone, added)
+        ok = self.update(str(found[0]) if found else "", gone, added)
+        self.touched = set()
+        return ok
 
     def positions(self, bits: int) -> list[int]:
         """The slots set in a bitset, lowest first (its non-zero 64-bit words found by a C loop)."""
@@ -246,9 +254,11 @@ def held(index: Index) -> Held | None:
     if not index.hold:
         return None
     found = index.held
-    if found is not None and found.tree == index.tree():
-        return found
+    version = _version(index.db)
+    if found is not None and found.tree == index.tree() and found.version == version:
+        return found  # another process may have moved the index away and back: the tree alone does not say
     if found is not None and found.catch_up(index.db):
+        found.version = version
         return found
     index.held = None
     if not index.holding:
@@ -261,6 +271,8 @@ def build(index: Index) -> None:
     """Hold the index's tree: read on a connection of its own (recalls go on meanwhile, from the database)."""
     index.holding = True
     try:
+        with index.lock:
+            before = None if index.closed else _version(index.db)
         db = sqlite3.connect(index.path.resolve().as_uri() + "?mode=rw", uri=True, isolation_level=None, timeout=60.0)
         try:
             db.execute("BEGIN")
@@ -270,11 +282,18 @@ def build(index: Index) -> None:
             db.close()
         with index.lock:
             if not index.closed and found.tree == index.tree():
+                version = _version(index.db)
+                found.version = version if version == before else None  # another process wrote meanwhile
                 index.held = found
     except (OSError, sqlite3.Error):
         pass  # the index is gone or broken meanwhile: its next recall finds out
     finally:
         index.holding = False
+
+
+def _version(db: sqlite3.Connection) -> int:
+    """PRAGMA data_version: moves when another connection (another process) commits to the database."""
+    return int(db.execute("PRAGMA data_version").fetchone()[0])
 
 
 def _files(db: sqlite3.Connection) -> dict[int, int]:

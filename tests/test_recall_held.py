@@ -13,6 +13,7 @@ from memgit import recall_held, recall_index
 from memgit.api import Vault
 from memgit.recall import recall
 from tests.conftest import git, memgit_json
+from tests.conftest import memgit as cli
 from tests.test_recall_index import QUERIES, lived  # noqa: F401  (the fixture)
 
 ASKED = [
@@ -185,3 +186,36 @@ def test_the_paths_a_warm_process_keeps_follow_its_commits(warm: Vault) -> None:
     commit(root)
     check()
     assert old not in index.names[1]
+
+
+def test_a_reset_after_its_own_commit_followed_by_another_process(warm: Vault) -> None:
+    """What a warm process holds after its own commit is undone by a reset another process's recall follows: the
+    file its commit changed is read again (its record of the files said "as built")."""
+    root = warm.root
+    found = held(warm)
+    journal = sorted((root / "memory").glob("2*.md"))[-1]
+    journal.write_text(journal.read_text(encoding="utf-8") + "- 23:58 zurich company note\n", "utf-8")
+    commit(root)
+    assert same(warm) > 5  # this process's own update brings what it holds along
+    assert held(warm) is found and found.moved
+    git(root, "reset", "-q", "--hard", "HEAD~1")  # undone: the journal is back to the blob it was built with
+    assert cli("recall", "kelp", "--json", cwd=root, process=True).returncode in (0, 1)  # moves the index back
+    settle()
+    same(warm, ["zurich company note"])  # its line of the undone commit is no candidate (KeyError before)
+    assert same(warm) > 5
+
+
+def test_the_index_moved_away_and_back_by_another_process(warm: Vault) -> None:
+    """Another process moves the index away and back to the tree a warm process holds: a file gone and back has a
+    new id, so the tree alone does not say what is held is right (PRAGMA data_version does)."""
+    root = warm.root
+    found = held(warm)
+    journal = sorted((root / "memory").glob("2*.md"))[-1]
+    git(root, "rm", "-q", str(journal.relative_to(root)))
+    commit(root)
+    assert cli("recall", "kelp", "--json", cwd=root, process=True).returncode in (0, 1)  # the index: without it
+    git(root, "reset", "-q", "--hard", "HEAD~1")  # back: the journal again, under a new file id
+    assert cli("recall", "kelp", "--json", cwd=root, process=True).returncode in (0, 1)
+    settle()
+    assert held(warm) is found and found.tree == warm.head_tree()  # the very tree it holds
+    assert same(warm) > 5

@@ -137,7 +137,11 @@ def _fingerprint(vault: Vault) -> str:
     known = _PRINTS.get(id(cfg))
     if known is not None and known[0] is cfg:
         return known[1]
-    data = json.dumps([cfg.get("kinds", {}), cfg.get("entity_kinds", [])], sort_keys=True, default=str)
+    # the kinds in their order: a path's kind is the first whose glob matches it
+    kinds = cfg.get("kinds", {})
+    data = json.dumps(
+        [list(kinds.items()) if isinstance(kinds, dict) else kinds, cfg.get("entity_kinds", [])], default=str
+    )
     found = hashlib.sha1(f"{VERSION}|{unicodedata.unidata_version}|{data}".encode()).hexdigest()
     _PRINTS.clear()  # the last config only (a long-running process sees few)
     _PRINTS[id(cfg)] = (cfg, found)

@@ -379,3 +379,24 @@ def test_a_recall_after_another_thread_closed_the_open_index_opens_it_again_not_
     assert library_recall(Vault(lived), "Zürich") == before
     assert databases(lived) == [db]
     assert not recall_index._OPEN[recall_index.folder(vault)].closed
+
+
+def test_the_index_follows_a_reordering_of_the_configs_kinds(vault: Path) -> None:
+    """A path's kind is the first kind whose glob matches it, so moving a kind up or down the config changes which
+    lines are indexed (an entity's items.json keeps only its "fact" lines): the index is rebuilt, as rg answers."""
+    memgit_json("fact", "add", "people/sarah", "Works at Acme", "--category", "relationship", cwd=vault)
+    config = vault / ".memgit.yaml"
+    text = config.read_text()
+    assert "  memory: [MEMORY.md]\n" in text
+    later = text.replace("  memory: [MEMORY.md]\n", "").replace(
+        '  entity-items: ["{entity}/*/items.json"]\n',
+        '  entity-items: ["{entity}/*/items.json"]\n  memory: [MEMORY.md, "people/*/items.json"]\n',
+    )
+    config.write_text(later)  # items.json matches entity-items first: only its "fact" lines are read
+    git(vault, "commit", "-qam", "kinds", "--no-verify")
+    assert recall(vault, "relationship")["hits"] == recall(vault, "relationship", RG)["hits"] == []
+    earlier = text.replace("  memory: [MEMORY.md]\n", '  memory: [MEMORY.md, "people/*/items.json"]\n')
+    config.write_text(earlier)  # now memory first: every line of it
+    git(vault, "commit", "-qam", "kinds reordered", "--no-verify")
+    found = recall(vault, "relationship", RG)["hits"]
+    assert found and recall(vault, "relationship")["hits"] == found

@@ -5,6 +5,7 @@ is one of the vault's languages), and recall looks for every form of a question'
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 
 # infinitive: its forms that change the vowel (du, er/sie/es); the first person (ich lese) is derived. Only forms that
@@ -38,32 +39,27 @@ _STRONG = {
 }
 
 
-def _fold(word: str) -> str:
-    """memgit/tokens.py `fold` for these words (umlauts only): 'fährt' -> 'fahrt'."""
-    import unicodedata
-
-    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
-
-
-@lru_cache(maxsize=1)
-def _table() -> tuple[dict[str, str], dict[str, tuple[str, ...]]]:
+@lru_cache(maxsize=2)
+def _table(fold: Callable[[str], str]) -> tuple[dict[str, str], dict[str, tuple[str, ...]]]:
+    """The forms folded as the tokenizer folds words (memgit/tokens.py `fold`, passed in: tokens imports this)."""
     infinitive: dict[str, str] = {}
     forms: dict[str, tuple[str, ...]] = {}
     for verb, changed in _STRONG.items():
         regular = [verb, verb[:-1]]  # wir/sie, ich: lesen, lese
-        every = tuple(dict.fromkeys(_fold(w) for w in (*regular, *changed.split())))
+        every = tuple(dict.fromkeys(fold(w) for w in (*regular, *changed.split())))
         for form in every:
-            infinitive[form] = _fold(verb)
-        forms[_fold(verb)] = every
+            infinitive[form] = fold(verb)
+        forms[fold(verb)] = every
     return infinitive, forms
 
 
-def infinitives() -> dict[str, str]:
+def infinitives(fold: Callable[[str], str]) -> dict[str, str]:
     """Folded form -> folded infinitive ("liest" -> "lesen", "fahrt" -> "fahren")."""
-    return _table()[0]
+    return _table(fold)[0]
 
 
-def forms(word: str) -> tuple[str, ...]:
+def forms(word: str, fold: Callable[[str], str]) -> tuple[str, ...]:
     """Every folded form of the verb a folded word is a form of ("liest" -> lesen, lese, liest); () else."""
-    verb = _table()[0].get(word)
-    return _table()[1][verb] if verb else ()
+    infinitive, every = _table(fold)
+    verb = infinitive.get(word)
+    return every[verb] if verb else ()

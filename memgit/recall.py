@@ -80,7 +80,7 @@ class Recall(Ranking):
         if self.verbs and "german" in self.languages:  # "liest" asks about "ich lese": look for each strong verb form
             from memgit.lemmas import forms
 
-            self.pairs += [(f, t) for surface, t in list(self.pairs) for f in forms(surface) if f != surface]
+            self.pairs += [(f, t) for surface, t in list(self.pairs) for f in forms(surface, fold) if f != surface]
         self.asked = asked
         self.terms = sorted({t for _, t in self.pairs})
         self.asks_who = bool(WHO & set(_WORD.findall(fold(query))))  # "who ...?" asks for a person

@@ -74,7 +74,7 @@ def _german_aware(language: str) -> Callable[[str], str]:
     """The stemmer, a German strong verb's present-tense forms read as its infinitive first (memgit/lemmas.py)."""
     from memgit.lemmas import infinitives
 
-    stem, verbs = _stemmer(language), infinitives()
+    stem, verbs = _stemmer(language), infinitives(fold)
     return lambda word: stem(verbs.get(word, word))
 
 

@@ -100,9 +100,10 @@ def warm(vault: Path, runs: int, queries: list[str]) -> list[dict[str, object]]:
     import gc
 
     from memgit import mcp_tools
-    from memgit.prewarm import GC_THRESHOLD, prewarm
+    from memgit.main import GC_THRESHOLD
+    from memgit.prewarm import prewarm
 
-    gc.set_threshold(*GC_THRESHOLD)  # as in every memgit process (memgit/main.py)
+    gc.set_threshold(*GC_THRESHOLD)  # as every memgit process sets it (memgit/main.py)
     prewarm(vault)  # as the MCP server does: the watch, the index, its own first recall, the collector's view frozen
 
     def ask(q: str) -> None:  # the server's recall tool, its defaults filled in (a Vault per call)

@@ -8,10 +8,6 @@ from pathlib import Path
 
 from memgit.errors import MemgitError
 
-# the cycle collector's thresholds of every memgit process (memgit/main.py): collect cycles every 20,000 new
-# objects, not every 700 (~4 ms of CPU a write at 10k entities); garbage cycles are still collected, later
-GC_THRESHOLD = (20_000, 10, 10)
-
 # what the first tool calls import (recall, cite, a write and its rules): loaded while the client is still
 # busy with `initialize`, so the first call pays no more than later ones (bench/mcp_start.py measures it)
 _PREWARM = (

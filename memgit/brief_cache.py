@@ -27,8 +27,9 @@ _KEPT: dict[Path, tuple[str, str, Files]] = {}  # gitdir -> (key, tree, files): 
 
 
 def scan(vault: Vault, tree: str, persist: bool = True) -> Files:
-    """Every file brief reads whole folders for, with its rows, at `tree` (persist: keep it on disk for the next
-    process; a .git that takes no file is read alike)."""
+    """Every file brief reads whole folders for, with its rows, at `tree`. persist: keep it, in this process and on disk
+    (a .git that takes no file is read alike), as where the next brief starts; False for another day's tree
+    (--as-of), so that what is kept stays the tree the next plain brief is nearest to."""
     repo = vault.repo
     key = _key(vault)
     where = repo.gitdir / FILE
@@ -55,17 +56,18 @@ def scan(vault: Vault, tree: str, persist: bool = True) -> Files:
             files.pop(delta.path, None)
             if delta.new is not None:
                 _put(vault, files, delta.path, delta.new)
+    if not persist:
+        return files  # another day's (--as-of): what is kept stays HEAD's, which the next brief diffs from
     _KEPT.clear()  # the last vault only (a long-running process serves one)
     _KEPT[repo.gitdir] = (key, tree, files)
-    if persist:
-        from memgit import atomic
+    from memgit import atomic
 
-        body = json.dumps({"key": key, "tree": tree, "files": files}, separators=(",", ":")).encode()
-        try:
-            where.parent.mkdir(exist_ok=True)
-            atomic.replace(where, body + b"\n%d\n" % zlib.crc32(body))
-        except OSError:
-            pass  # a read-only .git: the next brief reads the tree again
+    body = json.dumps({"key": key, "tree": tree, "files": files}, separators=(",", ":")).encode()
+    try:
+        where.parent.mkdir(exist_ok=True)
+        atomic.replace(where, body + b"\n%d\n" % zlib.crc32(body))
+    except OSError:
+        pass  # a read-only .git: the next brief reads the tree again
     return files
 
 

@@ -238,3 +238,21 @@ def test_the_brief_kept_for_a_tree_gc_removed_is_read_again(vault: Path) -> None
     git(vault, "gc", "-q", "--prune=now")
     text = memgit_json("brief", "--budget", "20000", cwd=vault, env=T)["text"]
     assert "Amended by hand" in text and "Never deploy on Fridays" in text
+
+
+def test_an_as_of_brief_leaves_what_a_long_running_process_keeps_at_head(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In one process (the MCP server), a brief for another day does not replace what is kept for HEAD's tree: the
+    next plain brief would otherwise read again every file changed since that day."""
+    from memgit import brief_cache
+    from memgit.api import Vault
+
+    monkeypatch.setenv("MEMGIT_NOW", T["MEMGIT_NOW"])
+    memgit_json("log", "First entry", cwd=vault, env=T)
+    memgit_json("log", "Second entry", cwd=vault, env=T)
+    v = Vault(vault)
+    v.brief()
+    head_tree = v.head_tree()
+    v.brief(as_of="HEAD~1")
+    assert brief_cache._KEPT[v.repo.gitdir][1] == head_tree

@@ -295,3 +295,25 @@ def test_a_hand_edited_config_cache_is_no_cache(vault: Path) -> None:
     assert again.returncode == 0, again.stderr
     assert json.loads(again.stdout) == json.loads(first.stdout)
     assert "recall_min_coverage" not in json.loads(cache.read_text())["data"]  # rewritten from the blob
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("recall", {"query": "hi", "k": 10, "layer": None, "history": False, "archive": False, "valid_at": None}),
+        ("cite", {"ref": "memory/x.md:1"}),
+        ("brief", {"budget": 2000}),
+        ("stats", {}),
+        ("fact_list", {"entity": "people/sarah", "all": False}),
+    ],
+)
+def test_an_empty_as_of_through_the_library_and_the_mcp_tools_is_bad_input(
+    vault: Path, tool: str, arguments: dict[str, object]
+) -> None:
+    """The MCP schema lets `as_of: ""` through (a string): the tool body, as the library, says what is wrong."""
+    from memgit import mcp_tools
+    from memgit.errors import UsageError
+
+    for as_of in ("", "  "):
+        with pytest.raises(UsageError, match="--as-of is empty"):
+            mcp_tools.call(vault, tool, {**arguments, "as_of": as_of})

@@ -406,32 +406,29 @@ def test_a_german_name_question_meets_namens(vault: Path) -> None:
     assert rc == 0 and data["hits"][0]["cite"] == named, data
 
 
-def test_a_speaker_is_a_name_not_a_call_with_a_company(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _speakers(vault: Path, query: str, monkeypatch: pytest.MonkeyPatch) -> dict[str, set[str]]:
+    """Who says each journal line recall finds for `query`: the line's start (after its time) -> the speaker's words."""
     from memgit.api import Vault
     from memgit.kinds import spec
     from memgit.recall import Recall
 
-    memgit_json("log", "Call with Acme Inc: the timeline slips a week", cwd=vault)
-    memgit_json("log", "Gina Ortiz: the timeline holds", cwd=vault)
     monkeypatch.setenv("MEMGIT_NOW", "2027-06-01T10:00:00")
-    r = Recall(Vault(vault), "timeline")
+    r = Recall(Vault(vault), query)
     docs = [d for d in r.candidates() if d.kind == "journal"]
     talk = r._speakers(docs, {"journal": spec("journal").recall})
-    said = dict(zip((d.text.split(": ")[0][8:] for d in docs), talk, strict=True))
+    return dict(zip((d.text.split(": ")[0][8:] for d in docs), talk, strict=True))
+
+
+def test_a_speaker_is_a_name_not_a_call_with_a_company(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    memgit_json("log", "Call with Acme Inc: the timeline slips a week", cwd=vault)
+    memgit_json("log", "Gina Ortiz: the timeline holds", cwd=vault)
+    said = _speakers(vault, "timeline", monkeypatch)
     assert said == {"Call with Acme Inc": set(), "Gina Ortiz": {"gina", "ortiz"}}, said
 
 
 def test_a_speaker_written_without_case_is_a_name(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Japanese, Chinese, Korean names have no capitals: "田中: ..." is said by 田中, as "Gina Ortiz: ..." by Gina."""
-    from memgit.api import Vault
-    from memgit.kinds import spec
-    from memgit.recall import Recall
-
     memgit_json("log", "田中: 東京の会議は来週です", cwd=vault)
     memgit_json("log", "Émile Zola: the 東京 trip is booked", cwd=vault)
-    monkeypatch.setenv("MEMGIT_NOW", "2027-06-01T10:00:00")
-    r = Recall(Vault(vault), "東京")
-    docs = [d for d in r.candidates() if d.kind == "journal"]
-    talk = r._speakers(docs, {"journal": spec("journal").recall})
-    said = {d.text.split(": ")[0][8:]: bool(t) for d, t in zip(docs, talk, strict=True)}
+    said = {line: bool(words) for line, words in _speakers(vault, "東京", monkeypatch).items()}
     assert said == {"田中": True, "Émile Zola": True}, said

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from memgit import recall_rank, tokens
+from memgit import recall_prior, recall_rank, tokens
 from memgit.api import Vault
 from memgit.recall import recall
 from memgit.tokens import analyze, fold, terms, words
@@ -92,11 +92,11 @@ def test_a_decisions_front_matter_is_read_again_when_the_file_changes(
     assert "status: superseded" in path.read_text()
     paths = {h["path"] for h in recall(v, "postgres")["hits"]}  # the same process: its kept front matter is stale
     assert [p for p in paths if p.startswith("decisions/")] == [p for p in paths if "queue" in p]
-    monkeypatch.setattr(recall_rank, "KEEP_META", 1)
-    recall_rank._META.clear()
+    monkeypatch.setattr(recall_prior, "KEEP_META", 1)
+    recall_prior._META.clear()
     for query in ("postgres", "store", "queue"):
         recall(v, query)
-        assert len(recall_rank._META) <= 1
+        assert len(recall_prior._META) <= 1
 
 
 def test_warming_the_index_reads_the_front_matter_the_ranking_needs(
@@ -108,14 +108,14 @@ def test_warming_the_index_reads_the_front_matter_the_ranking_needs(
         pytest.skip("no recall index here")
     for title in ("Database choice", "Queue choice", "Cache choice"):
         memgit_json("decide", title, "--context", "a store", "--decision", f"{title}: Postgres", cwd=vault)
-    recall_rank._META.clear()
+    recall_prior._META.clear()
     recall_index.warm(Vault(vault))
-    statuses = sorted(str(meta.get("status")) for meta in recall_rank._META.values())
+    statuses = sorted(str(meta.get("status")) for meta in recall_prior._META.values())
     assert statuses.count("active") >= 3
-    monkeypatch.setattr(recall_rank, "KEEP_META", 2)
-    recall_rank._META.clear()
+    monkeypatch.setattr(recall_prior, "KEEP_META", 2)
+    recall_prior._META.clear()
     recall_index.warm(Vault(vault))
-    assert len(recall_rank._META) == 1  # half of what it keeps: room for what questions read
+    assert len(recall_prior._META) == 1  # half of what it keeps: room for what questions read
 
 
 FRONT = [
@@ -157,9 +157,16 @@ def test_front_matter_read_without_yaml_is_what_yaml_reads() -> None:
             slow = frontmatter.split(text).meta or {}
         except frontmatter.YamlError:
             slow = {}
-        found = recall_rank._simple(text)
+        found = recall_prior._simple(text)
         if found is not None:
             fast += 1
             assert found == slow and [type(v) for v in found.values()] == [type(v) for v in slow.values()], text
-        assert recall_rank._front(text.encode(), text) == slow, text
+        assert recall_prior._front(text.encode(), text) == slow, text
     assert fast >= 5
+
+
+def test_the_knobs_bench_switches_are_the_ones_the_ranking_reads() -> None:
+    import memgit.recall
+    from memgit import recall_tuning
+
+    assert memgit.recall.TUNING is recall_rank.TUNING is recall_tuning.TUNING

@@ -1,0 +1,72 @@
+"""Entity linking for recall's ranking: a line that names an entity of the vault gets that entity's kind as a word
+("company", "person", "project"), so "where does sarah work" meets "now at Pied Piper"."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from memgit.tokens import words as folded_words
+
+if TYPE_CHECKING:
+    from memgit.recall_docs import Doc
+
+ENTITY_WORDS = {"people": "person", "companies": "company", "projects": "project"}
+ENTITY_KINDS = ("entity-items", "entity-summary")
+PERSON = "\x00person"  # a linked person, when only a "who" question wants it (not a word to match)
+
+
+def link(
+    docs: list[Doc], bags: list[list[str]], wanted: tuple[tuple[str, str, tuple[str, ...]], ...], person: set[str]
+) -> None:
+    """Each doc's bag gets the word of each kind of entity its line names (`wanted`: kind, its word, its slugs), but
+    its own (an entity's memory names itself); a line naming a person (a word of `person`) is flagged `names_person`."""
+    names, starts = _names(wanted)
+    first = starts.keys()
+    for d, bag in zip(docs, bags, strict=True):
+        words = folded_words(d.text)
+        if first.isdisjoint(words):  # no name starts here
+            continue
+        own = d.path.split("/")[1] if d.kind in ENTITY_KINDS else ""
+        found = set()
+        last = len(words)
+        for i in [i for i, w in enumerate(words) if w in first]:  # only where a name starts
+            g = words[i]
+            if g in names and g != own:
+                found.add(names[g])
+            for j in range(i + 1, min(last, i + starts[g])):  # the next words, as many as the longest name has
+                g = f"{g}-{words[j]}"
+                if g in names and g != own:
+                    found.add(names[g])
+        if found & person:
+            d.flags["names_person"] = True
+        bag.extend(sorted(found - {PERSON}))
+
+
+@lru_cache(maxsize=8)
+def _names(wanted: tuple[tuple[str, str, tuple[str, ...]], ...]) -> tuple[dict[str, str], dict[str, int]]:
+    """Entity linking's lookup: slug -> the word its kind adds, and for each first word of a slug the most words a
+    slug starting with it has (kept per listing: a long-running process links against the same entities; a question
+    wanting another set of kinds only joins the kinds' kept parts)."""
+    names: dict[str, str] = {}
+    starts: dict[str, int] = {}
+    for _kind, word, slugs in wanted:
+        names.update(dict.fromkeys(slugs, word))
+        more = _starts(slugs)
+        if not starts:
+            starts = dict(more)
+            continue
+        for first, most in more.items():
+            if most > starts.get(first, 0):
+                starts[first] = most
+    return names, starts
+
+
+@lru_cache(maxsize=8)
+def _starts(slugs: tuple[str, ...]) -> dict[str, int]:
+    """For each first word of the slugs, the most words a slug starting with it has."""
+    starts: dict[str, int] = {}
+    for slug in slugs:
+        parts = slug.split("-")
+        starts[parts[0]] = max(starts.get(parts[0], 0), len(parts))
+    return starts

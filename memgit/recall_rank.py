@@ -286,15 +286,12 @@ class Ranking:
                 related=self.related,
                 said=self._said_terms,
             )
-        decay(
-            self.vault,
-            sorted(docs, key=lambda d: -d.score),
-            moment=self.moment,
-            k=self.k,
-            tree=self.tree,
-            commit=self.commit,
-        )
+        self._decay(sorted(docs, key=lambda d: -d.score))
         return docs
+
+    def _decay(self, docs: list[Doc]) -> None:
+        """Decay, best-first (memgit/recall_prior.py): `docs` sorted by score, highest first."""
+        decay(self.vault, docs, moment=self.moment, k=self.k, tree=self.tree, commit=self.commit)
 
     def _speakers(self, docs: list[Doc], reads: dict[str, str]) -> list[set[str]]:
         """The words of who says each journal entry ("- 15:53 Gina: ..." -> {"gina"}); empty for other lines. A

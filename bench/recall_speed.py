@@ -202,7 +202,9 @@ def _cpu_of(pid: int) -> float | None:
 def build(vault: Path) -> dict[str, object]:
     folder = vault / ".git" / "memgit" / "recall"
     shutil.rmtree(folder, ignore_errors=True)
-    code = "import sys; from memgit.api import Vault; from memgit import recall_index; recall_index.warm(Vault(sys.argv[1]))"
+    code = (
+        "import sys; from memgit.api import Vault; from memgit import recall_grep; recall_grep.warm(Vault(sys.argv[1]))"
+    )
     wall, cpu = timed([sys.executable, "-c", code, str(vault)], vault)
     (db,) = folder.glob("*.sqlite")
     import sqlite3

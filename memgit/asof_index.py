@@ -19,13 +19,14 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memgit import recall_index
-from memgit.recall_index import Found, Index, LazyPattern, Unusable
+from memgit import recall_grep, recall_index
+from memgit.recall_index import Found, Index, Unusable
 
 if TYPE_CHECKING:
     import re
 
     from memgit.context import VaultContext as Vault
+    from memgit.recall_grep import LazyPattern
     from memgit.recall_stage import Stage
 
 FOLDER = "asof"  # .git/memgit/recall/asof/
@@ -53,7 +54,7 @@ def grep(
     stage), only the lines it keeps when more match than it keeps. Raises Unusable when no index can be had."""
     head = vault.head_tree()
     if tree == head:
-        return recall_index.overlaid(vault, head, (), [], 0, rx, alternatives, first)
+        return recall_grep.overlaid(vault, head, (), [], 0, rx, alternatives, first)
     if head is not None and _find(folder(vault), tree) is None:
         changes = vault.repo.diff_trees(head, tree)
         if len(changes) <= OVERLAY:  # a few paths: HEAD's index, those paths read from the old tree
@@ -62,12 +63,12 @@ def grep(
                 if c.new is not None and not c.link and recall_index.searched_by_rg(c.path):
                     data = repo.blob(c.new) or b""
                     size += recall_index._size(data)
-                    work += recall_index.file_lines(rx, c.path, data)
-            return recall_index.overlaid(vault, head, {c.path for c in changes}, work, size, rx, alternatives, first)
+                    work += recall_grep.file_lines(rx, c.path, data)
+            return recall_grep.overlaid(vault, head, {c.path for c in changes}, work, size, rx, alternatives, first)
     rows, total, cut = _search(vault, tree, moment, alternatives, first)
     if cut is not None:
         return Found(cut, total, True)
-    return Found(recall_index.shown(rx, rows), total)
+    return Found(recall_grep.shown(rx, rows), total)
 
 
 def scan(vault: Vault, tree: str, rx: re.Pattern[str] | LazyPattern) -> Found:
@@ -79,7 +80,7 @@ def scan(vault: Vault, tree: str, rx: re.Pattern[str] | LazyPattern) -> Found:
         if recall_index.searched_by_rg(path):
             data = repo.blob(blob) or b""
             searched += recall_index._size(data)
-            lines += recall_index.file_lines(rx, path, data)
+            lines += recall_grep.file_lines(rx, path, data)
     return Found(lines, searched)
 
 

@@ -15,6 +15,7 @@ _PREWARM = (
     "memgit.recall_docs",
     "memgit.recall_time",
     "memgit.recall_index",
+    "memgit.recall_grep",
     "memgit.worktree_watch",
     "memgit.rg",
     "memgit.tokens",
@@ -45,11 +46,11 @@ def prewarm(path: Path) -> None:
     with suppress(MemgitError):  # the first call reports it
         vault = Vault(path)
         vault.config  # noqa: B018 (parsed once and cached by its blob id)
-        from memgit import recall_index
+        from memgit import recall_grep, recall_index
 
         if recall_index.enabled() and vault.repo.workdir is not None:
-            recall_index.watch(vault)  # recalls then learn what changed in the work tree without a git status
-            recall_index.warm(vault)  # the recall index open and at HEAD's tree before the first recall
+            recall_grep.watch(vault)  # recalls then learn what changed in the work tree without a git status
+            recall_grep.warm(vault)  # the recall index open and at HEAD's tree before the first recall
         # what a process's first recall does once (each entity kind's folders listed, the template's own lines, the
         # letter classes of accented words, the YAML parser a decision's front matter needs): done here, so the
         # client's first recall costs what later ones do

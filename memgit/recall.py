@@ -188,19 +188,19 @@ class Recall(Ranking):
         """L2: rg over the work tree (or, given a tree, over a clean checkout of it: --as-of). Past CANDIDATES
         matching lines, the ones sharing the most query words (then the shortest) go on to ranking; a fact's fields
         come from its file, read once."""
-        from memgit import asof_index, recall_index, recall_stage
+        from memgit import asof_index, recall_grep, recall_index, recall_stage
         from memgit.rg import Match, grep_lines
 
         cfg = self.vault.config
         searched: list[int] = []
         matched: Iterable[tuple[str, int, str]]
         found = None
-        rx = recall_index.LazyPattern(self.pairs, re.I)
+        rx = recall_grep.LazyPattern(self.pairs, re.I)
         if self.use_index:  # the same lines and bytes as rg's, from the index under .git/memgit/recall/
             first = recall_stage.Stage(rx, self._spec(), CANDIDATES, self._keep, self._wanted)
             with contextlib.suppress(recall_index.Unusable):  # no index here (read-only .git): rg
                 if tree is None:
-                    found = recall_index.grep(self.vault, rx, alternatives(self.pairs), first)
+                    found = recall_grep.grep(self.vault, rx, alternatives(self.pairs), first)
                 else:  # an old tree's own index (memgit/asof_index.py)
                     when = int(self.moment.timestamp())
                     found = asof_index.grep(self.vault, tree, when, rx, alternatives(self.pairs), first)
@@ -232,7 +232,7 @@ class Recall(Ranking):
                     facts.setdefault(path, []).append(n)
             whole = self._entity_paths(tree)  # and those of the entities L1 brings along: one transaction
             if facts or whole:
-                stored, self._stored = recall_index.stored_facts(self.vault, found, facts, whole)
+                stored, self._stored = recall_grep.stored_facts(self.vault, found, facts, whole)
         files: dict[str, list[str]] = {}
         for path, n, text in lines:
             if kinds[path] != "entity-items":
@@ -279,9 +279,9 @@ class Recall(Ranking):
         paths = self._entity_paths(tree)
         stored = self._stored
         if stored is None and self.found is not None and paths:  # a clean file's facts as the index stored them
-            from memgit import recall_index
+            from memgit import recall_grep
 
-            stored = recall_index.stored_facts(self.vault, self.found, {}, paths)[1]
+            stored = recall_grep.stored_facts(self.vault, self.found, {}, paths)[1]
         for path in paths:
             known = stored.get(path) if stored else None
             if known is not None:

@@ -16,7 +16,8 @@ if TYPE_CHECKING:
     import re
 
     from memgit.recall_cut import Scorer, Term
-    from memgit.recall_index import Index, LazyPattern
+    from memgit.recall_grep import LazyPattern
+    from memgit.recall_index import Index
 
 EXPAND_INNER = 2000  # a compound head inside more words than this: the first stage runs in Python
 BUDGET = 5000  # rows of the rarer terms read per question (a commoner term's only with another term)

@@ -1,5 +1,5 @@
 """recall's `git status` of the work tree, started as soon as the CLI knows a recall is coming (memgit/main.py,
-before the parser and the vault are built), so it runs while Python imports the rest. memgit/recall_index.py reads
+before the parser and the vault are built), so it runs while Python imports the rest. memgit/recall_grep.py reads
 it: the commit git status compared with, and every path whose work-tree state differs from it."""
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from memgit import recall_cut, recall_index, recall_stage
+from memgit import recall_cut, recall_grep, recall_index, recall_stage
 from memgit.api import Vault
 from memgit.recall import recall
 from tests.conftest import git, memgit_json
@@ -267,7 +267,7 @@ def test_the_pattern_asked_per_alternative_matches_the_lines_the_whole_pattern_d
     for question in ["zurich office", "project weeks", "strasse kurs", "東京 会議", "nothing"]:
         pairs = analyze(question, ("en", "de"))
         whole = re.compile(pattern(pairs), re.I)
-        lazy = recall_index.LazyPattern(pairs, re.I)
+        lazy = recall_grep.LazyPattern(pairs, re.I)
         for line in lines:
             assert lazy.search(line) == bool(whole.search(line)), (question, line[:40])
         assert lazy._whole is None  # a match is decided by the alternatives alone
@@ -289,14 +289,14 @@ def test_an_alternative_is_compiled_only_for_a_line_whose_folded_words_hold_its_
         pairs = analyze(question)
         whole = re.compile(pattern(pairs), re.I)
         for line in lines:
-            recall_index._part.cache_clear()
-            lazy = recall_index.LazyPattern(pairs, re.I)
+            recall_grep._part.cache_clear()
+            lazy = recall_grep.LazyPattern(pairs, re.I)
             assert lazy.search(line) == bool(whole.search(line)), (question, line)
             folded = fold(line)
-            assert recall_index._part.cache_info().currsize <= sum(1 for t, _c, _s in lazy.sources if t in folded)
-    recall_index._part.cache_clear()
-    assert not recall_index.LazyPattern(analyze("project weeks zurich"), re.I).search("Zürcher Töpfe")
-    assert recall_index._part.cache_info().currsize == 0  # no folded prefix there: nothing compiled
+            assert recall_grep._part.cache_info().currsize <= sum(1 for t, _c, _s in lazy.sources if t in folded)
+    recall_grep._part.cache_clear()
+    assert not recall_grep.LazyPattern(analyze("project weeks zurich"), re.I).search("Zürcher Töpfe")
+    assert recall_grep._part.cache_info().currsize == 0  # no folded prefix there: nothing compiled
     # what a letter's class matches (re.I) folds to that letter: here for the first 12k code points
     sources = {
         t: s for t, _c, s in pattern_sources([(w, w) for w in "abcdefghijklmnopqrstuvwxyz"] + [("σ", "σ"), ("д", "д")])

@@ -145,12 +145,12 @@ def test_recalls_read_no_clean_items_file_and_equal_rgs_through_commits_and_edit
 
 
 def test_another_process_moving_the_index_leaves_no_stale_fact(facts: Path) -> None:
-    from memgit import recall_index
+    from memgit import recall_grep
     from memgit.api import Vault
     from memgit.recall import recall as library_recall
 
     vault = Vault(facts)
-    recall_index.watch(vault)
+    recall_grep.watch(vault)
     try:
         assert library_recall(vault, "acme", k=50) == library_recall(vault, "acme", k=50, index=False)
         fact_id = json.loads((facts / "companies" / "acme" / "items.json").read_text())[0]["id"]
@@ -162,7 +162,7 @@ def test_another_process_moving_the_index_leaves_no_stale_fact(facts: Path) -> N
         statuses = {h["text"]: h["status"] for h in after["hits"]}
         assert statuses["Acme is a company in Zürich"] == "superseded" and statuses["Acme moved to Bern"] == "active"
     finally:
-        recall_index._WATCHES.pop(vault.root.resolve()).close()
+        recall_grep._WATCHES.pop(vault.root.resolve()).close()
 
 
 def test_the_update_stores_what_a_new_build_stores(facts: Path) -> None:

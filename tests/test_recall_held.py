@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from memgit import recall_held, recall_index
+from memgit import recall_grep, recall_held, recall_index
 from memgit.api import Vault
 from memgit.recall import recall
 from tests.conftest import git, memgit_json
@@ -69,7 +69,7 @@ def warm(lived: Path, monkeypatch: pytest.MonkeyPatch) -> Vault:  # noqa: F811
     monkeypatch.setattr(recall_held, "HOLD_ROWS", 3)  # the common words held as bitsets, the others read
     monkeypatch.setattr(recall_held, "HOLD_WORDS", 20)
     v = Vault(lived)
-    recall_index.warm(v)
+    recall_grep.warm(v)
     return v
 
 
@@ -151,7 +151,7 @@ def test_a_warm_process_holds_a_vault_with_next_to_nothing(vault: Path, monkeypa
 
     monkeypatch.setattr(memgit.recall, "CANDIDATES", 1)
     v = Vault(vault)
-    recall_index.warm(v)
+    recall_grep.warm(v)
     found = held(v)
     assert found is not None and found.tree == v.head_tree()
     for q in ("zurich", "memory journal", "decision lessons"):

@@ -204,14 +204,14 @@ def test_a_watched_work_tree_needs_no_git_status_and_gives_the_same_hits(
     lived: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The MCP server's way: inotify says what changed; each change is checked against the tree."""
-    from memgit import recall_index
+    from memgit import recall_grep, recall_index
     from memgit.api import Vault
     from memgit.recall import recall as library_recall
 
     if not recall_index.enabled() or not Path("/proc/sys/fs/inotify").is_dir():
         pytest.skip("inotify is Linux only")
     vault = Vault(lived)
-    recall_index.watch(vault)
+    recall_grep.watch(vault)
     try:
 
         def same(*queries: str) -> None:
@@ -220,13 +220,13 @@ def test_a_watched_work_tree_needs_no_git_status_and_gives_the_same_hits(
 
         same("zurich")  # the first recall runs one full git status
         statuses: list[Path] = []
-        real = recall_index._WorkTree
+        real = recall_grep._WorkTree
 
-        def counted(root: Path) -> recall_index._WorkTree:
+        def counted(root: Path) -> recall_grep._WorkTree:
             statuses.append(root)
             return real(root)
 
-        monkeypatch.setattr(recall_index, "_WorkTree", counted)
+        monkeypatch.setattr(recall_grep, "_WorkTree", counted)
         journal = next((lived / "memory").glob("2*.md"))
         journal.write_text(journal.read_text().replace("Zürich", "Zug"), encoding="utf-8")
         (lived / "contexts" / "notes.md").unlink()
@@ -247,13 +247,13 @@ def test_a_watched_work_tree_needs_no_git_status_and_gives_the_same_hits(
         same("zurich")  # what git ignores changed: one full git status
         assert len(statuses) == 1
     finally:
-        recall_index._WATCHES.pop(vault.root.resolve()).close()
+        recall_grep._WATCHES.pop(vault.root.resolve()).close()
 
 
 def test_warming_a_watched_vault_keeps_every_indexed_paths_kind(lived: Path) -> None:
     """The MCP server's prewarm: besides the index at HEAD and every path, each path's kind is worked out once (a new
     broad question's first stage asks it of each file it reaches)."""
-    from memgit import recall_index
+    from memgit import recall_grep, recall_index
     from memgit.api import Vault
 
     if not recall_index.enabled() or not Path("/proc/sys/fs/inotify").is_dir():
@@ -263,20 +263,20 @@ def test_warming_a_watched_vault_keeps_every_indexed_paths_kind(lived: Path) -> 
     recall_index.build(Vault(lived), Vault(lived).head_tree())  # built before: warming it works out no kind
     config._KIND_REGEX.clear()
     vault = Vault(lived)
-    recall_index.watch(vault)
+    recall_grep.watch(vault)
     try:
-        recall_index.warm(vault)
+        recall_grep.warm(vault)
         _rx, _kinds, known = vault.config._kind_regex
         paths = recall_index._OPEN[recall_index.folder(vault)].names[1].values()
         assert paths and all(known.get(p) == vault.config.kind_of(p) for p in paths)
     finally:
-        recall_index._WATCHES.pop(vault.root.resolve()).close()
+        recall_grep._WATCHES.pop(vault.root.resolve()).close()
 
 
 def test_head_moving_between_git_status_and_the_index_read_is_not_mixed(lived: Path) -> None:
     """git status runs from the command's start; HEAD may move before the index is read. The index must be
     read at the commit git status compared the work tree with, never at the one HEAD names a moment later."""
-    from memgit import recall_index, recall_status
+    from memgit import recall_status
     from memgit.api import Vault
     from memgit.recall import recall as library_recall
 
@@ -292,7 +292,7 @@ def test_head_moving_between_git_status_and_the_index_read_is_not_mixed(lived: P
     try:
         during = library_recall(Vault(lived), "zurich", k=50)
     finally:
-        recall_index.discard()
+        recall_status.discard()
     assert during == work_tree
     assert not any("Moved to Zürich" in h["text"] for h in during["hits"])
     assert recall(lived, "zurich") == recall(lived, "zurich", RG)  # the next recall, at HEAD~1 with the edit dirty

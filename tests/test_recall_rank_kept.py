@@ -102,19 +102,19 @@ def test_a_decisions_front_matter_is_read_again_when_the_file_changes(
 def test_warming_the_index_reads_the_front_matter_the_ranking_needs(
     vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memgit import recall_index
+    from memgit import recall_grep, recall_index
 
     if not recall_index.enabled():
         pytest.skip("no recall index here")
     for title in ("Database choice", "Queue choice", "Cache choice"):
         memgit_json("decide", title, "--context", "a store", "--decision", f"{title}: Postgres", cwd=vault)
     recall_prior._META.clear()
-    recall_index.warm(Vault(vault))
+    recall_grep.warm(Vault(vault))
     statuses = sorted(str(meta.get("status")) for meta in recall_prior._META.values())
     assert statuses.count("active") >= 3
     monkeypatch.setattr(recall_prior, "KEEP_META", 2)
     recall_prior._META.clear()
-    recall_index.warm(Vault(vault))
+    recall_grep.warm(Vault(vault))
     assert len(recall_prior._META) == 1  # half of what it keeps: room for what questions read
 
 

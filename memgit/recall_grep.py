@@ -1,0 +1,258 @@
+"""What recall's rg would find, read through the recall index (memgit/recall_index.py): the index's lines at the
+tree the work tree was compared with, the lines of the files that differ from it read from disk in their place, shown
+as rg shows them; the pattern that decides the lines the index cannot (LazyPattern); the work-tree watch and the
+warm-up a long-running process runs before its first recall.
+
+Uncommitted work (modified tracked files, untracked files) is read from the work tree, as rg would read it: `git
+status` (run while the index is queried) or the work-tree watch (memgit/worktree_watch.py) names those files, their
+indexed lines are dropped and the files themselves are searched.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from collections.abc import Collection, Container, Iterable, Iterator
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from memgit import recall_index, recall_status
+from memgit.recall_index import MAX_COLUMNS, Found, Unusable, searched_by_rg
+from memgit.recall_status import Status
+from memgit.tokens import line_words
+
+if TYPE_CHECKING:
+    import re
+
+    from memgit.context import VaultContext as Vault
+    from memgit.recall_stage import Stage
+    from memgit.worktree_watch import Watch
+
+
+class LazyPattern:
+    """recall's pattern (memgit/tokens.py `pattern`) for the lines the index cannot decide alone (odd lines, the work
+    tree's): whether a line matches is asked of each alternative, each compiled once per process (a broad question's
+    whole pattern, each letter a class of its accented forms, takes 2-10 ms to compile; its words recur), and only of
+    the alternatives whose prefix the folded line holds (no other can match: memgit/tokens.py `pattern_sources`); on
+    an ASCII line, as its plain ASCII regex. The whole pattern is compiled only to count a long line's matches."""
+
+    def __init__(self, pairs: Iterable[tuple[str, str]], flags: int = 0) -> None:
+        from memgit.tokens import ascii_source, pattern_sources
+
+        sources = pattern_sources(pairs)
+        self.parts, self.flags = sorted({source for _t, _c, source in sources}), flags
+        self.plain = [(text, ascii_source(text)) for text, cjk, _source in sources if not cjk and text.isascii()]
+        self.sources = sources
+        self._whole: re.Pattern[str] | None = None
+
+    def search(self, text: str) -> bool:
+        if text.isascii():
+            low = text.lower()
+            return any(_part(source, self.flags).search(text) for prefix, source in self.plain if prefix in low)
+        from memgit.tokens import fold
+
+        folded = fold(text)
+        return any(
+            _part(source, self.flags).search(text) for prefix, cjk, source in self.sources if cjk or prefix in folded
+        )
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        if self._whole is None:
+            import re
+
+            self._whole = re.compile("(?:" + "|".join(self.parts) + ")" if self.parts else r"(?!)", self.flags)
+        return self._whole.finditer(text)
+
+
+@lru_cache(maxsize=4096)
+def _part(source: str, flags: int) -> re.Pattern[str]:
+    import re
+
+    return re.compile(source, flags)
+
+
+_WorkTree = Status  # git status of the work tree (memgit/recall_status.py)
+
+
+def _status(root: Path) -> Status:
+    return recall_status.take(root) or _WorkTree(root)
+
+
+_WATCHES: dict[Path, Watch] = {}
+
+
+def watch(vault: Vault) -> None:
+    """Watch the work tree (Linux inotify) so this process's recalls need no git status each (the MCP server)."""
+    from memgit.worktree_watch import Unavailable, Watch
+
+    root = vault.root.resolve()
+    if root in _WATCHES or vault.repo.workdir is None:
+        return
+    with contextlib.suppress(Unavailable):
+        _WATCHES[root] = Watch(root)
+
+
+def grep(
+    vault: Vault, rx: re.Pattern[str] | LazyPattern, alternatives: list[tuple[str, bool]], first: Stage | None = None
+) -> Found:
+    """What rg with `rx` over the work tree finds (memgit/rg.py `grep_lines`): the index's lines at the commit
+    the work tree was compared with, and the lines of the files that differ from it, read from disk. With `first`
+    (recall's first stage), only the lines it keeps when more match than it keeps."""
+    watched = _WATCHES.get(vault.root.resolve())
+    dirty = None
+    if watched is not None:
+        tree = vault.head_tree()
+        dirty = watched.changes(vault, tree)
+    if dirty is None:
+        token = watched.before_status() if watched is not None else None
+        tree, dirty = _status_tree(vault)
+        if watched is not None and token is not None:
+            watched.after_status(token, tree, dirty)
+    work, work_bytes = _work_lines(vault, rx, sorted(p for p in dirty if searched_by_rg(p)))
+    return overlaid(vault, tree, dirty, work, work_bytes, rx, alternatives, first)
+
+
+def overlaid(
+    vault: Vault,
+    tree: str | None,
+    dirty: Collection[str],
+    work: list[tuple[str, int, str]],
+    work_bytes: int,
+    rx: re.Pattern[str] | LazyPattern,
+    alternatives: list[tuple[str, bool]],
+    first: Stage | None = None,
+) -> Found:
+    """The index's lines at `tree` but the `dirty` paths' ones, with `work` (the lines of those paths as they are
+    instead, `work_bytes` their bytes) in their place."""
+    paths = sorted(p for p in dirty if searched_by_rg(p))
+    stage = None
+    if first is not None:
+        stage = first._replace(
+            dirty=frozenset(dirty), work=tuple(line for line in work if first.keep(line[0], line[2]))
+        )
+    rows, total, cut = recall_index._search(vault, tree, alternatives, stage)
+    committed = _committed(vault, tree, paths) if tree is not None and paths else {}
+    searched = total - sum(committed.values()) + work_bytes  # a dirty file's committed bytes were counted in total
+    if cut is not None:
+        return Found(cut, searched, True, tree, frozenset(dirty))
+    return Found(shown(rx, rows, dirty) + work, searched, False, tree, frozenset(dirty))
+
+
+def shown(
+    rx: re.Pattern[str] | LazyPattern, rows: list[tuple[str, int, str]], skip: Container[str] = frozenset()
+) -> list[tuple[str, int, str]]:
+    """The index's rows (those of paths not in `skip`) that rg with `rx` shows, as it shows them."""
+    # an ASCII line without "_" holds a word starting with a prefix exactly where the pattern matches
+    # (a word start there); other lines may differ ("foo_zurich", "Straße"): the pattern decides, as in rg
+    return [
+        (p, n, t if len(t) < MAX_COLUMNS // 4 else recall_index._long(rx, t, len(t.encode()) + 1))
+        for p, n, t in rows
+        if p not in skip and ((t.isascii() and "_" not in t) or rx.search(t))
+    ]
+
+
+def _work_lines(
+    vault: Vault, rx: re.Pattern[str] | LazyPattern, paths: list[str]
+) -> tuple[list[tuple[str, int, str]], int]:
+    """The lines of the work tree's files that differ from the tree, as rg finds them, and their bytes."""
+    lines: list[tuple[str, int, str]] = []
+    searched = 0
+    for path in paths:
+        target = vault.root / path
+        if target.is_symlink() or not target.is_file():
+            continue
+        data = target.read_bytes()
+        searched += recall_index._size(data)
+        lines += file_lines(rx, path, data)
+    return lines, searched
+
+
+def file_lines(rx: re.Pattern[str] | LazyPattern, path: str, data: bytes) -> list[tuple[str, int, str]]:
+    """The lines of a file's bytes that rg with `rx` shows, as it shows them (none of a binary file)."""
+    if b"\0" in data or not rx.search(data.decode("utf-8", errors="replace")):
+        return []
+    last = data.count(b"\n") + 1
+    lines = []
+    for n, raw in enumerate(data.split(b"\n"), 1):
+        line = raw.rstrip(b"\r").decode("utf-8", errors="replace")
+        if line and rx.search(line):
+            lines.append((path, n, recall_index._long(rx, line, len(raw) + (n < last))))
+    return lines
+
+
+def _committed(vault: Vault, tree: str, paths: list[str]) -> dict[str, int]:
+    """The bytes the index counted for each path at `tree`: from the index while it holds that tree, else from git."""
+    index = recall_index._OPEN.get(recall_index.folder(vault))
+    found = None
+    with contextlib.suppress(sqlite3.Error):
+        found = index.sizes(tree, paths) if index is not None else None
+    if found is not None:
+        return found
+    repo = vault.repo
+    return {p: 0 if repo.is_link(tree, p) else recall_index._size(repo.read(tree, p) or b"") for p in paths}
+
+
+def _status_tree(vault: Vault) -> tuple[str | None, set[str]]:
+    """git status (started when the command was known, or now): the tree of the commit it compared the work tree
+    with, and the paths that differ from it."""
+    status = _status(vault.root)
+    try:
+        head, dirty = status.wait()
+    finally:
+        status.stop()
+    return (vault.repo.commit_tree(head) if head is not None else None), dirty
+
+
+def stored_facts(
+    vault: Vault, found: Found, lines: dict[str, list[int]], whole: list[str]
+) -> tuple[dict[str, dict[int, tuple[Any, ...]]], dict[str, list[tuple[Any, ...]]]]:
+    """Index.facts for the paths of the work tree `found` (a grep's) left clean; nothing where it cannot tell."""
+    index = recall_index._OPEN.get(recall_index.folder(vault))
+    if found.tree is None or index is None:
+        return {}, {}
+    clean = {p: ns for p, ns in lines.items() if p not in found.dirty}
+    with contextlib.suppress(sqlite3.Error):
+        got = index.facts(found.tree, clean, [p for p in whole if p not in found.dirty])
+        if got is not None:
+            return got
+    return {}, {}
+
+
+def warm(vault: Vault) -> None:
+    """Open (or build) the index and bring it to HEAD's tree: the MCP server does it before the first recall."""
+    watched = _WATCHES.get(vault.root.resolve())
+    with contextlib.suppress(Unusable):
+        if watched is None:
+            recall_index._search(vault, vault.head_tree(), [])
+        else:
+            token = watched.before_status()  # the watch's starting point: the first recall needs no git status either
+            tree, dirty = _status_tree(vault)
+            recall_index._search(vault, tree, [])
+            watched.after_status(token, tree, dirty)
+        index = recall_index._OPEN.get(recall_index.folder(vault))
+        if index is not None:  # every path, as a broad question reads them, and its kind (kept per kind globs)
+            from memgit import recall_held
+            from memgit.tokens import stop_words
+
+            # a question never asks for a stop word (~30% of the common words' lines on the 10k vault)
+            index.skip = recall_index._HOLD[index.path.parent] = stop_words(
+                tuple(vault.config.get("languages", ["english"]))
+            )
+            index.holding = True  # built here, not in a thread a recall would start meanwhile
+            index.hold = True
+            with index.lock, contextlib.suppress(sqlite3.Error):
+                index._names((), every=True)
+            recall_held.build(index)
+            line_words("é")  # compiles tokens' CJK pattern (~35 ms), which the first line not in ASCII needs
+            from memgit.config import KEEP_KINDS
+
+            kind_of = vault.config.kind_of
+            for path in list(index.names[1].values())[:KEEP_KINDS]:
+                kind_of(path)
+            from memgit import recall_rank
+
+            recall_rank.warm(vault, list(index.names[1].values()))  # the front matter the ranking reads
+        from memgit.recall_entities import warm as entities
+
+        entities(vault)  # every entity kind's slugs by their words (L1)

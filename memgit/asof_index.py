@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memgit import recall_grep, recall_index
+from memgit import recall_build, recall_grep, recall_index
 from memgit.recall_index import Found, Index, Unusable
 
 if TYPE_CHECKING:
@@ -60,9 +60,9 @@ def grep(
         if len(changes) <= OVERLAY:  # a few paths: HEAD's index, those paths read from the old tree
             repo, work, size = vault.repo, [], 0
             for c in changes:
-                if c.new is not None and not c.link and recall_index.searched_by_rg(c.path):
+                if c.new is not None and not c.link and recall_build.searched_by_rg(c.path):
                     data = repo.blob(c.new) or b""
-                    size += recall_index._size(data)
+                    size += recall_build._size(data)
                     work += recall_grep.file_lines(rx, c.path, data)
             return recall_grep.overlaid(vault, head, {c.path for c in changes}, work, size, rx, alternatives, first)
     rows, total, cut = _search(vault, tree, moment, alternatives, first)
@@ -77,9 +77,9 @@ def scan(vault: Vault, tree: str, rx: re.Pattern[str] | LazyPattern) -> Found:
     lines: list[tuple[str, int, str]] = []
     searched = 0
     for path, blob in repo.files(tree, links=False):
-        if recall_index.searched_by_rg(path):
+        if recall_build.searched_by_rg(path):
             data = repo.blob(blob) or b""
-            searched += recall_index._size(data)
+            searched += recall_build._size(data)
             lines += recall_grep.file_lines(rx, path, data)
     return Found(lines, searched)
 
@@ -103,7 +103,7 @@ def _search(
             except sqlite3.DatabaseError:
                 with _LOCK:
                     _forget(path, unlink=True)
-    except (OSError, sqlite3.Error, recall_index._Rebuild) as exc:
+    except (OSError, sqlite3.Error, recall_build._Rebuild) as exc:
         raise Unusable(str(exc)) from None
     raise Unusable(f"no index of tree {tree} could be derived under {where}")
 
@@ -127,7 +127,7 @@ def _opened(vault: Vault, path: Path) -> Index | None:
         except sqlite3.DatabaseError:
             _forget(path, unlink=True)
             return None
-        if index.meta.get("fingerprint") != recall_index._fingerprint(vault):
+        if index.meta.get("fingerprint") != recall_build._fingerprint(vault):
             index.close()
             _forget(path, unlink=True)
             return None
@@ -163,7 +163,7 @@ def _derive(vault: Vault, where: Path, tree: str, moment: int) -> Path:
         try:
             _copy(vault, source, final, tree)
             break
-        except (sqlite3.DatabaseError, recall_index._Rebuild):
+        except (sqlite3.DatabaseError, recall_build._Rebuild):
             if source == main.path:
                 raise
             # broken (hand-edited, truncated), made for other kinds or of a tree gone (a rewritten history): dropped,
@@ -176,7 +176,7 @@ def _derive(vault: Vault, where: Path, tree: str, moment: int) -> Path:
 
 def _copy(vault: Vault, source: Path, final: Path, tree: str) -> None:
     """`source`'s copy brought to `tree` by diff in a temporary file renamed to `final`; sqlite3.DatabaseError when
-    `source` is unreadable or made for other kinds, recall_index._Rebuild when its tree is gone."""
+    `source` is unreadable or made for other kinds, recall_build._Rebuild when its tree is gone."""
     tmp = final.parent / f"build-{os.getpid()}-{threading.get_ident()}-{time.time_ns()}.tmp"
     try:
         src = sqlite3.connect(source.resolve().as_uri() + "?mode=ro", uri=True, timeout=60.0)
@@ -192,7 +192,7 @@ def _copy(vault: Vault, source: Path, final: Path, tree: str) -> None:
             src.close()
         index = Index(tmp)
         try:
-            if index.meta.get("fingerprint") != recall_index._fingerprint(vault):
+            if index.meta.get("fingerprint") != recall_build._fingerprint(vault):
                 raise sqlite3.DatabaseError(f"{source} was made for other kinds")
             index.db.execute("PRAGMA journal_mode=OFF")  # a copy being made: a crash leaves a .tmp nobody reads
             index.db.execute("PRAGMA synchronous=OFF")
@@ -215,7 +215,7 @@ def _clean(where: Path, keep: Path) -> None:
         with contextlib.suppress(OSError):
             if name.endswith(".sqlite") and p != keep:
                 found.append((p.stat().st_mtime, p))
-            elif name.endswith(".tmp") and now - p.stat().st_mtime > recall_index.STALE_TMP:
+            elif name.endswith(".tmp") and now - p.stat().st_mtime > recall_build.STALE_TMP:
                 p.unlink()
     with _LOCK:
         for _used, p in sorted(found, reverse=True)[SLOTS - 1 :]:

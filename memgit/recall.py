@@ -210,7 +210,7 @@ class Recall(Ranking):
             matched, searched = found.lines, [found.searched]
             self.cut = found.cut
         else:
-            globs = ["!INDEX.md", "!*/INDEX.md", "!*/INDEX-*.md"]  # recall_index.searched_by_rg mirrors these
+            globs = ["!INDEX.md", "!*/INDEX.md", "!*/INDEX-*.md"]  # recall_build.searched_by_rg mirrors these
             matched = grep_lines(self.vault.root, self.pattern(), globs, searched=searched)
         kinds: dict[str, str] = {}  # a path's kind, worked out once for all its lines
         lines = []

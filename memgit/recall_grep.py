@@ -17,8 +17,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memgit import recall_index, recall_status
-from memgit.recall_index import MAX_COLUMNS, Found, Unusable, searched_by_rg
+from memgit import recall_build, recall_index, recall_status
+from memgit.recall_build import MAX_COLUMNS, searched_by_rg
+from memgit.recall_index import Found, Unusable
 from memgit.recall_status import Status
 from memgit.tokens import line_words
 
@@ -163,7 +164,7 @@ def _work_lines(
         if target.is_symlink() or not target.is_file():
             continue
         data = target.read_bytes()
-        searched += recall_index._size(data)
+        searched += recall_build._size(data)
         lines += file_lines(rx, path, data)
     return lines, searched
 
@@ -190,7 +191,7 @@ def _committed(vault: Vault, tree: str, paths: list[str]) -> dict[str, int]:
     if found is not None:
         return found
     repo = vault.repo
-    return {p: 0 if repo.is_link(tree, p) else recall_index._size(repo.read(tree, p) or b"") for p in paths}
+    return {p: 0 if repo.is_link(tree, p) else recall_build._size(repo.read(tree, p) or b"") for p in paths}
 
 
 def _status_tree(vault: Vault) -> tuple[str | None, set[str]]:

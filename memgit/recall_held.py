@@ -3,7 +3,7 @@ a long-running process (the MCP server) after its prewarm: each line's slot (a b
 entry hash, and the lines of the common words as bitsets (a Python int, a bit per slot: `&`, `|` and `bit_count()`
 are C loops over ~30 KB on the 10k-entity vault). A rarer word's lines are read from FTS5 when asked for.
 
-It holds one tree of the index. The index's own update (memgit/recall_index.py `_update`) brings it along: a changed
+It holds one tree of the index. The index's own update (memgit/recall_build.py `update`) brings it along: a changed
 line's slot is dropped and the new lines take new slots at the end; when another process moved the index, the files
 whose path or blob changed are read again. Past REBUILD (new slots, changed files) it is built again, in a thread on
 a connection of its own (the first stage reads the database meanwhile). memgit/recall_bits.py runs the stage on it.

@@ -194,11 +194,11 @@ def indexed(db: Path) -> tuple[dict[tuple[str, int], str], dict[str, set[tuple[s
 
 
 def test_an_index_brought_to_a_tree_by_diff_holds_what_a_build_of_it_holds(
-    history: tuple[Path, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    history: tuple[Path, str], tmp_path: Path
 ) -> None:
     """Lines changed in place, inserted in the middle (the lines after move), removed at the end, files deleted,
     added, made binary or a link: the updated index answers every word as a new build of the tree does."""
-    from memgit import recall_index
+    from memgit import recall_build, recall_index
     from memgit.api import Vault
 
     vault, _then = history
@@ -207,10 +207,7 @@ def test_an_index_brought_to_a_tree_by_diff_holds_what_a_build_of_it_holds(
 
     def build(tree: str) -> Path:
         """A new build of the tree, in a folder of its own (a build removes the older databases beside it)."""
-        where = tmp_path / f"fresh-{tree}"
-        with monkeypatch.context() as m:
-            m.setattr(recall_index, "folder", lambda _vault: where)
-            return recall_index.build(v, tree)
+        return recall_build.build(v, tree, tmp_path / f"fresh-{tree}")
 
     journal = next((vault / "memory").glob("2*.md"))
     plan = vault / "contexts" / "plan.md"

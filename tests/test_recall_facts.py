@@ -166,7 +166,7 @@ def test_another_process_moving_the_index_leaves_no_stale_fact(facts: Path) -> N
 
 
 def test_the_update_stores_what_a_new_build_stores(facts: Path) -> None:
-    from memgit import recall_index
+    from memgit import recall_build, recall_index
     from memgit.api import Vault
 
     assert memgit("recall", "acme", "--json", cwd=facts).returncode == 0  # builds the index
@@ -186,7 +186,7 @@ def test_the_update_stores_what_a_new_build_stores(facts: Path) -> None:
     for db in (facts / ".git" / "memgit" / "recall").glob("*.sqlite"):
         db.unlink()
     recall_index._OPEN.clear()
-    recall_index.build(Vault(facts), Vault(facts).head_tree())
+    recall_build.build(Vault(facts), Vault(facts).head_tree(), recall_index.folder(Vault(facts)))
     assert facts_table(facts) == updated
 
 

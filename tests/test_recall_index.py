@@ -253,14 +253,16 @@ def test_a_watched_work_tree_needs_no_git_status_and_gives_the_same_hits(
 def test_warming_a_watched_vault_keeps_every_indexed_paths_kind(lived: Path) -> None:
     """The MCP server's prewarm: besides the index at HEAD and every path, each path's kind is worked out once (a new
     broad question's first stage asks it of each file it reaches)."""
-    from memgit import recall_grep, recall_index
+    from memgit import recall_build, recall_grep, recall_index
     from memgit.api import Vault
 
     if not recall_index.enabled() or not Path("/proc/sys/fs/inotify").is_dir():
         pytest.skip("inotify is Linux only")
     from memgit import config
 
-    recall_index.build(Vault(lived), Vault(lived).head_tree())  # built before: warming it works out no kind
+    recall_build.build(
+        Vault(lived), Vault(lived).head_tree(), recall_index.folder(Vault(lived))
+    )  # built before: warming it works out no kind
     config._KIND_REGEX.clear()
     vault = Vault(lived)
     recall_grep.watch(vault)

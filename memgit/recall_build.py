@@ -1,0 +1,292 @@
+"""The recall index (memgit/recall_index.py) written: its schema, which lines of a blob it holds and their words, a
+whole database built at a tree into a new file renamed into place, and an open database brought to another tree by
+re-indexing only the blobs a tree diff names, in its write transaction, with what the index keeps in memory (its
+paths, the held first stage) brought along. Nothing here reads the index for a question.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sqlite3
+import threading
+import time
+import unicodedata
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from memgit import recall_facts
+from memgit.tokens import line_words
+
+if TYPE_CHECKING:
+    from memgit.context import VaultContext as Vault
+    from memgit.recall_index import Index
+
+
+VERSION = "4"
+SHIFT = 24  # a line's row id: file id << SHIFT | line number
+# memgit/rg.py runs rg with --max-columns 4096 and --stats: a line longer than that (its newline counted) comes
+# back as "[Omitted long line with N matches]"
+MAX_COLUMNS = 4096
+STALE_TMP = 3600.0  # seconds: an unfinished build older than this crashed
+_SCHEMA = (
+    """
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE files(id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, blob TEXT NOT NULL, size INTEGER NOT NULL);
+CREATE TABLE lines(id INTEGER PRIMARY KEY, text TEXT NOT NULL);
+CREATE VIRTUAL TABLE terms USING fts5(words, content='', tokenize='ascii', detail='none');
+CREATE VIRTUAL TABLE oddterms USING fts5(words, content='', tokenize='ascii', detail='none');
+CREATE TABLE vocab(word TEXT PRIMARY KEY) WITHOUT ROWID;
+"""
+    + recall_facts.SCHEMA
+)
+# `terms` holds the plain lines (ASCII without "_", shorter than MAX_COLUMNS // 4), where a prefix of a word is exactly
+# what recall's pattern matches and the text is what rg shows; `oddterms` the others (the pattern decides on their
+# text). `vocab`: every word ever indexed (a superset: a prefix is asked for as the words it starts).
+
+
+def searched_by_rg(path: str) -> bool:
+    """Would recall's rg read this path: not hidden, not an INDEX page (the globs in memgit/recall.py `_grep`:
+    !INDEX.md anywhere, !*/INDEX.md, !*/INDEX-*.md one folder deep)."""
+    name = path.rsplit("/", 1)[-1]
+    if path.startswith(".") or "/." in path or name == "INDEX.md":
+        return False
+    return not (path.count("/") == 1 and name.startswith("INDEX-") and name.endswith(".md"))
+
+
+def _fingerprint(vault: Vault) -> str:
+    """What decides which lines are kept: the kinds (an entity's items.json keeps only its "fact" lines)."""
+    import hashlib  # only here: ~5 ms to import
+
+    cfg = vault.config
+    known = _PRINTS.get(id(cfg))
+    if known is not None and known[0] is cfg:
+        return known[1]
+    # the kinds in their order: a path's kind is the first whose glob matches it
+    kinds = cfg.get("kinds", {})
+    data = json.dumps(
+        [list(kinds.items()) if isinstance(kinds, dict) else kinds, cfg.get("entity_kinds", [])], default=str
+    )
+    found = hashlib.sha1(f"{VERSION}|{unicodedata.unidata_version}|{data}".encode()).hexdigest()
+    _PRINTS.clear()  # the last config only (a long-running process sees few)
+    _PRINTS[id(cfg)] = (cfg, found)
+    return found
+
+
+_PRINTS: dict[int, tuple[object, str]] = {}
+
+
+def _size(data: bytes) -> int:
+    """The bytes rg counts as searched in a file: none in a binary one (it stops at the NUL)."""
+    return 0 if b"\0" in data else len(data)
+
+
+def _odd(text: str) -> bool:
+    """A line whose words may differ from what recall's pattern matches, or which rg may show as omitted."""
+    return not (text.isascii() and "_" not in text) or len(text) >= MAX_COLUMNS // 4
+
+
+class _Rebuild(Exception):
+    """The index cannot be brought to the tree asked for: a new one is built."""
+
+
+def update(index: Index, vault: Vault, tree: str) -> None:
+    """Bring an open database (in its write transaction) to `tree`: only the blobs a tree diff names are indexed
+    again, and what the index keeps in memory (paths, the held first stage) is brought along."""
+    db, old = index.db, index.tree()
+    if old == tree:
+        return
+    from memgit.repo import GitError
+
+    try:
+        changes = vault.repo.diff_trees(old or None, tree or None)
+    except (GitError, KeyError, ValueError) as exc:  # its tree is gone (a rewritten history): build anew
+        raise _Rebuild(str(exc)) from None
+    # this connection's own writes do not move data_version (the paths kept are brought along below)
+    index.sizes_of, index.counts, index.found = (None, {}), (None, {}), (None, {})
+    changed = sorted({c.path for c in changes})
+    before = [i for (i,) in index._in("SELECT id FROM files WHERE path IN ({})", changed)]
+    facts = _facts_only(vault)
+    size = 0
+    gone: list[tuple[int, str]] = []  # (row id, text) of the lines to forget
+    added: list[tuple[int, str, str]] = []  # (row id, text, words) of the lines to index
+    stored: tuple[list[int], list[recall_facts.Row]] = ([], [])  # files whose facts go, the facts to store
+    for c in changes:
+        if c.new is not None and searched_by_rg(c.path) and not c.link:  # a link: rg does not follow it
+            size += _change(db, vault, c.path, c.new, facts(c.path), gone, added, stored)
+        else:
+            size -= _drop(db, c.path, gone, stored[0])
+    # every line forgotten before any is indexed: a row id comes back (a changed line; a file id used again)
+    # a contentless FTS5 table forgets a row when told the words it was given (recomputed from the text)
+    for table in ("terms", "oddterms"):
+        db.executemany(
+            f"INSERT INTO {table}({table}, rowid, words) VALUES ('delete', ?, ?)",
+            [(i, " ".join(line_words(text))) for i, text in gone if _odd(text) == (table == "oddterms")],
+        )
+    db.executemany("DELETE FROM lines WHERE id = ?", [(i,) for i, _ in gone])
+    _insert(db, added)
+    recall_facts.forget(db, stored[0], SHIFT)
+    recall_facts.insert(db, stored[1])
+    db.executemany(
+        "INSERT OR IGNORE INTO vocab VALUES (?)",
+        [(w,) for w in sorted({w for _, _, ws in added for w in ws.split()})],
+    )
+    db.execute("INSERT OR REPLACE INTO meta VALUES ('tree', ?)", (tree,))
+    if index.names[0] is not None:  # every path kept: the changed ones read again (a dropped id may be reused)
+        for i in before:
+            index.names[1].pop(i, None)
+        index.names[1].update(index._in("SELECT id, path FROM files WHERE path IN ({})", changed))
+    held = index.held
+    if held is not None and held.tree == old:  # brought along; built again past its new slots' bound
+        plain = [row for row in added if not _odd(row[1])]
+        index.held = held if held.update(tree, [i for i, _ in gone], plain) else None
+    db.execute("UPDATE meta SET value = CAST(value AS INTEGER) + ? WHERE key = 'bytes'", (size,))
+
+
+def _drop(db: sqlite3.Connection, path: str, gone: list[tuple[int, str]], forgot: list[int]) -> int:
+    """Forget a path (its lines go to `gone`, its file id to `forgot`); the bytes it counted."""
+    row = db.execute("SELECT id, size FROM files WHERE path = ?", (path,)).fetchone()
+    if row is None:
+        return 0
+    forgot.append(int(row[0]))
+    lo, hi = row[0] << SHIFT, ((row[0] + 1) << SHIFT) - 1
+    gone += db.execute("SELECT id, text FROM lines WHERE id BETWEEN ? AND ?", (lo, hi)).fetchall()
+    db.execute("DELETE FROM files WHERE id = ?", (row[0],))
+    return int(row[1])
+
+
+def _change(
+    db: sqlite3.Connection,
+    vault: Vault,
+    path: str,
+    blob: str,
+    facts_only: bool,
+    gone: list[tuple[int, str]],
+    added: list[tuple[int, str, str]],
+    stored: tuple[list[int], list[recall_facts.Row]],
+) -> int:
+    """Bring a path to a blob: only its lines that differ go to `gone` and `added` (a journal or an items.json
+    grows at its end, and the lines before keep their numbers), an entity's facts to `stored` anew; the bytes it
+    counts now less those before."""
+    data = vault.repo.blob(blob) or b""
+    size = _size(data)
+    row = db.execute("SELECT id, size FROM files WHERE path = ?", (path,)).fetchone()
+    if row is None:
+        cur = db.execute("INSERT INTO files(path, blob, size) VALUES (?, ?, ?)", (path, blob, size))
+        added += _rows(int(cur.lastrowid or 0), data, facts_only)
+        if facts_only:
+            stored[1].extend(recall_facts.rows(int(cur.lastrowid or 0), data, SHIFT))
+        return size
+    file_id, before = int(row[0]), int(row[1])
+    if facts_only:
+        stored[0].append(file_id)
+        stored[1].extend(recall_facts.rows(file_id, data, SHIFT))
+    lo, hi = file_id << SHIFT, ((file_id + 1) << SHIFT) - 1
+    old = dict(db.execute("SELECT id, text FROM lines WHERE id BETWEEN ? AND ?", (lo, hi)).fetchall())
+    lines = _lines(file_id, data, facts_only)
+    kept = {i for i, text in lines if old.get(i) == text}  # the same text: the same words, already indexed
+    gone += [(i, text) for i, text in old.items() if i not in kept]
+    added += [(i, text, " ".join(words)) for i, text in lines if i not in kept for words in [line_words(text)] if words]
+    db.execute("UPDATE files SET blob = ?, size = ? WHERE id = ?", (blob, size, file_id))
+    return size - before
+
+
+def _rows(file_id: int, data: bytes, facts_only: bool) -> list[tuple[int, str, str]]:
+    """(row id, text, words) of each line of a file that holds a word; none for a binary file (rg skips it)."""
+    return [
+        (i, text, " ".join(words))
+        for i, text in _lines(file_id, data, facts_only)
+        for words in [line_words(text)]
+        if words
+    ]
+
+
+def _lines(file_id: int, data: bytes, facts_only: bool) -> list[tuple[int, str]]:
+    """(row id, text) of each non-empty line of a file recall may match; none for a binary file (rg skips it).
+    Decoded once per file (a line decodes the same on its own: a newline ends any broken UTF-8 sequence)."""
+    if b"\0" in data:
+        return []
+    base = file_id << SHIFT
+    if facts_only:  # an entity's items.json: only its "fact" lines are ever candidates (memgit/recall.py _grep)
+        found = [
+            (n, raw.decode("utf-8", errors="replace"))
+            for n, raw in enumerate(data.split(b"\n"), 1)
+            if b'"fact":' in raw
+        ]
+        lines = [(n, t.rstrip("\r")) for n, t in found if t.lstrip().startswith('"fact":')]
+    else:
+        lines = [(n, t.rstrip("\r")) for n, t in enumerate(data.decode("utf-8", errors="replace").split("\n"), 1)]
+    return [(base | n, text) for n, text in lines if text and n < 1 << SHIFT]
+
+
+def _insert(db: sqlite3.Connection, rows: list[tuple[int, str, str]]) -> None:
+    db.executemany("INSERT INTO lines(id, text) VALUES (?, ?)", [(i, t) for i, t, _ in rows])
+    db.executemany("INSERT INTO terms(rowid, words) VALUES (?, ?)", [(i, w) for i, t, w in rows if not _odd(t)])
+    db.executemany("INSERT INTO oddterms(rowid, words) VALUES (?, ?)", [(i, w) for i, t, w in rows if _odd(t)])
+
+
+def _facts_only(vault: Vault) -> Callable[[str], bool]:
+    kind_of = vault.config.kind_of
+    return lambda path: kind_of(path) == "entity-items"
+
+
+def build(vault: Vault, tree: str | None, where: Path) -> Path:
+    """A new database holding `tree`, written to a temporary file and renamed into place (the newest wins);
+    older databases and crashed builds are removed."""
+    where.mkdir(parents=True, exist_ok=True)
+    tmp = where / f"build-{os.getpid()}-{threading.get_ident()}-{time.time_ns()}.tmp"
+    db = sqlite3.connect(tmp, isolation_level=None)
+    try:
+        db.execute("PRAGMA journal_mode=OFF")  # a cache being built: a crash leaves a .tmp nobody reads
+        db.execute("PRAGMA synchronous=OFF")
+        db.executescript(_SCHEMA)
+        db.execute("BEGIN")
+        files: list[tuple[int, str, str, int]] = []
+        if tree:
+            from memgit.progress import index_rebuild, tick
+
+            facts = _facts_only(vault)
+            repo = vault.repo
+            words: set[str] = set()
+            listed = [(p, b) for p, b in repo.files(tree, links=False) if searched_by_rg(p)]
+            progress = index_rebuild.get() if len(listed) > 500 else None  # the CLI's bar on a terminal
+            for file_id, (path, blob) in enumerate(listed, 1):
+                if progress is not None and file_id % 200 == 1:
+                    progress(file_id - 1, len(listed))
+                data = repo.blob(blob) or b""
+                files.append((file_id, path, blob, _size(data)))
+                rows = _rows(file_id, data, facts(path))
+                _insert(db, rows)
+                if facts(path):
+                    recall_facts.insert(db, recall_facts.rows(file_id, data, SHIFT))
+                words.update(w for _, _, ws in rows for w in ws.split())
+            tick(progress, len(listed), len(listed))
+            db.executemany("INSERT INTO vocab VALUES (?)", [(w,) for w in sorted(words)])
+            db.executemany("INSERT INTO files(id, path, blob, size) VALUES (?, ?, ?, ?)", files)
+        total = sum(f[3] for f in files)
+        db.executemany(
+            "INSERT INTO meta VALUES (?, ?)",
+            [("tree", tree or ""), ("fingerprint", _fingerprint(vault)), ("bytes", str(total))],
+        )
+        db.execute("COMMIT")
+        db.execute("PRAGMA journal_mode=WAL")  # readers go on while a later update writes
+    finally:
+        db.close()
+    final = where / f"{time.time_ns():020d}-{os.getpid()}.sqlite"
+    os.replace(tmp, final)
+    _clean(where, final)
+    return final
+
+
+def _clean(where: Path, keep: Path) -> None:
+    """Remove the databases older than `keep` (a process still reading one keeps its open file) and builds that
+    crashed long ago."""
+    now = time.time()
+    for name in os.listdir(where):
+        p = where / name
+        base = name.split(".sqlite")[0] + ".sqlite" if ".sqlite" in name else ""
+        with contextlib.suppress(OSError):
+            if (base and base < keep.name) or (name.endswith(".tmp") and now - p.stat().st_mtime > STALE_TMP):
+                p.unlink()

@@ -197,26 +197,34 @@ class Early:
         call = self.plain_call(params)
         return None if call is None else self.answer(rid, *call)
 
-    def plain_call(self, params: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
-        """(tool, every parameter's value) of a tools/call whose arguments are plainly valid for the cached input
-        schema, else None (the SDK validates them, or says what is wrong)."""
+    def plain_call(
+        self, params: dict[str, Any], schemas: dict[str, dict[str, Any]] | None = None
+    ) -> tuple[str, dict[str, Any]] | None:
+        """(tool, every parameter's value) of a tools/call whose arguments are plainly valid for its input schema
+        (from SCHEMAS, the tools answered there; else the cached tools/list), else None (the SDK validates them,
+        or says what is wrong)."""
         from memgit import mcp_tools
 
         name = params.get("name")
         if set(params) - {"name", "arguments"} or not isinstance(name, str) or name not in mcp_tools.TOOLS:
             return None
-        listed = self.listed("tools/list")
-        schema = (
-            next((t.get("inputSchema") for t in listed["tools"] if t.get("name") == name), None) if listed else None
-        )
+        if schemas is not None:
+            schema = schemas.get(name)
+        else:
+            listed = self.listed("tools/list")
+            schema = (
+                next((t.get("inputSchema") for t in listed["tools"] if t.get("name") == name), None) if listed else None
+            )
         arguments = plain_arguments(schema, params.get("arguments", {}))
         return None if arguments is None else (name, arguments)
 
-    def answer(self, rid: Any, name: str, arguments: dict[str, Any]) -> bytes:
-        """The answer line to a tools/call of NAME with these (plainly valid) arguments, as the SDK words it."""
+    def answer(self, rid: Any, name: str, arguments: dict[str, Any], loading: bool = True) -> bytes:
+        """The answer line to a tools/call of NAME with these (plainly valid) arguments, as the SDK words it.
+        LOADING: while the SDK loads (a recall starts its git status at once; later the prewarm's work-tree
+        watch tells what changed)."""
         from memgit import mcp_tools, recall_status
 
-        if name == "recall" and arguments.get("as_of") is None:
+        if loading and name == "recall" and arguments.get("as_of") is None:
             # its git status runs in two processes while this thread imports and opens what recall needs (as
             # the CLI does, memgit/main.py); started after the request came, so it sees every earlier write
             with suppress(MemgitError):  # MEMGIT_RECALL_INDEX not a switch: the call reports it
@@ -234,7 +242,8 @@ class Early:
             traceback.print_exc()
             return _line(rid, _tool_error(f"Error executing tool {name}"))
         finally:
-            recall_status.discard()  # one nobody read (recall answered without it)
+            if loading:
+                recall_status.discard()  # one nobody read (recall answered without it)
         text = pydantic_core.to_json(out, fallback=str, indent=2).decode()
         result = {
             "content": [{"text": text, "type": "text"}],

@@ -304,3 +304,15 @@ def build(path: Path, instructions: str) -> MCPServer:
         return read("MEMORY.md")
 
     return server
+
+
+def read_tools(server: MCPServer) -> dict[str, dict[str, Any]]:
+    """The read-only tools' input schemas by name (what `tools/list` gives them), for the calls `memgit mcp`
+    answers beside the SDK once it is ready (memgit/mcp_beside.py)."""
+    import anyio
+
+    return {
+        tool.name: tool.input_schema
+        for tool in anyio.run(server.list_tools)
+        if tool.annotations is not None and tool.annotations.read_only_hint
+    }

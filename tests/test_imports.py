@@ -152,7 +152,10 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ),
     ("features", ("*",)),
     ("api", ("api",)),
-    ("cli", ("main", "__main__", "commands", "commands.*", "mcp_server", "mcp_tools", "mcp_early", "prewarm")),
+    (
+        "cli",
+        ("main", "__main__", "commands", "commands.*", "mcp_server", "mcp_tools", "mcp_early", "mcp_beside", "prewarm"),
+    ),
 ]
 # the package's lazy `memgit.Vault` re-export (its __getattr__) is the one import allowed to point up
 ALLOWED_UP = {("", "api")}

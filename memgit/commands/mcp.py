@@ -129,14 +129,21 @@ def serve(path: Path, agent: str | None = None, gitdir: Path | None = None) -> N
 
     if agent:
         os.environ["MEMGIT_AGENT"] = agent
-    loaded: list[Any] = []  # the SDK's server (its type lives in the SDK, not imported here), or what failed
+    # the SDK's server (its type lives in the SDK, not imported here) and its read-only tools' input schemas, or
+    # what failed
+    loaded: list[Any] = []
     gate = _Gate()
 
     def load() -> None:
         try:
-            from memgit.mcp_server import build
+            from memgit.mcp_server import build, read_tools
 
-            loaded.append(build(path, INSTRUCTIONS))
+            server = build(path, INSTRUCTIONS)
+            try:
+                schemas = read_tools(server)
+            except Exception:  # an SDK that lists its tools otherwise: every call goes to it
+                schemas = {}
+            loaded.extend((server, schemas))
         except BaseException as exc:  # raised again in the main thread, where main() maps it to an exit code
             loaded.append(exc)
 
@@ -164,6 +171,12 @@ def serve(path: Path, agent: str | None = None, gitdir: Path | None = None) -> N
     server = loaded[0]
     if isinstance(server, BaseException):
         raise server
+    beside = None  # read-only calls answered beside the SDK (memgit/mcp_beside.py)
+    if answers is not None and loaded[1]:
+        from memgit.mcp_beside import Beside
+
+        if Beside.serves(answers):
+            beside = Beside(answers, loaded[1], wire_out)
     from memgit.prewarm import prewarm
 
     threading.Thread(target=prewarm, args=(path,), name="memgit-prewarm", daemon=True).start()
@@ -182,6 +195,10 @@ def serve(path: Path, agent: str | None = None, gitdir: Path | None = None) -> N
             for first_lines in replay:
                 _write_all(in_w, first_lines)
             while line := lines.next():
+                if beside is not None and beside.take(line):
+                    if os.environ.get("MEMGIT_DEBUG") == "1":
+                        print(f"memgit mcp: answered beside the SDK: {line.decode().strip()}", file=sys.stderr)
+                    continue
                 if answers is not None and b"/list" in line:
                     asked = list_request(line)
                     if asked is not None and asked[1] not in answers.cached:
@@ -200,7 +217,11 @@ def serve(path: Path, agent: str | None = None, gitdir: Path | None = None) -> N
                     pending = None  # the SDK's answer to the replayed initialize: the client has ours
                     continue
                 with suppress(OSError):  # the client is gone: keep draining so the server never blocks
-                    _write_all(wire_out, line)
+                    if beside is None:
+                        _write_all(wire_out, line)
+                    else:
+                        beside.answered(line)
+                        beside.write(line)
                 if listing and answers is not None:
                     answers.learn(line, listing)
 

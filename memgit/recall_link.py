@@ -17,14 +17,20 @@ PERSON = "\x00person"  # a linked person, when only a "who" question wants it (n
 
 
 def link(
-    docs: list[Doc], bags: list[list[str]], wanted: tuple[tuple[str, str, tuple[str, ...]], ...], person: set[str]
+    docs: list[Doc],
+    bags: list[list[str]],
+    wanted: tuple[tuple[str, str, tuple[str, ...]], ...],
+    person: set[str],
+    split: dict[str, list[str]] | None = None,
 ) -> None:
     """Each doc's bag gets the word of each kind of entity its line names (`wanted`: kind, its word, its slugs), but
-    its own (an entity's memory names itself); a line naming a person (a word of `person`) is flagged `names_person`."""
+    its own (an entity's memory names itself); a line naming a person (a word of `person`) is flagged `names_person`.
+    `split`: texts' words (`tokens.words`), where known."""
     names, starts = _names(wanted)
     first = starts.keys()
+    split = split or {}
     for d, bag in zip(docs, bags, strict=True):
-        words = folded_words(d.text)
+        words = split.get(d.text) or folded_words(d.text)
         if first.isdisjoint(words):  # no name starts here
             continue
         own = d.path.split("/")[1] if d.kind in ENTITY_KINDS else ""

@@ -146,11 +146,16 @@ V = TypeVar("V")
 def _kept(cache: dict[K, V], key: K, value: V, most: int) -> V:
     """value, kept under key; past `most` entries, the oldest quarter goes."""
     cache[key] = value
+    _trim(cache, most)
+    return value
+
+
+def _trim(cache: dict[Any, Any], most: int) -> None:
+    """Past `most` entries, the oldest go: what is past it and a quarter of it."""
     if len(cache) > most:
         with contextlib.suppress(RuntimeError):  # another thread's recall changed it meanwhile
-            for old in list(islice(cache, max(1, most // 4))):
+            for old in list(islice(cache, len(cache) - most + max(1, most // 4) - 1)):
                 cache.pop(old, None)
-    return value
 
 
 def _front(data: bytes, text: str) -> dict[str, Any]:

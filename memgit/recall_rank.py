@@ -14,10 +14,10 @@ from memgit.recall_docs import Doc, lines_at
 from memgit.recall_feedback import category, feedback, stand_ins
 from memgit.recall_link import ENTITY_KINDS, ENTITY_WORDS, PERSON, link
 from memgit.recall_prior import _day as _day
-from memgit.recall_prior import _kept, decay, decision_status
+from memgit.recall_prior import _kept, _trim, decay, decision_status
 from memgit.recall_prior import _true_at as _true_at
 from memgit.recall_tuning import TUNING as TUNING
-from memgit.tokens import terms
+from memgit.tokens import terms, words_and_terms
 
 if TYPE_CHECKING:
     import datetime as dt
@@ -28,10 +28,14 @@ if TYPE_CHECKING:
 
 K1, B = 1.2, 0.75
 _JOURNAL_META = re.compile(r"^- \d\d:\d\d |\[[a-z]+\] |\s*\((?:source|verbatim): .*\)\s*$")
+_TIME = re.compile(
+    r"- \d\d:\d\d "
+)  # the first of _JOURNAL_META's parts, the only one a line without "[" and "(" may hold
 _SPEAKER = re.compile(r"^- \d\d:\d\d ([^\W\d_][^:()]{0,40}):\s")
 KEEP_TOKENS = 50_000  # texts whose terms (and their count without a journal line's meta) a long-running process keeps
-_TOKENS: dict[tuple[str, tuple[str, ...], bool], tuple[str, ...]] = {}
-_SAID: dict[tuple[str, tuple[str, ...], bool], int] = {}
+Setting = tuple[tuple[str, ...], bool]  # the vault's languages, and whether German verbs are read as their infinitive
+# text -> (the setting it was analysed in, its terms, how many of them it says as a journal line: -1 until asked)
+_TOKENS: dict[str, tuple[Setting, tuple[str, ...], int]] = {}
 COMPOUNDING = {"german", "dutch", "swedish", "danish", "norwegian"}
 
 
@@ -70,29 +74,68 @@ class Ranking:
 
     def _terms(self, text: str) -> tuple[str, ...]:
         """`tokens`, kept (read it, never change it)."""
-        key = (text, self.languages, self.verbs)
-        found = _TOKENS.get(key)
-        if found is None:
-            found = _kept(_TOKENS, key, tuple(terms(text, self.languages, self.verbs)), KEEP_TOKENS)
-        return found
+        setting = (self.languages, self.verbs)
+        found = _TOKENS.get(text)
+        if found is None or found[0] != setting:
+            found = _kept(_TOKENS, text, (setting, tuple(terms(text, self.languages, self.verbs)), -1), KEEP_TOKENS)
+        return found[1]
 
     def _said_terms(self, text: str) -> tuple[str, ...]:
         """The terms of what a line says: a journal line's time, kind marker and source left out."""
         return self._terms(_JOURNAL_META.sub(" ", text))
 
     def _said(self, text: str) -> int:
-        """How many terms a journal line says: its time, kind marker and source (_JOURNAL_META) left out. Each of
-        those parts starts and ends with a character no word holds, and a word's term depends on the word alone, so
-        the line's terms are the parts' terms and the rest's, in order: the count is the line's less the parts'."""
-        key = (text, self.languages, self.verbs)
-        found = _SAID.get(key)
-        if found is None:
-            found = len(self._terms(text))
-            for m in _JOURNAL_META.finditer(text):
-                part = m.group()  # a time or a kind marker comes again and again (kept); a source hardly
-                found -= len(self._terms(part) if part[0] in "-[" else terms(part, self.languages, self.verbs))
-            _kept(_SAID, key, found, KEEP_TOKENS)
-        return found
+        """How many terms a journal line says: its time, kind marker and source (_JOURNAL_META) left out."""
+        setting = (self.languages, self.verbs)
+        found = _TOKENS.get(text)
+        if found is None or found[0] != setting or found[2] < 0:
+            found = self._analysed([text], setting, [True])[0][0]
+        return found[2]
+
+    def _analysed(
+        self, texts: list[str], setting: Setting, entries: list[bool]
+    ) -> tuple[list[tuple[Setting, tuple[str, ...], int]], dict[str, list[str]]]:
+        """Each text's kept analysis (its setting, terms, and for an entry how many terms it says: `_said`), those not
+        kept analysed together; and the words of each text analysed here."""
+        get = _TOKENS.get
+        out = [get(text) for text in texts]
+        new = {
+            text: entry
+            for text, entry, found in zip(texts, entries, out, strict=True)
+            if found is None or found[0] != setting or (entry and found[2] < 0)
+        }
+        if not new:
+            return out, {}  # type: ignore[return-value]  # none is None
+        for text, entry in zip(texts, entries, strict=True):
+            if entry and text in new:
+                new[text] = True  # the same text as an entry and as another line
+        fresh = list(new)
+        analysed = words_and_terms(fresh, *setting)
+        # a journal line's time, kind marker and source are not what it says (they do not lengthen it): its terms but
+        # theirs. Each of those parts starts and ends with a character no word holds, and a word's term depends on
+        # the word alone, so the line's terms are the parts' terms and the rest's, in order
+        meta = [text for text in fresh if new[text] and ("[" in text or "(" in text)]  # more than a time, maybe
+        said_of = dict(
+            zip(
+                meta,
+                [len(t) for _w, t in words_and_terms([_JOURNAL_META.sub(" ", m) for m in meta], *setting)],
+                strict=True,
+            )
+        )
+        words: dict[str, list[str]] = {}
+        made: dict[str, tuple[Setting, tuple[str, ...], int]] = {}
+        for text, (split, found_terms) in zip(fresh, analysed, strict=True):
+            said = -1
+            if new[text]:
+                said = said_of.get(text, -1)
+                if said < 0:
+                    said = len(found_terms)
+                    if (m := _TIME.match(text)) is not None:
+                        said -= len(self._terms(m.group()))
+            _TOKENS[text] = made[text] = (setting, tuple(found_terms), said)
+            words[text] = split
+        _trim(_TOKENS, KEEP_TOKENS)
+        return [made.get(text) or found for text, found in zip(texts, out, strict=True)], words  # type: ignore[misc]
 
     def rank(self, docs: list[Doc]) -> list[Doc]:
         """score = relevance × coverage × prior. Relevance is BM25 over the hit's words (an entity's name,
@@ -110,16 +153,23 @@ class Ranking:
         from memgit.kinds import spec as kind_spec
 
         cfg = self.vault.config
-        texts = [self._terms(d.text) for d in docs]
-        extras = [self._terms(d.extra) for d in docs]
+        setting = (self.languages, self.verbs)
+        reads = {d.kind: kind_spec(d.kind).recall for d in docs}  # "entries" (journal, session), "facts", "lines"
+        entries = [reads[d.kind] == "entries" for d in docs]
+        analysed, split = self._analysed([d.text for d in docs], setting, entries)
+        kept = _TOKENS.get
+        texts = [found[1] for found in analysed]
+        extras = [  # an entity's slug, a decision's title: few, again and again
+            found[1] if (found := kept(d.extra)) is not None and found[0] == setting else self._terms(d.extra)
+            for d in docs
+        ]
         bags = [[*a, *e] for a, e in zip(texts, extras, strict=True)]  # the terms of "{text} {extra}"
         # a journal line's time, kind marker and source are not what it says: they do not lengthen it
-        reads = {d.kind: kind_spec(d.kind).recall for d in docs}  # "entries" (journal, session), "facts", "lines"
         lens = [
-            self._said(d.text) + len(e) if reads[d.kind] == "entries" else len(b)
-            for d, b, e in zip(docs, bags, extras, strict=True)
+            found[2] + len(e) if entry else len(b)
+            for found, entry, b, e in zip(analysed, entries, bags, extras, strict=True)
         ]
-        self._link(docs, bags)
+        self._link(docs, bags, split)
         self._compounds(bags)
         sets = [set(b) for b in bags]
         n = len(docs)
@@ -385,7 +435,7 @@ class Ranking:
         slugs = {slug for slug, m in matched.items() if len(m) == best}
         return {t for slug in slugs for t in matched[slug]}, slugs
 
-    def _link(self, docs: list[Doc], bags: list[list[str]]) -> None:
+    def _link(self, docs: list[Doc], bags: list[list[str]], split: dict[str, list[str]] | None = None) -> None:
         """Entity linking: a hit that names another entity of the vault gets that entity's kind as a
         word ("company", "person", "project"), so "where does sarah work" meets "now at Pied Piper"."""
         kinds = [(k, self.tokens(ENTITY_WORDS.get(k, k.rstrip("s")))) for k in self.vault.config.entity_kinds]
@@ -402,6 +452,7 @@ class Ranking:
             bags,
             tuple((kind, word, tuple(self._slugs(kind, self.tree))) for kind, word in wanted.items()),
             person if who else set(),
+            split,
         )
 
 

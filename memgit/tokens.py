@@ -13,6 +13,7 @@ _WORD = re.compile(r"[^\W_]+")
 # ASCII text's words without a regex: every byte but a-z and 0-9 a space (on casefolded ASCII text, `_WORD`'s
 # words are the runs of a-z and 0-9: the same list, three times faster)
 _SPACES = bytes(c if 48 <= c <= 57 or 97 <= c <= 122 else 32 for c in range(256))
+_LINES = bytes(c if c == 10 else x for c, x in enumerate(_SPACES))  # ... a newline kept: texts joined by it, split back
 _CJK = "\u3040-\u30ff\u3100-\u312f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 
 
@@ -137,6 +138,32 @@ def terms(text: str, languages: Sequence[str] = DEFAULT_LANGUAGES, verbs: bool =
         except KeyError:  # a word met for the first time
             _learn(known, words, langs, verbs)
     return [t for _, t in analyze(text, langs, verbs)]  # a word without a term to keep (or another thread cleared)
+
+
+def words_and_terms(
+    texts: Sequence[str], languages: Sequence[str] = DEFAULT_LANGUAGES, verbs: bool = True
+) -> list[tuple[list[str], list[str]]]:
+    """`words` and `terms` of each text, the same lists, for many texts at once (recall's ranking analyses hundreds of
+    lines a question): ASCII texts without a newline are folded and split together, each word's term kept."""
+    langs = tuple(languages) or DEFAULT_LANGUAGES
+    low = "\n".join(texts).casefold()
+    if not low.isascii() or low.count("\n") != len(texts) - 1:  # one at a time (a text of many lines, or not ASCII)
+        return [(words(text), terms(text, langs, verbs)) for text in texts]
+    known = _KNOWN.get((langs, verbs))
+    if known is None:
+        known = _KNOWN.setdefault((langs, verbs), {})
+    out: list[tuple[list[str], list[str]]] = []
+    for text, line in zip(texts, low.encode().translate(_LINES).decode().split("\n"), strict=True):
+        found = line.split()
+        try:
+            out.append((found, list(filter(None, map(known.__getitem__, found)))))
+        except KeyError:  # a word met for the first time
+            _learn(known, found, langs, verbs)
+            try:
+                out.append((found, list(filter(None, map(known.__getitem__, found)))))
+            except KeyError:  # a word without a term to keep (or another thread cleared them)
+                out.append((found, [t for _, t in analyze(text, langs, verbs)]))
+    return out
 
 
 def _learn(known: dict[str, str], words: Iterable[str], langs: tuple[str, ...], verbs: bool) -> None:

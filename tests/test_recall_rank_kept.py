@@ -63,7 +63,6 @@ def test_a_journal_lines_length_leaves_out_its_time_marker_and_source(
     languages: tuple[str, ...], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(recall_rank, "KEEP_TOKENS", 4)
-    recall_rank._SAID.clear()
     recall_rank._TOKENS.clear()
     r = ranking(languages)
     for text in [
@@ -75,8 +74,44 @@ def test_a_journal_lines_length_leaves_out_its_time_marker_and_source(
         for _ in range(2):
             assert r._said(text) == len(analyze(recall_rank._JOURNAL_META.sub(" ", text), languages)), text
         assert r.tokens(text) == [t for _, t in analyze(text, languages)]
-    assert 0 < len(recall_rank._SAID) <= 4
     assert 0 < len(recall_rank._TOKENS) <= 4
+
+
+@pytest.mark.parametrize("languages", LANGUAGES)
+def test_texts_analysed_together_are_each_analysed_alone(
+    languages: tuple[str, ...], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ranking analyses a question's lines together (tokens.words_and_terms, `_analysed`): the same words, terms
+    and journal lengths as one at a time, in any setting, for lines kept from another setting, and bounded."""
+    lines = [
+        *TEXTS,
+        "- 15:53 [x] 東京 (source: 東京 a b)",
+        "- 15:53 Gina: the numbers for Project Yorel",
+        "- 15:53 Gina: the numbers (source: chat)",
+        "- 15:53 [event] the numbers",
+        "- 1:53 not a time",
+        "[a] [bb] [ccc] d",
+        "two\nlines",
+    ]
+    for group in (lines, [t for t in lines if t.isascii() and "\n" not in t], lines[4:6]):
+        assert tokens.words_and_terms(group, languages) == [(words(t), terms(t, languages)) for t in group]
+    other = ("german",) if languages != ("german",) else ("english",)
+    for keep in (recall_rank.KEEP_TOKENS, 3):
+        monkeypatch.setattr(recall_rank, "KEEP_TOKENS", keep)
+        recall_rank._TOKENS.clear()
+        ranking(other)._analysed(lines, (other, True), [True] * len(lines))  # kept in another setting
+        r = ranking(languages)
+        for entries in ([True] * len(lines), [False] * len(lines), [i % 2 == 0 for i in range(len(lines))]):
+            found, split = r._analysed(lines + lines[:3], (languages, True), entries + entries[:3])
+            for text, entry, (setting, kept_terms, said) in zip(
+                lines + lines[:3], entries + entries[:3], found, strict=True
+            ):
+                assert setting == (languages, True)
+                assert list(kept_terms) == [t for _, t in analyze(text, languages)], text
+                if entry:
+                    assert said == len(analyze(recall_rank._JOURNAL_META.sub(" ", text), languages)), text
+            assert all(split[t] == words(t) for t in split)
+            assert len(recall_rank._TOKENS) <= keep
 
 
 def test_a_decisions_front_matter_is_read_again_when_the_file_changes(

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from itertools import islice
 from typing import TYPE_CHECKING
 
 from memgit.recall_tuning import TUNING
@@ -82,7 +83,7 @@ def stand_ins(
     for t in terms:
         if t in subject:
             continue
-        best = [i for i in answers if t in sets[i]][: int(TUNING["prf_docs"])]
+        best = list(islice((i for i in answers if t in sets[i]), int(TUNING["prf_docs"])))
         if len(best) < 2:
             continue
         seen = Counter(w for i in best for w in set(said(docs[i].text)))

@@ -36,11 +36,13 @@ def link(
         own = d.path.split("/")[1] if d.kind in ENTITY_KINDS else ""
         found = set()
         last = len(words)
-        for i in [i for i, w in enumerate(words) if w in first]:  # only where a name starts
-            g = words[i]
+        for i, g in enumerate(words):
+            most = starts.get(g)  # only where a name starts
+            if most is None:
+                continue
             if g in names and g != own:
                 found.add(names[g])
-            for j in range(i + 1, min(last, i + starts[g])):  # the next words, as many as the longest name has
+            for j in range(i + 1, min(last, i + most)):  # the next words, as many as the longest name has
                 g = f"{g}-{words[j]}"
                 if g in names and g != own:
                     found.add(names[g])

@@ -17,7 +17,7 @@ from memgit.recall_prior import _day as _day
 from memgit.recall_prior import _kept, _trim, decay, decision_status
 from memgit.recall_prior import _true_at as _true_at
 from memgit.recall_tuning import TUNING as TUNING
-from memgit.tokens import terms, words_and_terms
+from memgit.tokens import learn, terms, words_and_terms
 
 if TYPE_CHECKING:
     import datetime as dt
@@ -116,23 +116,19 @@ class Ranking:
         # the word alone, so the line's terms are the parts' terms and the rest's, in order
         meta = [text for text in fresh if new[text] and ("[" in text or "(" in text)]  # more than a time, maybe
         said_of = dict(
-            zip(
-                meta,
-                [len(t) for _w, t in words_and_terms([_JOURNAL_META.sub(" ", m) for m in meta], *setting)],
-                strict=True,
-            )
+            zip(meta, map(len, words_and_terms([_JOURNAL_META.sub(" ", m) for m in meta], *setting)[1]), strict=True)
         )
         words: dict[str, list[str]] = {}
         made: dict[str, tuple[Setting, tuple[str, ...], int]] = {}
-        for text, (split, found_terms) in zip(fresh, analysed, strict=True):
+        for text, split, found_terms in zip(fresh, *analysed, strict=True):
             said = -1
             if new[text]:
                 said = said_of.get(text, -1)
                 if said < 0:
                     said = len(found_terms)
-                    if (m := _TIME.match(text)) is not None:
-                        said -= len(self._terms(m.group()))
-            _TOKENS[text] = made[text] = (setting, tuple(found_terms), said)
+                    if (m := _TIME.match(text)) is not None:  # in ASCII, two words of two digits: two terms
+                        said -= 2 if m.group().isascii() else len(self._terms(m.group()))
+            _TOKENS[text] = made[text] = (setting, found_terms, said)
             words[text] = split
         _trim(_TOKENS, KEEP_TOKENS)
         return [made.get(text) or found for text, found in zip(texts, out, strict=True)], words  # type: ignore[misc]
@@ -154,21 +150,19 @@ class Ranking:
 
         cfg = self.vault.config
         setting = (self.languages, self.verbs)
-        reads = {d.kind: kind_spec(d.kind).recall for d in docs}  # "entries" (journal, session), "facts", "lines"
+        reads = {kind: kind_spec(kind).recall for kind in {d.kind for d in docs}}  # "entries", "facts", "lines"
         entries = [reads[d.kind] == "entries" for d in docs]
         analysed, split = self._analysed([d.text for d in docs], setting, entries)
         kept = _TOKENS.get
         texts = [found[1] for found in analysed]
-        extras = [  # an entity's slug, a decision's title: few, again and again
-            found[1] if (found := kept(d.extra)) is not None and found[0] == setting else self._terms(d.extra)
-            for d in docs
-        ]
-        bags = [[*a, *e] for a, e in zip(texts, extras, strict=True)]  # the terms of "{text} {extra}"
-        # a journal line's time, kind marker and source are not what it says: they do not lengthen it
-        lens = [
-            found[2] + len(e) if entry else len(b)
-            for found, entry, b, e in zip(analysed, entries, bags, extras, strict=True)
-        ]
+        extras: list[tuple[str, ...]] = []  # an entity's slug, a decision's title: few, again and again
+        bags: list[list[str]] = []  # the terms of "{text} {extra}"
+        lens: list[int] = []  # a journal line's time, kind marker and source are not what it says: no length
+        for d, found, entry in zip(docs, analysed, entries, strict=True):
+            extra = () if not d.extra else e[1] if (e := kept(d.extra)) and e[0] == setting else self._terms(d.extra)
+            extras.append(extra)
+            bags.append([*found[1], *extra] if extra else list(found[1]))
+            lens.append(found[2] + len(extra) if entry else len(found[1]) + len(extra))
         self._link(docs, bags, split)
         self._compounds(bags)
         sets = [set(b) for b in bags]
@@ -186,7 +180,7 @@ class Ranking:
                 if t not in self.terms and origin:
                     idf[t] = min(idf[t], max(origin))
         named = set(self.terms)
-        focus = self._focus(docs)
+        focus = self._focus(docs, extras)
         talk = self._speakers(docs, reads)  # who says each dialogue line ("- 15:53 Gina: ...")
         # the speakers the question names (when it names no entity of the vault): a line neither by nor naming them
         # is about someone else
@@ -207,6 +201,7 @@ class Ranking:
         # per question, not per hit: each weight's w × idf, what covers each word, the date window, authority's prior
         weighed = [(t, w * idf[t]) for t, w in self.weights.items()]
         covers = [(t, idf[t], self.related.get(t) or set()) for t in self.terms]
+        plain = [(t, ti) for t, ti, related in covers] if not any(related for _t, _ti, related in covers) else None
         window = (self.when.start.isoformat(), self.when.end.isoformat()) if self.when else None
         authority: dict[str, float] = {}
         speaker_field, speaker_weight = TUNING["speaker_field"], TUNING["speaker"]
@@ -216,7 +211,8 @@ class Ranking:
         scaffold_paths = {p for p, _ in scaffold}
         proximity, says_more, who_factor = TUNING["proximity"], TUNING["says_more"], TUNING["who"]
         named_focus, focus_slugs = focus if focus else (set(), set())  # the entities the question names: words, slugs
-        norms = [K1 * (1 - B + B * dl / max(avgdl, 1e-9)) for dl in lens]  # BM25's length normalisation of each hit
+        average = max(avgdl, 1e-9)
+        norms = [K1 * (1 - B + B * dl / average) for dl in lens]  # BM25's length normalisation of each hit
         nothing: frozenset[str] = frozenset()
         for d, bag, words, text, extra, dl, norm, ctx, speaker in zip(
             docs, bags, sets, texts, extras, lens, norms, near, talk, strict=True
@@ -247,11 +243,17 @@ class Ranking:
                         what += part
                         if t not in subject:
                             ask += part
-            got = sum(  # a word of the question held, else one of its synonyms (half): idf × 1, × 0.5 or × 0
-                [
-                    ti if t in words else ti * 0.5 if related and not related.isdisjoint(words) else 0.0
-                    for t, ti, related in covers
-                ]
+            # a word of the question held, else one of its synonyms (half): idf × 1, × 0.5 or × 0 (a 0 left out of
+            # the sum leaves it as it is)
+            got = (
+                sum([ti for t, ti in plain if t in words])
+                if plain is not None
+                else sum(
+                    [
+                        ti if t in words else ti * 0.5 if related and not related.isdisjoint(words) else 0.0
+                        for t, ti, related in covers
+                    ]
+                )
             )
             for t in ctx - words if ctx else ():  # said around it, not in it: the conversation's topic
                 w = self.weights.get(t, 0.0)
@@ -310,7 +312,12 @@ class Ranking:
             d.score = (name + what) * factor
         # the hits that match what is asked, best first (the sort key is a total order: filtering this list is sorting
         # the filtered hits)
-        ranked = sorted((i for i, a in enumerate(asks) if a > 0), key=lambda i: (-asks[i], docs[i].path, docs[i].line))
+        ranked = [
+            i
+            for _a, _p, _l, i in sorted(
+                [(-a, d.path, d.line, i) for i, (a, d) in enumerate(zip(asks, docs, strict=True)) if a > 0]
+            )
+        ]
         answers = [i for i in ranked if (docs[i].path, docs[i].text) not in scaffold]  # but the template's words
         if TUNING["prf"] and (subject or not TUNING["prf_named"]):
             floor = min(idf[t] for t in self.terms)
@@ -416,7 +423,7 @@ class Ranking:
         wanted = set(self.weights)
         return [c & wanted for c in out]
 
-    def _focus(self, docs: list[Doc]) -> tuple[set[str], set[str]] | None:
+    def _focus(self, docs: list[Doc], extras: list[tuple[str, ...]]) -> tuple[set[str], set[str]] | None:
         """The entities the question names: of the entities whose name shares a word with it, those sharing
         the most ("beatriz andersen" names beatriz-andersen, not pablo-andersen); their matched words and slugs."""
         if not TUNING["focus"] or TUNING["focus"] == 1.0:
@@ -424,9 +431,8 @@ class Ranking:
         terms = set(self.terms)
         named: dict[str, set[str]] = {}  # an entity's extra words -> the question's words they hold
         matched = {
-            d.path.split("/")[1]: named.get(d.extra)
-            or named.setdefault(d.extra, terms.intersection(self._terms(d.extra)))
-            for d in docs
+            d.path.split("/")[1]: named.get(d.extra) or named.setdefault(d.extra, terms.intersection(extra))
+            for d, extra in zip(docs, extras, strict=True)
             if d.kind in ENTITY_KINDS and d.path.count("/") >= 2
         }
         best = max((len(m) for m in matched.values()), default=0)
@@ -483,7 +489,8 @@ def _scaffold() -> frozenset[tuple[str, str]]:
     )
 
 
-def warm(vault: Vault, paths: Iterable[str]) -> None:
-    """What the ranking of a long-running process reads again and again, read before its first question (the front
-    matter: memgit/recall_prior.py)."""
+def warm(vault: Vault, paths: Iterable[str], words: Iterable[str] = ()) -> None:
+    """What the ranking of a long-running process reads again and again, read before its first question: the front
+    matter (memgit/recall_prior.py) and the term of each of `words` (the vault's vocabulary, as the index holds it)."""
     recall_prior.warm(vault, paths)
+    learn(words, tuple(vault.config.get("languages", ["english"])), bool(TUNING["lemmas"]))

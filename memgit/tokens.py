@@ -7,6 +7,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
+from itertools import islice
 
 DEFAULT_LANGUAGES = ("english",)
 _WORD = re.compile(r"[^\W_]+")
@@ -142,28 +143,47 @@ def terms(text: str, languages: Sequence[str] = DEFAULT_LANGUAGES, verbs: bool =
 
 def words_and_terms(
     texts: Sequence[str], languages: Sequence[str] = DEFAULT_LANGUAGES, verbs: bool = True
-) -> list[tuple[list[str], list[str]]]:
-    """`words` and `terms` of each text, the same lists, for many texts at once (recall's ranking analyses hundreds of
-    lines a question): ASCII texts without a newline are folded and split together, each word's term kept."""
+) -> tuple[list[list[str]], list[tuple[str, ...]]]:
+    """`words` and `terms` of each text, the same lists (the terms as a tuple), for many texts at once (recall's
+    ranking analyses hundreds of lines a question): ASCII texts without a newline are folded and split together, the
+    words met for the first time learnt together."""
     langs = tuple(languages) or DEFAULT_LANGUAGES
     low = "\n".join(texts).casefold()
     if not low.isascii() or low.count("\n") != len(texts) - 1:  # one at a time (a text of many lines, or not ASCII)
-        return [(words(text), terms(text, langs, verbs)) for text in texts]
+        return [words(text) for text in texts], [tuple(terms(text, langs, verbs)) for text in texts]
     known = _KNOWN.get((langs, verbs))
     if known is None:
         known = _KNOWN.setdefault((langs, verbs), {})
-    out: list[tuple[list[str], list[str]]] = []
-    for text, line in zip(texts, low.encode().translate(_LINES).decode().split("\n"), strict=True):
-        found = line.split()
+    split = [line.split() for line in low.encode().translate(_LINES).decode().split("\n")]
+    found: list[tuple[str, ...]] = []
+    unknown: list[int] = []  # the texts holding a word met for the first time: their words learnt together
+    for i, line in enumerate(split):
         try:
-            out.append((found, list(filter(None, map(known.__getitem__, found)))))
-        except KeyError:  # a word met for the first time
-            _learn(known, found, langs, verbs)
+            found.append(tuple(filter(None, map(known.__getitem__, line))))  # "": a stop word or a one-letter word
+        except KeyError:
+            found.append(())
+            unknown.append(i)
+    if unknown:
+        new = set().union(*[split[i] for i in unknown])
+        new.difference_update(known)
+        _learn(known, new, langs, verbs)
+        for i in unknown:
             try:
-                out.append((found, list(filter(None, map(known.__getitem__, found)))))
+                found[i] = tuple(filter(None, map(known.__getitem__, split[i])))
             except KeyError:  # a word without a term to keep (or another thread cleared them)
-                out.append((found, [t for _, t in analyze(text, langs, verbs)]))
-    return out
+                found[i] = tuple(t for _, t in analyze(texts[i], langs, verbs))
+    return split, found
+
+
+def learn(words: Iterable[str], languages: Sequence[str] = DEFAULT_LANGUAGES, verbs: bool = True) -> int:
+    """Each folded ASCII word's term worked out ahead (a long-running process's warm-up: the vault's vocabulary, so
+    a question's never-seen lines cost no stemming), up to half of KEEP_WORDS in all; how many are known."""
+    langs = tuple(languages) or DEFAULT_LANGUAGES
+    known = _KNOWN.setdefault((langs, verbs), {})
+    room = KEEP_WORDS // 2 - len(known)
+    if room > 0:
+        _learn(known, islice((w for w in words if w.isascii() and w.isalnum() and w == w.lower()), room), langs, verbs)
+    return len(known)
 
 
 def _learn(known: dict[str, str], words: Iterable[str], langs: tuple[str, ...], verbs: bool) -> None:

@@ -94,7 +94,10 @@ def test_texts_analysed_together_are_each_analysed_alone(
         "two\nlines",
     ]
     for group in (lines, [t for t in lines if t.isascii() and "\n" not in t], lines[4:6]):
-        assert tokens.words_and_terms(group, languages) == [(words(t), terms(t, languages)) for t in group]
+        assert tokens.words_and_terms(group, languages) == (
+            [words(t) for t in group],
+            [tuple(terms(t, languages)) for t in group],
+        )
     other = ("german",) if languages != ("german",) else ("english",)
     for keep in (recall_rank.KEEP_TOKENS, 3):
         monkeypatch.setattr(recall_rank, "KEEP_TOKENS", keep)
@@ -205,3 +208,35 @@ def test_the_knobs_bench_switches_are_the_ones_the_ranking_reads() -> None:
     from memgit import recall_tuning
 
     assert memgit.recall.TUNING is recall_rank.TUNING is recall_tuning.TUNING
+
+
+@pytest.mark.parametrize("languages", LANGUAGES)
+def test_words_learnt_ahead_give_the_terms_analysis_gives_and_are_bounded(
+    languages: tuple[str, ...], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vocabulary = sorted({w for text in TEXTS for w in words(text)} | {"liest", "fährt", "東京", "Zurich", "x_y", "a"})
+    monkeypatch.setattr(tokens, "KEEP_WORDS", 10)
+    tokens._KNOWN.clear()
+    assert tokens.learn(vocabulary, languages) == 5  # half of what it keeps, ASCII words alone
+    known = tokens._KNOWN[(languages, True)]
+    assert all(re.fullmatch("[a-z0-9]+", w) for w in known)
+    for text in TEXTS:
+        assert terms(text, languages) == [t for _, t in analyze(text, languages)], text
+    monkeypatch.setattr(tokens, "KEEP_WORDS", 1000)
+    tokens._KNOWN.clear()
+    tokens.learn(vocabulary, languages)
+    for word in vocabulary:
+        assert terms(word, languages) == [t for _, t in analyze(word, languages)], word
+
+
+def test_a_journal_lines_ascii_time_is_two_terms_in_every_language() -> None:
+    """`_analysed` takes 2 terms off an entry's length for its ASCII time ("- 15:53 "): two words of two digits, each
+    its own term whatever the stemmer (no stop word list holds a number)."""
+    import Stemmer  # type: ignore[import-not-found]
+
+    for language in Stemmer.algorithms():
+        for verbs in (True, False):
+            for n in range(100):
+                assert analyze(f"{n:02d}", (language, "german"), verbs) == [(f"{n:02d}", f"{n:02d}")], language
+    assert words("- 15:53 ") == ["15", "53"]
+    assert len(analyze("- 15:53 ", ("german", "english"))) == 2

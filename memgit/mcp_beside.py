@@ -61,7 +61,7 @@ class Beside:
         ):
             call = self.early.plain_call(params, self.schemas)
             if call is not None:
-                answer = self.early.answer(rid, *call, loading=False)
+                answer = self.early.answer(rid, *call)
                 with suppress(OSError):  # the client is gone: the SDK sees the end of its input next
                     self.write(answer)
                 return True

@@ -6,10 +6,13 @@ from __future__ import annotations
 import os
 from contextlib import suppress
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memgit import __version__
 from memgit.errors import MemgitError
+
+if TYPE_CHECKING:
+    from memgit.prewarm import Start
 
 
 def write_all(fd: int, data: bytes) -> None:
@@ -143,8 +146,10 @@ def plain_arguments(schema: Any, arguments: Any) -> dict[str, Any] | None:
 class Early:
     """Answers to the requests that come before the SDK is ready (see above)."""
 
-    def __init__(self, path: Path, cache: Path, version: str) -> None:
-        self.path, self.cache, self.version = path, cache, version
+    def __init__(self, path: Path, cache: Path, version: str, warming: Start | None = None) -> None:
+        """WARMING: the server's prewarm, once it runs (a recall starts its own git status at once or waits for the
+        prewarm's work-tree watch, memgit/prewarm.py `Start`)."""
+        self.path, self.cache, self.version, self.warming = path, cache, version, warming
         self.cached: set[str] = set()  # the list methods whose SDK answer the cache holds for this start
         self._listed: dict[str, dict[str, Any]] = {}
         self._read = False
@@ -218,22 +223,14 @@ class Early:
         arguments = plain_arguments(schema, params.get("arguments", {}))
         return None if arguments is None else (name, arguments)
 
-    def answer(self, rid: Any, name: str, arguments: dict[str, Any], loading: bool = True) -> bytes:
-        """The answer line to a tools/call of NAME with these (plainly valid) arguments, as the SDK words it.
-        LOADING: while the SDK loads (a recall starts its git status at once; later the prewarm's work-tree
-        watch tells what changed)."""
-        from memgit import mcp_tools, recall_status
-
-        if loading and name == "recall" and arguments.get("as_of") is None:
-            # its git status runs in two processes while this thread imports and opens what recall needs (as
-            # the CLI does, memgit/main.py); started after the request came, so it sees every earlier write
-            with suppress(MemgitError):  # MEMGIT_RECALL_INDEX not a switch: the call reports it
-                if recall_status.enabled():
-                    recall_status.prestart(self.path)
+    def answer(self, rid: Any, name: str, arguments: dict[str, Any]) -> bytes:
+        """The answer line to a tools/call of NAME with these (plainly valid) arguments, as the SDK words it."""
         import pydantic_core
 
+        from memgit import mcp_tools
+
         try:
-            out = mcp_tools.call(self.path, name, arguments)
+            out = self._run(name, arguments)
         except MemgitError as exc:
             return _line(rid, _tool_error(f"Error executing tool {name}: {mcp_tools.error_text(exc)}"))
         except Exception:  # as the SDK does: the client reads a generic error, the server's log the traceback
@@ -241,9 +238,6 @@ class Early:
 
             traceback.print_exc()
             return _line(rid, _tool_error(f"Error executing tool {name}"))
-        finally:
-            if loading:
-                recall_status.discard()  # one nobody read (recall answered without it)
         text = pydantic_core.to_json(out, fallback=str, indent=2).decode()
         result = {
             "content": [{"text": text, "type": "text"}],
@@ -251,6 +245,26 @@ class Early:
             "structuredContent": pydantic_core.to_jsonable_python(out),
         }
         return _line(rid, result)
+
+    def _run(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        from contextlib import nullcontext
+
+        from memgit import mcp_tools, recall_status
+
+        if name != "recall" or arguments.get("as_of") is not None:
+            return mcp_tools.call(self.path, name, arguments)
+        with self.warming.recall() if self.warming is not None else nullcontext(True) as own:
+            if not own:  # the prewarm's watch has its starting point: no git status here
+                return mcp_tools.call(self.path, name, arguments)
+            # its git status runs in two processes while this thread imports and opens what recall needs (as the
+            # CLI does, memgit/main.py); started after the request came, so it sees every earlier write
+            with suppress(MemgitError):  # MEMGIT_RECALL_INDEX not a switch: the call reports it
+                if recall_status.enabled():
+                    recall_status.prestart(self.path)
+            try:
+                return mcp_tools.call(self.path, name, arguments)
+            finally:
+                recall_status.discard()  # one nobody read (recall answered without it)
 
     def learn(self, line: bytes, listing: dict[Any, str]) -> None:
         """Keep the SDK's answer to a list request (LISTING: the ids asked, their methods) in the cache."""

@@ -22,7 +22,8 @@ BESIDE = "memgit mcp: answered beside the SDK: "
 class Server:
     """A `memgit mcp` process, MEMGIT_DEBUG=1 (stderr names the calls answered beside the SDK)."""
 
-    def __init__(self, vault: Path, version: str = "2025-06-18") -> None:
+    def __init__(self, vault: Path, version: str = "2025-06-18", ready: bool = True) -> None:
+        """READY: initialize, then a ping the SDK answers (early calls are over by then); else nothing sent."""
         exe = shutil.which("memgit", path=str(BIN)) or "memgit"
         self.proc = subprocess.Popen(
             [exe, "-C", str(vault), "mcp", "--agent", AGENT],
@@ -33,8 +34,9 @@ class Server:
         )
         self.answers: dict[Any, bytes] = {}
         self.order: list[Any] = []  # ids in the order their answers came
-        self.send(initialize(1, version), INITIALIZED, {"jsonrpc": "2.0", "id": "ready", "method": "ping"})
-        self.wait(1, "ready")  # the ping is the SDK's: answered, the SDK is serving and has nothing in hand
+        if ready:
+            self.send(initialize(1, version), INITIALIZED, {"jsonrpc": "2.0", "id": "ready", "method": "ping"})
+            self.wait(1, "ready")  # the ping is the SDK's: answered, the SDK is serving and has nothing in hand
 
     def send(self, *lines: dict[str, Any]) -> None:
         """The lines in one write: the server reads them together."""

@@ -177,9 +177,12 @@ def serve(path: Path, agent: str | None = None, gitdir: Path | None = None) -> N
 
         if Beside.serves(answers):
             beside = Beside(answers, loaded[1], wire_out)
-    from memgit.prewarm import prewarm
+    from memgit.prewarm import Start, prewarm
 
-    threading.Thread(target=prewarm, args=(path,), name="memgit-prewarm", daemon=True).start()
+    start = Start()  # a recall then waits for the prewarm's work-tree watch instead of a git status of its own
+    if answers is not None:
+        answers.warming = start
+    threading.Thread(target=prewarm, args=(path, start), name="memgit-prewarm", daemon=True).start()
     # the SDK reads fd 0 and writes fd 1: pipes fed and drained here
     in_r, in_w = os.pipe()
     out_r, out_w = os.pipe()

@@ -11,7 +11,7 @@ recall index's first build and its update after a one-file commit.
   again, and then nine other broad questions once each (what a process has not seen yet: their median, the
   slowest, and each one's CPU ms).
 - mcp: the same through `memgit mcp` over stdio, once its prewarm has settled: median ms per tools/call (and the
-  server's CPU per call, a mean from /proc), then the nine NEW questions once each.
+  server's CPU per call, its threads' run time from /proc), then the nine NEW questions once each.
 - build: the index deleted, then built by a new process (wall and CPU s, database size).
 - update: the index brought from HEAD's tree to a tree with one file changed and back (a journal; an entity's
   items.json in a folder of every entity), median ms: this is what a recall after a commit pays.
@@ -27,6 +27,7 @@ installed build and compiled bytecode, `nice -n 10` on a shared machine.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import resource
@@ -141,8 +142,8 @@ def warm(vault: Path, runs: int, queries: list[str]) -> list[dict[str, object]]:
 
 def mcp(vault: Path, runs: int, queries: list[str]) -> list[dict[str, object]]:
     """Recall through the MCP server over stdio (raw JSON-RPC), once it has settled: ms per tools/call (wall, and
-    the server process's CPU where /proc tells it), each question again and again, then the nine NEW questions once
-    each (what the server has not been asked yet)."""
+    the server process's CPU: the kernel's run time of each of its threads, in ns where /proc has it), each question
+    again and again, then the nine NEW questions once each (what the server has not been asked yet)."""
     from mcp_start import rpc  # bench/mcp_start.py
 
     proc = subprocess.Popen(
@@ -164,16 +165,18 @@ def mcp(vault: Path, runs: int, queries: list[str]) -> list[dict[str, object]]:
         answer = rpc(proc, {"jsonrpc": "2.0", "id": ident[0], "method": "tools/call", "params": msg})
         wall, after = time.perf_counter() - start, _cpu_of(proc.pid)
         assert answer is not None and "result" in answer, answer
-        return wall, None if before is None or after is None else after - before
+        return wall, _cpu_between(before, after)
 
     out: list[dict[str, object]] = []
     for q in queries:
-        first = call(q)[0]
+        first = call(q)
         timed_calls = [call(q) for _ in range(max(runs, 5))]
-        out.append({"query": q, "mcp_ms": ms([w for w, _ in timed_calls]), "first_ms": round(first * 1000, 1)})
+        out.append({"query": q, "mcp_ms": ms([w for w, _ in timed_calls]), "first_ms": round(first[0] * 1000, 1)})
         cpus = [c for _, c in timed_calls if c is not None]
         if cpus:
-            out[-1]["server_cpu_ms"] = round(sum(cpus) * 1000 / len(cpus), 1)  # a mean: /proc counts in 10 ms ticks
+            out[-1]["server_cpu_ms"] = ms(cpus)
+        if first[1] is not None:
+            out[-1]["first_server_cpu_ms"] = round(first[1] * 1000, 1)
     new = [call(q) for q in NEW]
     cpus = [c for _, c in new if c is not None]
     out.append(
@@ -181,7 +184,7 @@ def mcp(vault: Path, runs: int, queries: list[str]) -> list[dict[str, object]]:
             "query": f"{len(NEW)} new broad questions, once each",
             "mcp_ms": ms([w for w, _ in new]),
             "max_ms": ms([max(w for w, _ in new)]),
-            **({"server_cpu_ms": round(sum(cpus) * 1000 / len(cpus), 1)} if cpus else {}),
+            **({"server_cpu_ms": ms(cpus), "each_server_cpu_ms": [round(c * 1000, 1) for c in cpus]} if cpus else {}),
         }
     )
     assert proc.stdin is not None
@@ -190,13 +193,28 @@ def mcp(vault: Path, runs: int, queries: list[str]) -> list[dict[str, object]]:
     return out
 
 
-def _cpu_of(pid: int) -> float | None:
-    """A process's CPU seconds so far (user + system), from /proc; None where there is none."""
+def _cpu_of(pid: int) -> dict[str, float] | None:
+    """Each thread's CPU seconds so far (/proc/PID/task/TID/schedstat: the kernel's run time in ns), or the whole
+    process's (user + system, in 10 ms ticks) under "" where there is no schedstat; None where there is no /proc."""
+    threads: dict[str, float] = {}
     try:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with contextlib.suppress(OSError, ValueError, IndexError):  # a thread gone meanwhile
+                threads[tid] = int(Path(f"/proc/{pid}/task/{tid}/schedstat").read_text().split()[0]) / 1e9
+        if threads:
+            return threads
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
         return None
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return {"": (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")}
+
+
+def _cpu_between(before: dict[str, float] | None, after: dict[str, float] | None) -> float | None:
+    """CPU seconds between two readings: of the threads alive at the second (a thread that ended between the two
+    takes its share with it: the server's idle workers end, not the one answering)."""
+    if before is None or after is None:
+        return None
+    return sum(c - before.get(t, 0.0) for t, c in after.items())
 
 
 def build(vault: Path) -> dict[str, object]:

@@ -154,7 +154,19 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("api", ("api",)),
     (
         "cli",
-        ("main", "__main__", "commands", "commands.*", "mcp_server", "mcp_tools", "mcp_early", "mcp_beside", "prewarm"),
+        (
+            "main",
+            "__main__",
+            "commands",
+            "commands.*",
+            "mcp_server",
+            "mcp_tools",
+            "mcp_early",
+            "mcp_beside",
+            "mcp_gate",
+            "mcp_pipe",
+            "prewarm",
+        ),
     ),
 ]
 # the package's lazy `memgit.Vault` re-export (its __getattr__) is the one import allowed to point up

@@ -642,13 +642,13 @@ def test_every_sdk_tool_runs_the_body_of_the_same_name_and_parameters(vault: Pat
         assert list(t.input_schema.get("properties", {})) == list(code.co_varnames[1 : code.co_argcount]), t.name
 
 
-# ---- the loader held while an early request is answered (memgit/commands/mcp.py `_Gate`) -------------
+# ---- the loader held while an early request is answered (memgit/mcp_gate.py `Gate`) -------------------
 
 
 def gated(target: Callable[[], object]) -> tuple[Any, threading.Thread]:
-    from memgit.commands.mcp import _Gate
+    from memgit.mcp_gate import Gate
 
-    gate = _Gate()
+    gate = Gate()
     gate.LIMIT = 120.0  # a hold ends only when the gate opens or the main thread needs the loader's module
     return gate, gate.thread(target, "test-loader")
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +16,9 @@ from memgit.mcp_early import write_all as _write_all
 
 if TYPE_CHECKING:
     import threading
+
+    from memgit.mcp_gate import Gate
+    from memgit.mcp_pipe import Lines
 
 
 def register(sub: Any) -> None:
@@ -132,7 +134,10 @@ def serve(path: Path, agent: str | None = None, gitdir: Path | None = None) -> N
     # the SDK's server (its type lives in the SDK, not imported here) and its read-only tools' input schemas, or
     # what failed
     loaded: list[Any] = []
-    gate = _Gate()
+    from memgit.mcp_gate import Gate
+    from memgit.mcp_pipe import Lines, close_writers
+
+    gate = Gate()
 
     def load() -> None:
         try:
@@ -152,7 +157,7 @@ def serve(path: Path, agent: str | None = None, gitdir: Path | None = None) -> N
     try:
         loader.start()
         wire_in, wire_out = os.dup(0), os.dup(1)
-        lines = _Lines(wire_in)
+        lines = Lines(wire_in)
         first = lines.next()
         with gate.held():
             early = initialize_answer(first) if first else None
@@ -235,12 +240,12 @@ def serve(path: Path, agent: str | None = None, gitdir: Path | None = None) -> N
         server.run("stdio")
     finally:
         sys.stdout.flush()
-        _close_writers(out_pipe)  # every writer of the pipe gone: the drainer sees its end after every answer
+        close_writers(out_pipe)  # every writer of the pipe gone: the drainer sees its end after every answer
         drainer.join(timeout=10)
 
 
 def _answer_early(
-    answers: Early, lines: _Lines, wire_out: int, replay: list[bytes], loader: threading.Thread, gate: _Gate
+    answers: Early, lines: Lines, wire_out: int, replay: list[bytes], loader: threading.Thread, gate: Gate
 ) -> None:
     """Answer what can be answered until the SDK is ready (or a request must wait for it), the loader held."""
     while loader.is_alive():
@@ -260,148 +265,3 @@ def _answer_early(
         else:
             lines.push_back(line)  # the SDK answers this request and everything after it
             return
-
-
-class _Gate:
-    """Holds the SDK's loader thread at its next `import` statement while the main thread answers a request.
-
-    Both threads run Python under one interpreter lock: an early call that shares it with the SDK's import
-    (~0.5 s of CPU) takes about twice as long. The hold is at `builtins.__import__` (replaced while the SDK
-    loads): an import hook on sys.meta_path runs under the import system's global lock, so holding there would
-    hold every import of the main thread too. At an import statement the loader holds only the module locks of
-    the modules it is executing; if the main thread needs one of those (it blocks on that module's lock), or
-    after LIMIT seconds in all, the loader goes on, so a hold can slow the SDK down but never deadlock it."""
-
-    LIMIT = 1.0
-
-    def __init__(self) -> None:
-        import builtins
-        import threading
-        import time
-
-        self.open = threading.Event()
-        self.open.set()
-        self.main = threading.get_ident()
-        self.loader: int | None = None
-        self.holds = 0  # how many times the loader waited
-        self.late = False  # a wait of this hold reached LIMIT: the loader goes on until the next hold
-        self.yielded = 0  # how many of those waits ended because the main thread needed the loader's module
-        self._builtins = builtins
-        self._import = builtins.__import__
-        self._gated = self._make_gated()
-        self._clock = time.monotonic  # nothing is imported while holding: an import there would hold again
-        # the import system's record of which thread waits for which module lock (3.11: the lock; 3.12: a list)
-        blocking = getattr(sys.modules.get("importlib._bootstrap"), "_blocking_on", None)
-        self._blocking: Any = {} if blocking is None else blocking
-
-    def _make_gated(self) -> Callable[..., Any]:
-        import _imp
-        import threading
-
-        original, is_open, get_ident, lock_held = self._import, self.open.is_set, threading.get_ident, _imp.lock_held
-
-        def gated_import(*args: Any, **kwargs: Any) -> Any:
-            # not inside an import hook (the import system's global lock held: every other import would wait)
-            if not is_open() and get_ident() == self.loader and not self.late and not lock_held():
-                self._wait()
-            return original(*args, **kwargs)
-
-        return gated_import
-
-    def thread(self, target: Callable[[], object], name: str) -> threading.Thread:
-        """The loader: a daemon thread running TARGET, held by this gate."""
-        import threading
-
-        def run() -> None:
-            self.loader = threading.get_ident()
-            target()
-
-        return threading.Thread(target=run, name=name, daemon=True)
-
-    def install(self) -> None:
-        self._builtins.__import__ = self._gated
-
-    def remove(self) -> None:
-        if self._builtins.__import__ is self._gated:
-            self._builtins.__import__ = self._import
-
-    @contextmanager
-    def held(self) -> Iterator[None]:
-        self.late = False
-        self.open.clear()
-        try:
-            yield
-        finally:
-            self.open.set()
-
-    def _wait(self) -> None:
-        deadline = self._clock() + self.LIMIT
-        waited = False
-        while True:
-            if self._blocking.get(self.main):  # the main thread waits for a module this thread is importing
-                self.yielded += 1
-                return
-            if waited and self._clock() > deadline:
-                self.late = True
-                return
-            if not waited:
-                self.holds += 1
-                waited = True
-            if self.open.wait(0.002):
-                return
-
-
-def _close_writers(pipe: tuple[int, int]) -> None:
-    """Point every descriptor that writes into the answer pipe at /dev/null: fd 1, and the private duplicate
-    the SDK's stdio transport keeps of it (released with its stream object, not when `run` returns; while it
-    stayed open the drainer never saw the pipe's end and `memgit mcp` took 10 s to exit after its client left)."""
-    import fcntl
-
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        for name in os.listdir("/dev/fd"):
-            fd = int(name)
-            if fd == devnull:
-                continue
-            try:
-                st = os.fstat(fd)
-                writes = fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_WRONLY
-            except OSError:
-                continue  # the listing's own descriptor, already closed
-            if writes and (st.st_dev, st.st_ino) == pipe:
-                os.dup2(devnull, fd)
-    finally:
-        os.close(devnull)
-
-
-class _Lines:
-    """Lines from a file descriptor, read in chunks; what is not taken stays for the SDK."""
-
-    def __init__(self, fd: int) -> None:
-        self.fd, self.buf, self.eof = fd, bytearray(), False
-
-    def next(self, timeout: float | None = None) -> bytes | None:
-        """The next line with its newline (at the end: what is left, b"" when nothing); None when no line came
-        within TIMEOUT seconds."""
-        import select
-
-        while True:
-            end = self.buf.find(b"\n")
-            if end >= 0:
-                line = bytes(self.buf[: end + 1])
-                del self.buf[: end + 1]
-                return line
-            if self.eof:
-                line = bytes(self.buf)
-                self.buf.clear()
-                return line
-            if timeout is not None and not select.select([self.fd], [], [], timeout)[0]:
-                return None
-            chunk = os.read(self.fd, 65536)
-            if chunk:
-                self.buf += chunk
-            else:
-                self.eof = True
-
-    def push_back(self, line: bytes) -> None:
-        self.buf[0:0] = line

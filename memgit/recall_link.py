@@ -6,6 +6,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from memgit.recall_prior import _trim
 from memgit.tokens import words as folded_words
 
 if TYPE_CHECKING:
@@ -16,39 +17,76 @@ ENTITY_KINDS = ("entity-items", "entity-summary")
 PERSON = "\x00person"  # a linked person, when only a "who" question wants it (not a word to match)
 
 
+KEEP_LINKED = 50_000  # texts whose named entities a long-running process keeps, per listing of the vault's entities
+
+
 def link(
     docs: list[Doc],
     bags: list[list[str]],
     wanted: tuple[tuple[str, str, tuple[str, ...]], ...],
     person: set[str],
     split: dict[str, list[str]] | None = None,
+    every: tuple[tuple[str, ...], ...] = (),
 ) -> None:
     """Each doc's bag gets the word of each kind of entity its line names (`wanted`: kind, its word, its slugs), but
     its own (an entity's memory names itself); a line naming a person (a word of `person`) is flagged `names_person`.
-    `split`: texts' words (`tokens.words`), where known."""
-    names, starts = _names(wanted)
-    first = starts.keys()
+    `split`: texts' words (`tokens.words`), where known; `every`: each entity kind's slugs (default: the wanted's).
+
+    What each text names is kept per listing of `every` entity (a long-running process ranks the same lines again
+    and again): the slugs of any kind it names, of which a question takes the kinds it wants."""
+    names, _starts = _names(wanted)
+    listing = _listing(every or tuple(slugs for _kind, _word, slugs in wanted))
+    seen, scan = listing.seen, listing.scan
     split = split or {}
     for d, bag in zip(docs, bags, strict=True):
-        words = split.get(d.text) or folded_words(d.text)
-        if first.isdisjoint(words):  # no name starts here
+        slugs = seen.get(d.text)
+        if slugs is None:
+            slugs = seen[d.text] = scan(split.get(d.text) or folded_words(d.text))
+        if not slugs:  # no name here
             continue
         own = d.path.split("/")[1] if d.kind in ENTITY_KINDS else ""
-        found = set()
+        found = {names[g] for g in slugs if g in names and g != own}
+        if found & person:
+            d.flags["names_person"] = True
+        bag.extend(sorted(found - {PERSON}))
+    _trim(seen, KEEP_LINKED)
+
+
+class _Listing:
+    """Every entity slug of a listing, and the slugs each text names (kept, bounded)."""
+
+    def __init__(self, every: tuple[tuple[str, ...], ...]) -> None:
+        self.slugs = frozenset(slug for slugs in every for slug in slugs)
+        self.starts: dict[str, int] = {}
+        for slugs in every:
+            for first, most in _starts(slugs).items():
+                if most > self.starts.get(first, 0):
+                    self.starts[first] = most
+        self.seen: dict[str, tuple[str, ...]] = {}
+
+    def scan(self, words: list[str]) -> tuple[str, ...]:
+        """The slugs a text's words name: each run of words joined by "-" that is a slug, in order."""
+        starts, slugs = self.starts, self.slugs
+        if starts.keys().isdisjoint(words):  # no name starts here
+            return ()
+        found: list[str] = []
         last = len(words)
         for i, g in enumerate(words):
             most = starts.get(g)  # only where a name starts
             if most is None:
                 continue
-            if g in names and g != own:
-                found.add(names[g])
+            if g in slugs:
+                found.append(g)
             for j in range(i + 1, min(last, i + most)):  # the next words, as many as the longest name has
                 g = f"{g}-{words[j]}"
-                if g in names and g != own:
-                    found.add(names[g])
-        if found & person:
-            d.flags["names_person"] = True
-        bag.extend(sorted(found - {PERSON}))
+                if g in slugs:
+                    found.append(g)
+        return tuple(found)
+
+
+@lru_cache(maxsize=4)
+def _listing(every: tuple[tuple[str, ...], ...]) -> _Listing:
+    return _Listing(every)
 
 
 @lru_cache(maxsize=8)

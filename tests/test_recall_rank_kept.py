@@ -240,3 +240,38 @@ def test_a_journal_lines_ascii_time_is_two_terms_in_every_language() -> None:
                 assert analyze(f"{n:02d}", (language, "german"), verbs) == [(f"{n:02d}", f"{n:02d}")], language
     assert words("- 15:53 ") == ["15", "53"]
     assert len(analyze("- 15:53 ", ("german", "english"))) == 2
+
+
+def test_what_a_line_names_is_kept_per_listing_of_the_vaults_entities_and_bounded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from memgit import recall_link
+    from memgit.recall_docs import Doc
+
+    monkeypatch.setattr(recall_link, "KEEP_LINKED", 1)
+    text = "- 09:00 Call with Pied Piper and Gina Ortiz about Hooli"
+
+    def linked(
+        people: tuple[str, ...], companies: tuple[str, ...], want: str = "people companies"
+    ) -> tuple[list[list[str]], list[bool]]:
+        docs = [
+            Doc("memory/2026-01-05.md", 3, text, "journal", "L1"),
+            Doc("companies/pied-piper/items.md", 1, text, "entity-items", "L1"),
+        ]
+        bags: list[list[str]] = [[], []]
+        kinds = (("people", "person", people), ("companies", "compani", companies))
+        wanted = tuple(kind for kind in kinds if kind[0] in want.split())
+        recall_link.link(docs, bags, wanted, {"person"}, None, (people, companies))
+        assert len(recall_link._listing((people, companies)).seen) <= 1
+        return bags, [bool(d.flags.get("names_person")) for d in docs]
+
+    for _ in range(2):  # scanned, then kept
+        assert linked(("gina-ortiz",), ("pied-piper",)) == ([["compani", "person"], ["person"]], [True, True])
+    # a company added since (another listing): its name is linked in the same text; a kind not wanted is not
+    assert linked(("gina-ortiz",), ("hooli", "pied-piper")) == (
+        [["compani", "person"], ["compani", "person"]],
+        [True, True],
+    )
+    assert linked(("gina",), ("pied-piper",), "companies") == ([["compani"], []], [False, False])
+    assert linked(("gina",), ("pied-piper",)) == ([["compani", "person"], ["person"]], [True, True])
+    assert linked(("ortiz-gina",), ()) == ([[], []], [False, False])

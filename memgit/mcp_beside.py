@@ -19,7 +19,7 @@ import threading
 from contextlib import suppress
 from typing import Any
 
-from memgit.mcp_early import EARLY_CALL_VERSIONS, Early, write_all
+from memgit.mcp_early import EARLY_CALL_VERSIONS, Early, message, write_all
 
 
 class Beside:
@@ -39,12 +39,9 @@ class Beside:
     def take(self, line: bytes) -> bool:
         """True when this line from the client was a call answered here (the answer written); False when it goes
         to the SDK (a request there is pending until `answered` sees its answer)."""
-        try:
-            msg = json.loads(line)
-        except ValueError:
-            return False  # the SDK says what is wrong
-        if not isinstance(msg, dict) or not isinstance(msg.get("method"), str):
-            return False  # an answer to a request of the server's, or not a request: the SDK's
+        msg = message(line)
+        if msg is None or not isinstance(msg.get("method"), str):
+            return False  # not JSON the SDK reads as we do, an answer to a request of the server's, not a request
         if "id" not in msg:
             params = msg.get("params")
             if msg["method"] == "notifications/cancelled" and isinstance(params, dict):
@@ -75,7 +72,7 @@ class Beside:
             return
         try:
             msg = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             return
         if isinstance(msg, dict) and "method" not in msg and ("result" in msg or "error" in msg):
             self._forget(msg.get("id"))

@@ -43,14 +43,30 @@ def negotiated(answer: bytes) -> str:
     return str(json.loads(answer)["result"]["protocolVersion"])
 
 
-def list_request(line: bytes) -> tuple[Any, str] | None:
-    """(id, method) of a JSON-RPC request on this line for a list the cache keeps, else None."""
+def message(line: bytes) -> dict[str, Any] | None:
+    """The JSON object on a line from the client, or None: not JSON, not an object, nested deeper than Python's
+    parser goes (RecursionError; the SDK's parser takes it), or holding a lone surrogate escape such as
+    `"\\udce9"` (Python reads it into a string no answer can carry as UTF-8; the SDK's parser refuses the line).
+    Whatever the SDK does with a None line is its own answer."""
     import json
 
     try:
         msg = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
+    if not isinstance(msg, dict):
+        return None
+    if b"\\ud" in line or b"\\uD" in line:  # a surrogate escape: a pair for one character, or lone
+        try:
+            json.dumps(msg, ensure_ascii=False).encode()
+        except (UnicodeEncodeError, RecursionError):
+            return None
+    return msg
+
+
+def list_request(line: bytes) -> tuple[Any, str] | None:
+    """(id, method) of a JSON-RPC request on this line for a list the cache keeps, else None."""
+    msg = message(line)
     if isinstance(msg, dict) and msg.get("method") in LISTS and isinstance(msg.get("id"), (int, str)):
         return msg["id"], msg["method"]
     return None
@@ -175,13 +191,8 @@ class Early:
 
     def handle(self, line: bytes) -> tuple[str, bytes]:
         """("answer", the answer line), ("notification", b"") or ("sdk", b"")."""
-        import json
-
-        try:
-            msg = json.loads(line)
-        except ValueError:
-            return "sdk", b""
-        if not isinstance(msg, dict) or msg.get("jsonrpc") != "2.0" or not isinstance(msg.get("method"), str):
+        msg = message(line)
+        if msg is None or msg.get("jsonrpc") != "2.0" or not isinstance(msg.get("method"), str):
             return "sdk", b""
         if "id" not in msg:
             return "notification", b""
@@ -231,6 +242,10 @@ class Early:
 
         try:
             out = self._run(name, arguments)
+            # inside the try, as the SDK converts the result inside its tool run: an answer JSON cannot carry (a
+            # file name that is not UTF-8, read as a lone surrogate) is its generic tool error, not a dead thread
+            text = pydantic_core.to_json(out, fallback=str, indent=2).decode()
+            structured = pydantic_core.to_jsonable_python(out)
         except MemgitError as exc:
             return _line(rid, _tool_error(f"Error executing tool {name}: {mcp_tools.error_text(exc)}"))
         except Exception:  # as the SDK does: the client reads a generic error, the server's log the traceback
@@ -238,12 +253,7 @@ class Early:
 
             traceback.print_exc()
             return _line(rid, _tool_error(f"Error executing tool {name}"))
-        text = pydantic_core.to_json(out, fallback=str, indent=2).decode()
-        result = {
-            "content": [{"text": text, "type": "text"}],
-            "isError": False,
-            "structuredContent": pydantic_core.to_jsonable_python(out),
-        }
+        result = {"content": [{"text": text, "type": "text"}], "isError": False, "structuredContent": structured}
         return _line(rid, result)
 
     def _run(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:

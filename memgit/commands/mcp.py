@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from memgit import __version__
 from memgit.commands import _common
-from memgit.mcp_early import CACHE, Early, list_request, negotiated
+from memgit.mcp_early import CACHE, Early, list_request, message, negotiated
 from memgit.mcp_early import write_all as _write_all
 
 if TYPE_CHECKING:
@@ -82,11 +82,8 @@ def initialize_answer(line: bytes) -> tuple[Any, bytes] | None:
     (the SDK then sees the line as sent and answers it, an error included)."""
     import json
 
-    try:
-        msg = json.loads(line)
-    except ValueError:
-        return None
-    if not isinstance(msg, dict) or msg.get("jsonrpc") != "2.0" or msg.get("method") != "initialize":
+    msg = message(line)
+    if msg is None or msg.get("jsonrpc") != "2.0" or msg.get("method") != "initialize":
         return None
     rid, params = msg.get("id"), msg.get("params")
     if isinstance(rid, bool) or not isinstance(rid, (int, str)) or not isinstance(params, dict):

@@ -17,7 +17,9 @@ from memgit.errors import UsageError
 CONFIG_PATH = ".memgit.yaml"
 INDEX_PATH = "INDEX.md"
 KEEP_KINDS = 65536  # paths whose kind a process keeps per config
+KEEP_CONFIGS = 8  # configs (vault, blob) a process keeps parsed
 _KIND_REGEX: dict[str, tuple[re.Pattern[str], list[str], dict[str, str]]] = {}
+_CONFIGS: dict[tuple[str, str], Config] = {}  # (git dir, the .memgit.yaml blob) -> its Config, parsed
 # Files that steer the rules are canonical policy whatever the config's kinds say: only a human changes them.
 # .memgit/ holds the vault's allow-lists (acknowledged commits, allowed signers, redaction receipts).
 CANONICAL_POLICY = (CONFIG_PATH, ".gitattributes", ".pre-commit-config.yaml", ".github/**", ".memgit/**", "schemas/**")
@@ -102,7 +104,21 @@ class Config:
     @classmethod
     def of_blob(cls, gitdir: Path, blob: str, read: Callable[[], bytes | None]) -> Config:
         """The config held in blob `blob`: parsed and schema-checked once per version of it, then read back
-        from .git/memgit/config.json (JSON: no YAML parser, no schema check while the blob is unchanged)."""
+        from .git/memgit/config.json (JSON: no YAML parser, no schema check while the blob is unchanged); the same
+        Config object again in a process that asked for that blob before (the MCP server opens the vault per call:
+        its kinds' regex and the paths' kinds it worked out stay with it)."""
+        key = (str(gitdir), blob)
+        kept = _CONFIGS.get(key)
+        if kept is not None:
+            return kept
+        config = cls._of_blob(gitdir, blob, read)
+        while _CONFIGS and len(_CONFIGS) >= KEEP_CONFIGS:  # the oldest go
+            _CONFIGS.pop(next(iter(_CONFIGS)))
+        _CONFIGS[key] = config
+        return config
+
+    @classmethod
+    def _of_blob(cls, gitdir: Path, blob: str, read: Callable[[], bytes | None]) -> Config:
         cache = gitdir / "memgit" / "config.json"
         try:
             saved = json.loads(cache.read_bytes())

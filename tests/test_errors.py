@@ -284,6 +284,8 @@ def test_a_recall_index_switch_that_is_not_one_exits_2_naming_it(vault: Path, va
 def test_a_hand_edited_config_cache_is_no_cache(vault: Path) -> None:
     """.git/memgit/config.json skips the schema check while .memgit.yaml's blob is unchanged: a value of the wrong
     type written into it by hand is no cache (the config is parsed from the blob again), not an internal error."""
+    from memgit import config
+
     assert memgit("log", "Moved to the Zürich office", cwd=vault).returncode == 0
     first = memgit("recall", "Zürich", "--json", cwd=vault)
     assert first.returncode == 0, first.stderr
@@ -291,6 +293,7 @@ def test_a_hand_edited_config_cache_is_no_cache(vault: Path) -> None:
     saved = json.loads(cache.read_text())
     saved["data"]["recall_min_coverage"] = "abc"
     cache.write_text(json.dumps(saved))
+    config._CONFIGS.clear()  # as a new process: this one keeps the Config it parsed (memgit/config.py of_blob)
     again = memgit("recall", "Zürich", "--json", cwd=vault)
     assert again.returncode == 0, again.stderr
     assert json.loads(again.stdout) == json.loads(first.stdout)

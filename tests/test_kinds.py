@@ -132,3 +132,32 @@ def test_a_path_s_kind_kept_by_the_process_follows_the_config(monkeypatch: pytes
     assert fresh.kind_of("toys/kites.md") == "toy" and fresh.kind_of("toys/other.txt") == "other"
     kept = config_module._KIND_REGEX[fresh._kind_regex[0].pattern][2]
     assert "toys/other.txt" not in kept
+
+
+def test_a_process_keeps_a_vault_s_config_per_blob_of_it(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The MCP server opens the vault per call: the same .memgit.yaml blob gives the same Config (its kinds' regex and
+    the kinds it worked out kept); a commit changing the kinds, a reset back, another vault, each answer their own."""
+    import shutil
+
+    from memgit import config as config_module
+
+    first = Vault(vault).config
+    assert Vault(vault).config is first
+    assert first.kind_of("notes/plan.md") == "other"
+    yaml = vault / ".memgit.yaml"
+    yaml.write_text(yaml.read_text().replace('context: ["contexts/*.md"]', 'context: ["contexts/*.md", "notes/*.md"]'))
+    git(vault, "commit", "-qam", "notes are context", "--no-verify")
+    changed = Vault(vault).config
+    assert changed is not first and changed.kind_of("notes/plan.md") == "context"
+    assert Vault(vault).config is changed
+    git(vault, "reset", "-q", "--hard", "HEAD~1")
+    assert Vault(vault).config.kind_of("notes/plan.md") == "other"
+    other = vault.parent / "other"
+    shutil.copytree(vault, other, symlinks=True)
+    assert Vault(other).config is not Vault(vault).config  # another vault's own (the same blob)
+    monkeypatch.setattr(config_module, "KEEP_CONFIGS", 1)
+    third = vault.parent / "third"
+    shutil.copytree(vault, third, symlinks=True)
+    for path in (third, vault, other):
+        assert Vault(path).config.kind_of("notes/plan.md") == "other"
+        assert len(config_module._CONFIGS) == 1  # bounded: the last one only

@@ -264,6 +264,7 @@ def test_warming_a_watched_vault_keeps_every_indexed_paths_kind(lived: Path) -> 
         Vault(lived), Vault(lived).head_tree(), recall_index.folder(Vault(lived))
     )  # built before: warming it works out no kind
     config._KIND_REGEX.clear()
+    config._CONFIGS.clear()
     vault = Vault(lived)
     recall_grep.watch(vault)
     try:

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from memgit import recall_cut
+from memgit.config import KEEP_KINDS
 from memgit.errors import UsageError
 from memgit.recall_docs import Doc, entity_facts, fact_doc, lines_at, read_at, scan_tree, subfolders, to_doc
 from memgit.recall_rank import COMPOUNDING, TUNING, Ranking, _day, _true_at
@@ -18,6 +19,7 @@ from memgit.tokens import alternatives, analyze, fold, pattern
 
 if TYPE_CHECKING:
     from memgit import recall_index
+    from memgit.config import Config
     from memgit.context import VaultContext as Vault
     from memgit.kinds import KindSpec
 
@@ -122,7 +124,7 @@ class Recall(Ranking):
         self.unseen: list[str] = []  # the question's words no matching line holds (filled while ranking)
         self.cut = False  # the first stage kept only some of the matching lines
         self._first: list[recall_cut.Term] | None = None
-        self._paths: dict[str, bool] = {}  # path -> _wanted
+        self._paths = _wanted_paths(vault.config, self.kind_filter)  # path -> _wanted, shared by this layer's recalls
         self._slug_cache: dict[str, tuple[str, ...]] = {}
         self.found: recall_index.Found | None = None  # the candidate search's, when the index answered it
         self._named: list[str] | None = None  # L1's entities' items.json
@@ -262,7 +264,8 @@ class Recall(Ranking):
 
             kind = self.vault.config.kind_of(path)
             found = kind != "index" and path != ARCHIVE_LOG and (not self.kind_filter or kind == self.kind_filter)
-            self._paths[path] = found
+            if len(self._paths) < KEEP_KINDS:
+                self._paths[path] = found
         return found
 
     def _keep(self, path: str, text: str) -> bool:
@@ -386,6 +389,29 @@ class Recall(Ranking):
             stale = day is None or (self.moment.date() - day).days > confirm
             hit["confirm_before_use"] = stale
         return hit
+
+
+_WANTED: dict[tuple[int, str | None], tuple[dict[str, str], dict[str, bool]]] = {}
+KEEP_WANTED = 8  # (kinds, layer) pairs whose wanted paths a process keeps (~1.3 MB each at 10k entities)
+
+
+def _wanted_paths(config: Config, layer: str | None) -> dict[str, bool]:
+    """path -> Recall._wanted, shared by every recall of the same kinds and layer in a process (the MCP server asks
+    about the same paths again), made at once for every path whose kind is known by then (the server's warm-up works
+    out every indexed path's: a never-seen question's first stage reaches ~300 files). The paths' kinds this config's
+    globs worked out are its key (their dict's identity, memgit/config.py `_kind_regex`; the dict is held here, so
+    its id is not reused)."""
+    known = config._kind_regex[2]
+    key = (id(known), layer)
+    found = _WANTED.get(key)
+    if found is None or found[0] is not known:
+        from memgit.indexmd import ARCHIVE_LOG
+
+        while len(_WANTED) >= KEEP_WANTED:  # the oldest go
+            _WANTED.pop(next(iter(_WANTED)))
+        paths = {p: k != "index" and p != ARCHIVE_LOG and (not layer or k == layer) for p, k in list(known.items())}
+        found = _WANTED[key] = (known, paths)
+    return found[1]
 
 
 def _index_enabled() -> bool:

@@ -161,3 +161,35 @@ def test_a_process_keeps_a_vault_s_config_per_blob_of_it(vault: Path, monkeypatc
     for path in (third, vault, other):
         assert Vault(path).config.kind_of("notes/plan.md") == "other"
         assert len(config_module._CONFIGS) == 1  # bounded: the last one only
+
+
+def test_the_paths_a_layer_reads_follow_the_config_s_kinds(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Which paths' lines a recall reads (memgit/recall.py _wanted) is kept per kinds and layer in a process: a commit
+    changing the kinds, a reset back, and another layer each read their own."""
+    from memgit import recall as recall_module
+
+    (vault / "notes").mkdir()
+    (vault / "notes" / "plan.md").write_text("The zebra crossing plan\n")
+    (vault / "contexts" / "zoo.md").write_text("A zebra at the zoo\n")
+    git(vault, "add", "-A")
+    git(vault, "commit", "-qm", "notes", "--no-verify")
+
+    def paths(layer: str | None) -> set[str]:
+        return {h["path"] for h in recall_module.recall(Vault(vault), "zebra", layer=layer)["hits"]}
+
+    for _ in range(2):
+        assert paths("context") == {"contexts/zoo.md"}
+        assert paths(None) == {"contexts/zoo.md", "notes/plan.md"}
+    before = Vault(vault).repo.head_id()  # a recall may commit (INDEX.md refreshed): the commit to go back to
+    yaml = vault / ".memgit.yaml"
+    yaml.write_text(yaml.read_text().replace('context: ["contexts/*.md"]', 'context: ["contexts/*.md", "notes/*.md"]'))
+    git(vault, "commit", "-qam", "notes are context", "--no-verify")
+    assert paths("context") == {"contexts/zoo.md", "notes/plan.md"}
+    git(vault, "reset", "-q", "--hard", str(before))
+    assert paths("context") == {"contexts/zoo.md"}
+    assert paths("journal") == set()
+    monkeypatch.setattr(recall_module, "KEEP_WANTED", 2)
+    for layer in ("decision", "lesson", None, "context"):  # each one new: the oldest go
+        paths(layer)
+        assert len(recall_module._WANTED) <= 2
+    assert paths("context") == {"contexts/zoo.md"}

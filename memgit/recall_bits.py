@@ -25,9 +25,9 @@ def top(
     first: Stage,
     gone: set[int],
     names: dict[int, str],
-) -> tuple[list[tuple[float, int]], bool, dict[int, tuple[int, int | None]]]:
+) -> tuple[list[tuple[float, int]], bool, dict[int, tuple[int, int | None]], dict[int, int]]:
     """memgit/recall_stage.py _top over the held bitsets: the kept lines down to the k-th one's score, best first,
-    whether no line scores less, and each plain one's length and entry hash. Each line's score, in halves (`units`:
+    whether no line scores less, each plain one's length and entry hash, and its slot. Each line's score, in halves (`units`:
     each term's weight times two), is summed as bitsets (bit j of every line's sum in slices[j]); a score's lines are
     a bitset of their own, read from the best score down. At the k-th line's score only its shortest lines are read,
     a length bucket at a time, until as many lines as still go on are said once there: the tie-break (memgit/recall_cut.py
@@ -70,6 +70,7 @@ def top(
     wanted: dict[int, bool] = {}  # file id -> its lines may be candidates
     known: list[tuple[float, int]] = []
     sizes: dict[int, tuple[int, int | None]] = {}
+    slots: dict[int, int] = {}
     for sc in levels:
         need = k - len(known)
         if need <= 0:
@@ -96,6 +97,7 @@ def top(
                     here.append((sc, r))
                     h = said[slot]
                     sizes[r] = (length[slot], None if h == NO_ENTRY else h)
+                    slots[r] = slot
                     if h == NO_ENTRY:
                         once += 1
                     else:
@@ -116,7 +118,7 @@ def top(
                 break  # the lines that go on are among these
         known += here
     complete = len(known) < k or levels[-1] >= known[k - 1][0]
-    return known, complete, sizes
+    return known, complete, sizes, slots
 
 
 def any_of(sets: Iterable[int]) -> int:

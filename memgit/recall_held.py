@@ -1,6 +1,7 @@
 """What recall's first stage (memgit/recall_stage.py) reads of every plain line of the recall index, held in memory by
-a long-running process (the MCP server) after its prewarm: each line's slot (a bit position), length and journal
-entry hash, and the lines of the common words as bitsets (a Python int, a bit per slot: `&`, `|` and `bit_count()`
+a long-running process (the MCP server) after its prewarm: each line's slot (a bit position), length, journal entry
+hash and text (~11.5 MB at 10k entities: the lines that go on need no look-up in the database), and the lines of the
+common words as bitsets (a Python int, a bit per slot: `&`, `|` and `bit_count()`
 are C loops over ~30 KB on the 10k-entity vault). A rarer word's lines are read from FTS5 when asked for.
 
 It holds one tree of the index. The index's own update (memgit/recall_build.py `update`) brings it along: a changed
@@ -17,7 +18,7 @@ import threading
 from array import array
 from bisect import bisect_left
 from collections.abc import Collection, Iterable
-from itertools import compress
+from itertools import accumulate, compress
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -66,15 +67,20 @@ class Held:
         self.length = array("H", bytes(2 * self.built))
         self.said = array("q", [NO_ENTRY]) * self.built
         ids, length, said_of, s = self.ids, self.length, self.said, 0
-        for r, n, said in db.execute(  # every line in row id order: the plain ones are the slots' rows, in order
-            f"SELECT id, length(text), CASE WHEN text GLOB '{ENTRY_GLOB}' THEN substr(text, 9) END FROM lines "
-            "ORDER BY id"
+        texts: list[str] = []
+        for r, text, said in db.execute(  # every line in row id order: the plain ones are the slots' rows, in order
+            f"SELECT id, text, CASE WHEN text GLOB '{ENTRY_GLOB}' THEN substr(text, 9) END FROM lines ORDER BY id"
         ):
             if s < self.built and ids[s] == r:
-                length[s] = n
+                length[s] = len(text)  # a plain line is ASCII: its length is SQLite's
+                texts.append(text)
                 if said is not None:
                     said_of[s] = hash(said)
                 s += 1
+        self.texts = "".join(texts)  # the built slots' texts end to end, slot s's from offsets[s] to offsets[s + 1]
+        self.offsets = array("q", accumulate(self.length, initial=0))
+        self.more: dict[int, str] = {}  # the text of each slot added since it was built
+        del texts
         self.alive = (1 << self.built) - 1
         # the lines by length, in about BUCKETS bitsets of as many lines each (a plain line is shorter than 1024)
         ordered = sorted(self.length)
@@ -104,6 +110,11 @@ class Held:
         for s in slots:
             buf[s >> 3] |= 1 << (s & 7)
         return int.from_bytes(buf, "little")
+
+    def text_of(self, slots: Iterable[int]) -> list[str]:
+        """The slots' texts."""
+        texts, at, built, more = self.texts, self.offsets, self.built, self.more
+        return [texts[at[s] : at[s + 1]] if s < built else more[s] for s in slots]
 
     def slot(self, r: int) -> int:
         """A current plain row's slot (-1 for another row)."""
@@ -177,6 +188,7 @@ class Held:
             self.moved.pop(r, None)
             if s >= 0:
                 drop[s >> 3] |= 1 << (s & 7)
+                self.more.pop(s, None)
         self.alive &= ~int.from_bytes(drop, "little")
         new: dict[str, list[int]] = {}  # a held word -> its new slots
         lengths: dict[int, list[int]] = {}  # a bucket -> its new slots
@@ -184,6 +196,7 @@ class Held:
             s = len(self.ids)
             self.ids.append(r)
             self.moved[r] = s
+            self.more[s] = text
             self.length.append(min(len(text), LONGEST - 1))
             said = entry(text)
             self.said.append(NO_ENTRY if said is None else hash(said))

@@ -78,11 +78,14 @@ def first_stage(index: Index, first: Stage) -> list[tuple[str, int, str]] | None
     extra_bits = [mask(text, spec) for _, _, text in extra]
     score = Scorer(spec)
     length: dict[int, tuple[int, int | None]] = {}
+    slots: dict[int, int] = {}
     if held is not None:
         from memgit.recall_bits import top
 
         names = index._names((), every=True)
-        known, complete, length = top(held, sets, [int(u) for u in units], extra, extra_bits, score, first, gone, names)
+        known, complete, length, slots = top(
+            held, sets, [int(u) for u in units], extra, extra_bits, score, first, gone, names
+        )
     else:
         known, complete = _read(index, exprs, live, size, extra_bits, score, first, gone)
     if complete and len(known) <= first.k:
@@ -107,7 +110,11 @@ def first_stage(index: Index, first: Stage) -> list[tuple[str, int, str]] | None
         return 1 if h is None else said[h], n, names[r >> shift], r & line_of
 
     chosen = sure + sorted(tied, key=key)[: first.k - len(sure)]
-    texts = dict(index._in("SELECT id, text FROM lines WHERE id IN ({})", [r for r in chosen if r >= 0]))
+    if held is not None:  # every plain line's text is held
+        plain = [r for r in chosen if r >= 0]
+        texts = dict(zip(plain, held.text_of([slots[r] for r in plain]), strict=True))
+    else:
+        texts = dict(index._in("SELECT id, text FROM lines WHERE id IN ({})", [r for r in chosen if r >= 0]))
     return [extra[-1 - r] if r < 0 else (names[r >> shift], r & line_of, texts[r]) for r in chosen]
 
 

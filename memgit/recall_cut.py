@@ -62,13 +62,34 @@ def _mask(text: str, spec: tuple[Term, ...]) -> int:
     have = set(words)
     out = 0
     for i, t in enumerate(spec):
-        if (
-            any(e in have for e in t.exact)
-            or any(w.startswith(t.prefixes) for w in words if t.prefixes)
-            or (t.inner and any(w.find(t.inner, 3) >= 0 for w in words))
-        ):
+        if _has(words, have, t):
             out |= 1 << i
     return out
+
+
+def _has(words: list[str], have: set[str], t: Term) -> bool:
+    return (
+        any(e in have for e in t.exact)
+        or any(w.startswith(t.prefixes) for w in words if t.prefixes)
+        or bool(t.inner and any(w.find(t.inner, 3) >= 0 for w in words))
+    )
+
+
+def mask_kept(text: str, spec: Sequence[Term]) -> int:
+    """mask, for the few lines a long-running process's first stage matches in Python (the index's odd lines, the work
+    tree's): whether a line holds a term is kept per (line, term), since the same lines and terms recur across
+    questions whose other terms differ."""
+    out = 0
+    for i, t in enumerate(spec):
+        if _holds(text, t):
+            out |= 1 << i
+    return out
+
+
+@lru_cache(maxsize=16384)
+def _holds(text: str, t: Term) -> bool:
+    words = line_words(text)
+    return _has(words, set(words), t)
 
 
 class Scorer:

@@ -45,7 +45,7 @@ def first_stage(index: Index, first: Stage) -> list[tuple[str, int, str]] | None
     a line holding one commoner term alone (else every term's rows are read); in a long-running process that holds
     the index's lines (memgit/recall_held.py), every term's lines as bitsets instead. Odd lines, the lines of the
     files that differ from the tree and the work tree's lines are matched in Python."""
-    from memgit.recall_cut import Scorer, entry, mask
+    from memgit.recall_cut import Scorer, entry, mask, mask_kept
 
     spec, shift = first.spec, index.shift
     atoms = [index._atoms(t.prefixes, t.exact, t.inner, EXPAND_INNER) for t in spec]
@@ -75,7 +75,7 @@ def first_stage(index: Index, first: Stage) -> list[tuple[str, int, str]] | None
     extra = [line for line in extra if first.keep(line[0], line[2])] + list(first.work)
     if sum(size.values()) + len(extra) <= first.k:
         return None  # no more lines than go on anyway
-    extra_bits = [mask(text, spec) for _, _, text in extra]
+    extra_bits = [(mask if held is None else mask_kept)(text, spec) for _, _, text in extra]
     score = Scorer(spec)
     length: dict[int, tuple[int, int | None]] = {}
     slots: dict[int, int] = {}

@@ -435,3 +435,26 @@ def test_row_ids_fetched_as_one_json_array_are_the_rows_fetched_one_by_one(
         monkeypatch.undo()
         assert fetched == one_by_one == [r for (r,) in index.db.execute(sql, (expr,))], expr
         assert bool(fetched) == (expr != '"nowhere"'), expr
+
+
+def test_a_line_s_terms_kept_per_line_and_term_are_the_terms_it_holds() -> None:
+    """mask_kept (a long-running process's first stage, whose odd lines recur with other terms) keeps whether a line
+    holds a term per (line, term): the same bits as mask for every question, asked in any order and again."""
+    from memgit.tokens import analyze
+
+    lines = [
+        "superseded_by: decisions/2024-04-22-use-zanfin-for-the-valfin-hiring-plan-of-project-o.md",
+        "Zürich office: the Töpferkurs project with Hélène, 東京 weekly",
+        "foo_zurich and strasse_projects again",
+        "- 09:12 Gina: How was your week?",
+        "",
+    ]
+    questions = ["project zurich week", "hiring plan", "zurich projects töpferkurs kurs", "東京 office hélène", "week"]
+    for compounding in (False, True):
+        for _ in range(2):
+            for q in questions + questions[::-1]:
+                pairs = analyze(q, ("english", "german"))
+                spec = recall_cut.terms(pairs, dict.fromkeys((t for _, t in pairs), 1.0), compounding)
+                for text in lines:
+                    assert recall_cut.mask_kept(text, spec) == recall_cut.mask(text, spec), (q, text)
+    assert recall_cut._holds.cache_info().currsize <= recall_cut._holds.cache_info().maxsize

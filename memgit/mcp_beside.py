@@ -17,9 +17,13 @@ from __future__ import annotations
 import json
 import threading
 from contextlib import suppress
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from memgit.errors import MemgitError
 from memgit.mcp_early import EARLY_CALL_VERSIONS, Early, message, write_all
+
+if TYPE_CHECKING:
+    from memgit.api import Vault
 
 
 class Beside:
@@ -29,6 +33,7 @@ class Beside:
         self.early, self.schemas, self.wire_out = early, schemas, wire_out
         self.pending: set[Any] = set()  # ids of the client's requests given to the SDK and not answered yet
         self._lock = threading.Lock()  # one writer at a time on the client's stdout: this and the SDK's copier
+        self._held: tuple[str, Vault] | None = None  # (HEAD's commit, the vault the last call here ran on)
 
     @staticmethod
     def serves(early: Early) -> bool:
@@ -58,7 +63,7 @@ class Beside:
         ):
             call = self.early.plain_call(params, self.schemas)
             if call is not None:
-                answer = self.early.answer(rid, *call)
+                answer = self.early.answer(rid, *call, self._vault())
                 with suppress(OSError):  # the client is gone: the SDK sees the end of its input next
                     self.write(answer)
                 return True
@@ -76,6 +81,28 @@ class Beside:
             return
         if isinstance(msg, dict) and "method" not in msg and ("result" in msg or "error" in msg):
             self._forget(msg.get("id"))
+
+    def _vault(self) -> Vault | None:
+        """The vault a call answered here runs on: the last one while HEAD is the same commit, else a new one.
+        Kept, its config is parsed once and what the config compiles (kind globs) stays compiled: ~0.6 ms of a
+        ~12 ms recall on the 10k vault. Only the tools answered here use it (read-only, one at a time, in this
+        thread); a HEAD without a committed .memgit.yaml (the config read from the work tree) gets a new one
+        each call. None when the vault cannot be opened (the call opens its own and says what is wrong)."""
+        from memgit.api import Vault
+        from memgit.config import CONFIG_PATH
+
+        try:
+            if self._held is not None and self._held[1].repo.head_id() == self._held[0]:
+                return self._held[1]
+            self._held = None
+            vault = Vault(self.early.path)
+            head = vault.repo.head_id()
+            if head is not None and vault.repo.blob_id(vault.repo.commit_tree(head), CONFIG_PATH) is not None:
+                self._held = (head, vault)
+            return vault
+        except MemgitError:
+            self._held = None
+            return None
 
     def write(self, data: bytes) -> None:
         with self._lock:

@@ -12,6 +12,7 @@ from memgit import __version__
 from memgit.errors import MemgitError
 
 if TYPE_CHECKING:
+    from memgit.api import Vault
     from memgit.prewarm import Start
 
 
@@ -234,14 +235,15 @@ class Early:
         arguments = plain_arguments(schema, params.get("arguments", {}))
         return None if arguments is None else (name, arguments)
 
-    def answer(self, rid: Any, name: str, arguments: dict[str, Any]) -> bytes:
-        """The answer line to a tools/call of NAME with these (plainly valid) arguments, as the SDK words it."""
+    def answer(self, rid: Any, name: str, arguments: dict[str, Any], vault: Vault | None = None) -> bytes:
+        """The answer line to a tools/call of NAME with these (plainly valid) arguments, as the SDK words it;
+        run on VAULT when given (else a new Vault)."""
         import pydantic_core
 
         from memgit import mcp_tools
 
         try:
-            out = self._run(name, arguments)
+            out = self._run(name, arguments, vault)
             # inside the try, as the SDK converts the result inside its tool run: an answer JSON cannot carry (a
             # file name that is not UTF-8, read as a lone surrogate) is its generic tool error, not a dead thread
             text = pydantic_core.to_json(out, fallback=str, indent=2).decode()
@@ -256,23 +258,23 @@ class Early:
         result = {"content": [{"text": text, "type": "text"}], "isError": False, "structuredContent": structured}
         return _line(rid, result)
 
-    def _run(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    def _run(self, name: str, arguments: dict[str, Any], vault: Vault | None) -> dict[str, Any]:
         from contextlib import nullcontext
 
         from memgit import mcp_tools, recall_status
 
         if name != "recall" or arguments.get("as_of") is not None:
-            return mcp_tools.call(self.path, name, arguments)
+            return mcp_tools.call(self.path, name, arguments, vault)
         with self.warming.recall() if self.warming is not None else nullcontext(True) as own:
             if not own:  # the prewarm's watch has its starting point: no git status here
-                return mcp_tools.call(self.path, name, arguments)
+                return mcp_tools.call(self.path, name, arguments, vault)
             # its git status runs in two processes while this thread imports and opens what recall needs (as the
             # CLI does, memgit/main.py); started after the request came, so it sees every earlier write
             with suppress(MemgitError):  # MEMGIT_RECALL_INDEX not a switch: the call reports it
                 if recall_status.enabled():
                     recall_status.prestart(self.path)
             try:
-                return mcp_tools.call(self.path, name, arguments)
+                return mcp_tools.call(self.path, name, arguments, vault)
             finally:
                 recall_status.discard()  # one nobody read (recall answered without it)
 

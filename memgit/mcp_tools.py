@@ -152,15 +152,15 @@ TOOLS: dict[str, Callable[..., dict[str, Any]]] = {
 }
 
 
-def call(path: Path, name: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
+def call(path: Path, name: str, arguments: Mapping[str, Any], vault: Vault | None = None) -> dict[str, Any]:
     """Run tool NAME on the vault at PATH with its parameters taken from ARGUMENTS (other keys ignored: the
     SDK's wrappers pass their locals()); a fresh Vault per call (the server is long-lived and other writers
-    move HEAD under it)."""
+    move HEAD under it) unless VAULT is given (memgit/mcp_beside.py keeps one for reads while HEAD stays)."""
     from memgit.api import Vault
 
     fn = TOOLS[name]
     names = fn.__code__.co_varnames[1 : fn.__code__.co_argcount]  # its parameters after the vault
-    return fn(Vault(path), **{n: arguments[n] for n in names})
+    return fn(vault if vault is not None else Vault(path), **{n: arguments[n] for n in names})
 
 
 def error_text(exc: MemgitError) -> str:

@@ -158,3 +158,41 @@ def test_a_request_id_no_answer_can_carry_holds_nothing_back(vault: Path) -> Non
     s.send({"jsonrpc": "2.0", "id": [5], "method": "ping"})
     assert b'"result"' in s.ask(2, "recall", {"query": "anything"})
     assert s.close() == [2]
+
+
+def test_a_committed_config_change_reaches_the_next_call_answered_beside_the_sdk(vault: Path) -> None:
+    """The calls answered beside the SDK share one Vault (its config parsed once) while HEAD stays; a commit
+    that changes .memgit.yaml (a synonym group) changes the next answer, as a new server's would."""
+    memgit_json("log", "The quokka enclosure opens in March", cwd=vault, env=NOW)
+    s = Server(vault)
+
+    def found(rid: int) -> list[str]:
+        got = json.loads(s.ask(rid, "recall", {"query": "wombat"}))["result"]["structuredContent"]
+        return [h["text"] for h in got.get("hits", []) + got.get("weak", [])]
+
+    before = found(2)
+    config = vault / ".memgit.yaml"
+    config.write_text(config.read_text().replace("synonyms:\n", "synonyms:\n  - [quokka, wombat]\n", 1))
+    again = found(3)
+    git(vault, "commit", "-qam", "config: quokka is a wombat")
+    after = found(4)
+    assert s.close() == [2, 3, 4]
+    assert not any("quokka" in t for t in before + again)  # the committed config counts, not the file
+    assert any("quokka enclosure" in t for t in after), after
+
+
+def test_the_vault_kept_for_calls_beside_the_sdk_is_new_when_head_moves_or_has_no_config(vault: Path) -> None:
+    from memgit.mcp_beside import Beside
+    from memgit.mcp_early import Early
+
+    with open(os.devnull, "wb") as out:
+        beside = Beside(Early(vault, vault / ".git/memgit/mcp-tools.json", "2025-06-18"), {}, out.fileno())
+        first = beside._vault()
+        assert first is not None and beside._vault() is first
+        memgit_json("log", "Something happened", cwd=vault, env=NOW)  # a commit: HEAD moves
+        second = beside._vault()
+        assert second is not None and second is not first and beside._vault() is second
+        git(vault, "rm", "-q", ".memgit.yaml")
+        git(vault, "commit", "-qm", "no config", "--no-verify")
+        third = beside._vault()
+        assert third is not None and beside._vault() is not third  # the config read from the work tree: never kept

@@ -135,9 +135,16 @@ def update(index: Index, vault: Vault, tree: str) -> None:
     )
     db.execute("INSERT OR REPLACE INTO meta VALUES ('tree', ?)", (tree,))
     if index.names[0] is not None:  # every path kept: the changed ones read again (a dropped id may be reused)
+        names = index.names[1]
+        ids = index.ids[1] if index.ids is not None and index.ids[0] is names else None  # its reverse, in step
         for i in before:
-            index.names[1].pop(i, None)
-        index.names[1].update(index._in("SELECT id, path FROM files WHERE path IN ({})", changed))
+            path = names.pop(i, None)
+            if ids is not None and path is not None:
+                ids.pop(path, None)
+        now = index._in("SELECT id, path FROM files WHERE path IN ({})", changed)
+        names.update(now)
+        if ids is not None:
+            ids.update((p, i) for i, p in now)
     held = index.held
     if held is not None and held.tree == old:  # brought along; built again past its new slots' bound
         plain = [row for row in added if not _odd(row[1])]

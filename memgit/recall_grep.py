@@ -244,6 +244,7 @@ def warm(vault: Vault) -> None:
             index.hold = True
             with index.lock, contextlib.suppress(sqlite3.Error):
                 index._names((), every=True)
+                index.file_ids(())  # their reverse (a question's stored facts are asked for by path)
             recall_held.build(index)
             line_words("é")  # compiles tokens' CJK pattern (~35 ms), which the first line not in ASCII needs
             from memgit.config import KEEP_KINDS

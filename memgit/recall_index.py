@@ -77,6 +77,8 @@ class Index:
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.meta = dict(self.db.execute("SELECT key, value FROM meta").fetchall())
         self.names: tuple[int | None, dict[int, str]] = (None, {})  # (data_version, file id -> path) read whole
+        # (the names dict it is of, path -> file id): names' reverse, made when asked for, kept in step by the update
+        self.ids: tuple[dict[int, str], dict[str, int]] | None = None
         # (data_version, row id -> its text's length, the hash of its journal entry's words or None)
         self.sizes_of: tuple[int | None, dict[int, tuple[int, int | None]]] = (None, {})
         self.counts: tuple[int | None, dict[str, int]] = (None, {})  # (data_version, a term's FTS query -> its rows)
@@ -152,6 +154,17 @@ class Index:
             self.names = (version, names)
             return names
         return dict(self._in("SELECT id, path FROM files WHERE id IN ({})", sorted(ids)))
+
+    def file_ids(self, paths: Iterable[str]) -> dict[str, int]:
+        """path -> file id of these paths (those indexed): from every path kept while no connection has written since,
+        else from the files table."""
+        version = int(self.db.execute("PRAGMA data_version").fetchone()[0])
+        if self.names[0] != version:
+            return {p: int(i) for i, p in self._in("SELECT id, path FROM files WHERE path IN ({})", sorted(paths))}
+        if self.ids is None or self.ids[0] is not self.names[1]:
+            self.ids = (self.names[1], {p: i for i, p in self.names[1].items()})
+        ids = self.ids[1]
+        return {p: ids[p] for p in paths if p in ids}
 
     def _paths_of(self, rows: Iterable[int]) -> dict[int, str]:
         """file id -> path for these rows' files (every path, when kept: the set of ids is not built then)."""
@@ -259,8 +272,7 @@ class Index:
             try:
                 if self.tree() != tree:
                     return None
-                paths = sorted({*lines, *whole})
-                files = {p: int(i) for i, p in self._in("SELECT id, path FROM files WHERE path IN ({})", paths)}
+                files = self.file_ids({*lines, *whole})
                 return (
                     recall_facts.lines_of(self.db, files, lines, SHIFT),
                     recall_facts.facts_of(self.db, files, whole, SHIFT),

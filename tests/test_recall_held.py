@@ -168,10 +168,19 @@ def test_the_paths_a_warm_process_keeps_follow_its_commits(warm: Vault) -> None:
     root = warm.root
     index = recall_index._OPEN[recall_index.folder(warm)]
 
+    assert index.ids is not None  # made at the warm-up
+    reverse = index.ids[1]
+
     def check() -> None:
         assert same(warm, ["zurich company note", "kelp company", "kelp"]) > 0
         assert index.names[0] is not None  # kept, not read again
         assert index.names[1] == dict(index.db.execute("SELECT id, path FROM files"))
+        # path -> file id (what a question's stored facts are asked by) kept in step, not made again
+        assert index.ids is not None and index.ids[1] is reverse
+        assert reverse == {p: i for i, p in index.db.execute("SELECT id, path FROM files")}
+        assert index.file_ids(["contexts/kelp-a.md", "contexts/kelp-b.md", "nowhere.md"]) == {
+            p: i for i, p in index.db.execute("SELECT id, path FROM files WHERE path LIKE 'contexts/kelp-%'")
+        }
 
     (root / "contexts" / "kelp-a.md").write_text("kelp company note a\n", encoding="utf-8")
     commit(root)

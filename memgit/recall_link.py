@@ -22,13 +22,13 @@ KEEP_LINKED = 50_000  # texts whose named entities a long-running process keeps,
 
 def link(
     docs: list[Doc],
-    bags: list[list[str]],
+    bags: list[tuple[str, ...]],
     wanted: tuple[tuple[str, str, tuple[str, ...]], ...],
     person: set[str],
     split: dict[str, list[str]] | None = None,
     every: tuple[tuple[str, ...], ...] = (),
 ) -> None:
-    """Each doc's bag gets the word of each kind of entity its line names (`wanted`: kind, its word, its slugs), but
+    """Each doc's bag (a tuple: a new one when it grows) gets the word of each kind of entity its line names (`wanted`: kind, its word, its slugs), but
     its own (an entity's memory names itself); a line naming a person (a word of `person`) is flagged `names_person`.
     `split`: texts' words (`tokens.words`), where known; `every`: each entity kind's slugs (default: the wanted's).
 
@@ -38,7 +38,7 @@ def link(
     listing = _listing(every or tuple(slugs for _kind, _word, slugs in wanted))
     seen, scan = listing.seen, listing.scan
     split = split or {}
-    for d, bag in zip(docs, bags, strict=True):
+    for i, d in enumerate(docs):
         slugs = seen.get(d.text)
         if slugs is None:
             slugs = seen[d.text] = scan(split.get(d.text) or folded_words(d.text))
@@ -48,7 +48,9 @@ def link(
         found = {names[g] for g in slugs if g in names and g != own}
         if found & person:
             d.flags["names_person"] = True
-        bag.extend(sorted(found - {PERSON}))
+        found.discard(PERSON)
+        if found:
+            bags[i] += tuple(sorted(found))
     _trim(seen, KEEP_LINKED)
 
 

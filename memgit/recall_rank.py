@@ -7,6 +7,7 @@ import math
 import re
 from collections import Counter
 from functools import lru_cache
+from itertools import chain
 from typing import TYPE_CHECKING
 
 from memgit import recall_cut, recall_prior
@@ -156,23 +157,23 @@ class Ranking:
         kept = _TOKENS.get
         texts = [found[1] for found in analysed]
         extras: list[tuple[str, ...]] = []  # an entity's slug, a decision's title: few, again and again
-        bags: list[list[str]] = []  # the terms of "{text} {extra}"
+        bags: list[tuple[str, ...]] = []  # the terms of "{text} {extra}"
         lens: list[int] = []  # a journal line's time, kind marker and source are not what it says: no length
         for d, found, entry in zip(docs, analysed, entries, strict=True):
             extra = () if not d.extra else e[1] if (e := kept(d.extra)) and e[0] == setting else self._terms(d.extra)
             extras.append(extra)
-            bags.append([*found[1], *extra] if extra else list(found[1]))
+            bags.append(found[1] + extra if extra else found[1])
             lens.append(found[2] + len(extra) if entry else len(found[1]) + len(extra))
         self._link(docs, bags, split)
         self._compounds(bags)
-        sets = [set(b) for b in bags]
+        sets = list(map(set, bags))
         n = len(docs)
         if TUNING["corpus_idf"] and docs and self.corpus_bytes:
             # idf against the whole vault, not the candidates: every line holding a query word is a candidate
             # (its df is exact), and the vault's line count is estimated from the bytes searched
             n = max(n, int(self.corpus_bytes / (sum(len(d.text) + 1 for d in docs) / len(docs))))
         avgdl = (sum(lens) / len(lens)) if lens else 1.0
-        df = Counter(t for words in sets for t in words.intersection(self.weights))
+        df = Counter(chain.from_iterable(map(frozenset(self.weights).intersection, sets)))
         idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in self.weights}
         if TUNING["syn_cap"]:  # a related word never weighs more than the word the question used
             for t in self.weights:
@@ -350,18 +351,22 @@ class Ranking:
         """Decay, best-first (memgit/recall_prior.py): `docs` sorted by score, highest first."""
         decay(self.vault, docs, moment=self.moment, k=self.k, tree=self.tree, commit=self.commit)
 
-    def _speakers(self, docs: list[Doc], reads: dict[str, str]) -> list[set[str]]:
+    def _speakers(self, docs: list[Doc], reads: dict[str, str]) -> list[frozenset[str]]:
         """The words of who says each journal entry ("- 15:53 Gina: ..." -> {"gina"}); empty for other lines. A
         speaker is a name: one to three words, none in lower case ("Call with Acme Inc: ..." is a call, not a
         speaker; "田中", without case, is a name)."""
-        out: list[set[str]] = []
+        out: list[frozenset[str]] = []
+        nobody: frozenset[str] = frozenset()
         for d in docs:
-            said = _SPEAKER.match(d.text) if reads[d.kind] == "entries" and ":" in d.text[8:50] else None
-            who = said.group(1).split() if said else []
+            said = _SPEAKER.match(d.text) if reads[d.kind] == "entries" and d.text.find(":", 8, 50) >= 0 else None
+            if said is None:
+                out.append(nobody)
+                continue
+            who = said.group(1).split()
             out.append(
-                set(self.tokens(said.group(1)))
-                if said and len(who) <= 3 and not any(w[0].islower() for w in who)  # 田中 has no case: a name
-                else set()
+                frozenset(self._terms(said.group(1)))
+                if len(who) <= 3 and not any(w[0].islower() for w in who)  # 田中 has no case: a name
+                else nobody
             )
         return out
 
@@ -394,16 +399,17 @@ class Ranking:
                     break
         return (need - 1) / max(1, best - 1)
 
-    def _compounds(self, bags: list[list[str]]) -> None:
+    def _compounds(self, bags: list[tuple[str, ...]]) -> None:
         """German, Dutch, Scandinavian: a compound's last part is what it is ("Töpferkurs" is a "Kurs"), so a word
         of the question that ends a longer word of a hit counts as in the hit. Only the head, never a prefix
         ("Kursleiter" is not a Kurs), and only for the question's own words of 4+ letters."""
         if not TUNING["compounds"] or not COMPOUNDING & set(self.languages):
             return
         heads = {stem for surface, stem in self.pairs if len(surface) >= 4 and len(stem) >= 3 and stem in self.terms}
-        for bag in bags:
+        for i, bag in enumerate(bags):
             found = {h for u in bag if u not in heads for h in heads if len(u) >= len(h) + 3 and u.endswith(h)}
-            bag.extend(sorted(found))
+            if found:
+                bags[i] = bag + tuple(sorted(found))
 
     def _context(self, docs: list[Doc], reads: dict[str, str]) -> list[set[str]]:
         """The question's words in the entries just before and after a journal line (same day): its context."""
@@ -441,7 +447,7 @@ class Ranking:
         slugs = {slug for slug, m in matched.items() if len(m) == best}
         return {t for slug in slugs for t in matched[slug]}, slugs
 
-    def _link(self, docs: list[Doc], bags: list[list[str]], split: dict[str, list[str]] | None = None) -> None:
+    def _link(self, docs: list[Doc], bags: list[tuple[str, ...]], split: dict[str, list[str]] | None = None) -> None:
         """Entity linking: a hit that names another entity of the vault gets that entity's kind as a
         word ("company", "person", "project"), so "where does sarah work" meets "now at Pied Piper"."""
         kinds = [(k, self.tokens(ENTITY_WORDS.get(k, k.rstrip("s")))) for k in self.vault.config.entity_kinds]

@@ -253,12 +253,12 @@ def test_what_a_line_names_is_kept_per_listing_of_the_vaults_entities_and_bounde
 
     def linked(
         people: tuple[str, ...], companies: tuple[str, ...], want: str = "people companies"
-    ) -> tuple[list[list[str]], list[bool]]:
+    ) -> tuple[list[tuple[str, ...]], list[bool]]:
         docs = [
             Doc("memory/2026-01-05.md", 3, text, "journal", "L1"),
             Doc("companies/pied-piper/items.md", 1, text, "entity-items", "L1"),
         ]
-        bags: list[list[str]] = [[], []]
+        bags: list[tuple[str, ...]] = [(), ()]
         kinds = (("people", "person", people), ("companies", "compani", companies))
         wanted = tuple(kind for kind in kinds if kind[0] in want.split())
         recall_link.link(docs, bags, wanted, {"person"}, None, (people, companies))
@@ -266,12 +266,12 @@ def test_what_a_line_names_is_kept_per_listing_of_the_vaults_entities_and_bounde
         return bags, [bool(d.flags.get("names_person")) for d in docs]
 
     for _ in range(2):  # scanned, then kept
-        assert linked(("gina-ortiz",), ("pied-piper",)) == ([["compani", "person"], ["person"]], [True, True])
+        assert linked(("gina-ortiz",), ("pied-piper",)) == ([("compani", "person"), ("person",)], [True, True])
     # a company added since (another listing): its name is linked in the same text; a kind not wanted is not
     assert linked(("gina-ortiz",), ("hooli", "pied-piper")) == (
-        [["compani", "person"], ["compani", "person"]],
+        [("compani", "person"), ("compani", "person")],
         [True, True],
     )
-    assert linked(("gina",), ("pied-piper",), "companies") == ([["compani"], []], [False, False])
-    assert linked(("gina",), ("pied-piper",)) == ([["compani", "person"], ["person"]], [True, True])
-    assert linked(("ortiz-gina",), ()) == ([[], []], [False, False])
+    assert linked(("gina",), ("pied-piper",), "companies") == ([("compani",), ()], [False, False])
+    assert linked(("gina",), ("pied-piper",)) == ([("compani", "person"), ("person",)], [True, True])
+    assert linked(("ortiz-gina",), ()) == ([(), ()], [False, False])

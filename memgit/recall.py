@@ -89,9 +89,7 @@ class Recall(Ranking):
         # query expansion from the config's synonym groups: a related word counts half
         self.weights = dict.fromkeys(self.terms, 1.0)
         self.related: dict[str, set[str]] = {}  # query term -> the words of its synonym groups
-        for group in vault.config.get("synonyms", []):
-            pairs = [p for word in group for p in analyze(str(word), self.languages, self.verbs)]
-            group_terms = {t for _, t in pairs}
+        for pairs, group_terms in _synonyms(vault.config, self.languages, self.verbs):
             if group_terms & set(self.terms):
                 for t in group_terms & set(self.terms):
                     self.related.setdefault(t, set()).update(group_terms - {t})
@@ -389,6 +387,25 @@ class Recall(Ranking):
             stale = day is None or (self.moment.date() - day).days > confirm
             hit["confirm_before_use"] = stale
         return hit
+
+
+_SYNONYMS: dict[tuple[int, tuple[str, ...], bool], tuple[Config, list[tuple[list[tuple[str, str]], set[str]]]]] = {}
+
+
+def _synonyms(config: Config, languages: tuple[str, ...], verbs: bool) -> list[tuple[list[tuple[str, str]], set[str]]]:
+    """The config's synonym groups analysed (each group's (surface, term) pairs and its terms), once per config object
+    and languages in a process (memgit/config.py keeps a config's object per blob): not again per question."""
+    key = (id(config), languages, verbs)
+    found = _SYNONYMS.get(key)
+    if found is None or found[0] is not config:
+        groups = []
+        for group in config.get("synonyms", []):
+            pairs = [p for word in group for p in analyze(str(word), languages, verbs)]
+            groups.append((pairs, {t for _, t in pairs}))
+        while len(_SYNONYMS) >= KEEP_WANTED:  # the oldest go
+            _SYNONYMS.pop(next(iter(_SYNONYMS)))
+        found = _SYNONYMS[key] = (config, groups)
+    return found[1]
 
 
 _WANTED: dict[tuple[int, str | None], tuple[dict[str, str], dict[str, bool]]] = {}

@@ -193,3 +193,26 @@ def test_the_paths_a_layer_reads_follow_the_config_s_kinds(vault: Path, monkeypa
         paths(layer)
         assert len(recall_module._WANTED) <= 2
     assert paths("context") == {"contexts/zoo.md"}
+
+
+def test_the_synonym_groups_analysed_once_follow_the_config(vault: Path) -> None:
+    """A process analyses a config's synonym groups once (per config object and languages): a commit adding a group
+    reaches the next recall, a reset back takes it away again."""
+    from memgit.recall import recall
+
+    (vault / "contexts" / "zoo.md").write_text("The quokka enclosure opens in March\n")
+    git(vault, "add", "-A")
+    git(vault, "commit", "-qm", "zoo", "--no-verify")
+
+    def texts() -> list[str]:
+        found = recall(Vault(vault), "wombat")
+        return [h["text"] for h in found["hits"] + found.get("weak", [])]
+
+    before = Vault(vault).repo.head_id()
+    assert not any("quokka" in t for t in texts() + texts())
+    yaml = vault / ".memgit.yaml"
+    yaml.write_text(yaml.read_text().replace("synonyms:\n", "synonyms:\n  - [quokka, wombat]\n", 1))
+    git(vault, "commit", "-qam", "quokka is a wombat", "--no-verify")
+    assert any("quokka enclosure" in t for t in texts())
+    git(vault, "reset", "-q", "--hard", str(before))
+    assert not any("quokka" in t for t in texts())

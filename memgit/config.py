@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import json
 import re
@@ -112,8 +113,9 @@ class Config:
         if kept is not None:
             return kept
         config = cls._of_blob(gitdir, blob, read)
-        while _CONFIGS and len(_CONFIGS) >= KEEP_CONFIGS:  # the oldest go
-            _CONFIGS.pop(next(iter(_CONFIGS)))
+        while _CONFIGS and len(_CONFIGS) >= KEEP_CONFIGS:  # the oldest go (another thread may be dropping them too)
+            with contextlib.suppress(RuntimeError, StopIteration):
+                _CONFIGS.pop(next(iter(_CONFIGS)), None)
         _CONFIGS[key] = config
         return config
 

@@ -402,8 +402,9 @@ def _synonyms(config: Config, languages: tuple[str, ...], verbs: bool) -> list[t
         for group in config.get("synonyms", []):
             pairs = [p for word in group for p in analyze(str(word), languages, verbs)]
             groups.append((pairs, {t for _, t in pairs}))
-        while len(_SYNONYMS) >= KEEP_WANTED:  # the oldest go
-            _SYNONYMS.pop(next(iter(_SYNONYMS)))
+        while len(_SYNONYMS) >= KEEP_WANTED:  # the oldest go (another thread may be dropping them too)
+            with contextlib.suppress(RuntimeError, StopIteration):
+                _SYNONYMS.pop(next(iter(_SYNONYMS)), None)
         found = _SYNONYMS[key] = (config, groups)
     return found[1]
 
@@ -424,8 +425,9 @@ def _wanted_paths(config: Config, layer: str | None) -> dict[str, bool]:
     if found is None or found[0] is not known:
         from memgit.indexmd import ARCHIVE_LOG
 
-        while len(_WANTED) >= KEEP_WANTED:  # the oldest go
-            _WANTED.pop(next(iter(_WANTED)))
+        while len(_WANTED) >= KEEP_WANTED:  # the oldest go (another thread may be dropping them too)
+            with contextlib.suppress(RuntimeError, StopIteration):
+                _WANTED.pop(next(iter(_WANTED)), None)
         paths = {p: k != "index" and p != ARCHIVE_LOG and (not layer or k == layer) for p, k in list(known.items())}
         found = _WANTED[key] = (known, paths)
     return found[1]

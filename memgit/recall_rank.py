@@ -215,6 +215,7 @@ class Ranking:
         average = max(avgdl, 1e-9)
         norms = [K1 * (1 - B + B * dl / average) for dl in lens]  # BM25's length normalisation of each hit
         nothing: frozenset[str] = frozenset()
+        saturated = K1 + 1  # BM25's (k1 + 1)
         for d, bag, words, text, extra, dl, norm, ctx, speaker in zip(
             docs, bags, sets, texts, extras, lens, norms, near, talk, strict=True
         ):
@@ -228,7 +229,15 @@ class Ranking:
             else:
                 own = nothing
             name = what = ask = 0.0
-            for t, wi in weighed:
+            if not own and not speaker:  # most hits: every word it holds is a word of its text
+                for t, wi in weighed:
+                    if t in words:
+                        tf = bag.count(t)
+                        part = wi * tf * saturated / (tf + norm)
+                        what += part
+                        if t not in subject:
+                            ask += part
+            for t, wi in weighed if own or speaker else ():
                 if t in words:
                     tf = bag.count(t)
                     if t in own:  # the same for all of the entity's memory: no length normalisation
@@ -238,7 +247,7 @@ class Ranking:
                         if t not in subject:
                             ask += wi * speaker_weight
                     else:
-                        part = wi * tf * (K1 + 1) / (tf + norm)
+                        part = wi * tf * saturated / (tf + norm)
                         if t in speaker:  # field weight: the question names who says the line
                             part *= speaker_weight
                         what += part

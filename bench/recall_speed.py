@@ -155,7 +155,7 @@ def mcp(vault: Path, runs: int, queries: list[str]) -> list[dict[str, object]]:
     init = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}
     rpc(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init})
     rpc(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
-    time.sleep(10)  # the prewarm thread: imports, the work-tree watch, the index at HEAD, its own first recall
+    _settle(proc.pid)  # the prewarm thread: imports, the work-tree watch, the index at HEAD, the held lines
     ident = [2]
 
     def call(q: str) -> tuple[float, float | None]:
@@ -207,6 +207,27 @@ def _cpu_of(pid: int) -> dict[str, float] | None:
     except OSError:
         return None
     return {"": (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")}
+
+
+def _settle(pid: int, at_least: float = 5.0, at_most: float = 90.0) -> None:
+    """Wait until the server has used under 20 ms of CPU in a second (its prewarm done: ~5-6 s on the 10k vault
+    at load 4, longer on a busier machine), at least AT_LEAST and at most AT_MOST seconds."""
+
+    def used() -> float | None:  # the whole process's, ended threads included (10 ms ticks)
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return None
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    start, last = time.monotonic(), used()
+    while True:
+        time.sleep(1.0)
+        now = used()
+        quiet = now is not None and last is not None and now - last < 0.02
+        if (quiet and time.monotonic() - start >= at_least) or time.monotonic() - start >= at_most:
+            return
+        last = now
 
 
 def _cpu_between(before: dict[str, float] | None, after: dict[str, float] | None) -> float | None:

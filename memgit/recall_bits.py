@@ -87,7 +87,8 @@ def top(
             # up to the first bucket where enough lines would be seen to be as many as still go on, said once
             at = last if whole else _first(upto, bits, read, seen + max(1, need - len(here)))
             chunk = bits & upto[at] & ~(upto[read - 1] if read else 0)
-            for slot in held.positions(chunk) if chunk else ():
+            slots_read = held.positions(chunk) if chunk else []
+            for slot in slots_read:
                 r = ids[slot]
                 f = r >> shift
                 ok = wanted.get(f)
@@ -109,7 +110,7 @@ def top(
                     once += 1
                 else:
                     copies[hash(e)] += 1
-            seen, read = (bits & upto[at]).bit_count(), at + 1
+            seen, read = seen + len(slots_read), at + 1  # the lines of buckets 0 to `at`
             if (
                 len(here) >= need
                 and (sc != levels[-1] or len(here) > need)  # at the lowest score: more lines than go on

@@ -248,9 +248,9 @@ class Held:
         return ok
 
     def positions(self, bits: int) -> list[int]:
-        """The slots set in a bitset, lowest first (its non-zero 64-bit words found by a C loop)."""
+        """The slots set in a bitset, lowest first (its non-zero 64-bit words found by a C loop; up to its highest)."""
         out: list[int] = []
-        words = array("Q", bits.to_bytes(((len(self.ids) + 63) >> 6) << 3, "little"))
+        words = array("Q", bits.to_bytes(((bits.bit_length() + 63) >> 6) << 3, "little"))
         for i in compress(range(len(words)), words):
             w, base = words[i], i << 6
             while w:

@@ -8,7 +8,7 @@ import json
 import sqlite3
 from array import array
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from operator import itemgetter
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -64,7 +64,7 @@ def first_stage(index: Index, first: Stage) -> list[tuple[str, int, str]] | None
         held = held_of(index)
     if held is not None:  # every term's lines, as bitsets
         sets = {i: held.term(index.db, atoms[i] or []) for i in live}
-        size = {i: b.bit_count() for i, b in sets.items()}
+        size: dict[int, int] = {}  # counted only as far as the check below needs (a count reads ~30 KB)
     else:  # how many rows each term has, up to BUDGET + 1 (only which terms are cheap to read depends on it)
         size = {i: _count(index, exprs[i]) for i in live}
     # the committed lines of files that differ from the tree are not candidates; their work-tree lines are
@@ -73,7 +73,8 @@ def first_stage(index: Index, first: Stage) -> list[tuple[str, int, str]] | None
     names = index._names({rowid >> shift for rowid, _ in odd})
     extra = [(names[rowid >> shift], rowid & ((1 << shift) - 1), text) for rowid, text in odd]
     extra = [line for line in extra if first.keep(line[0], line[2])] + list(first.work)
-    if sum(size.values()) + len(extra) <= first.k:
+    counts = size.values() if held is None else (b.bit_count() for b in sets.values())
+    if not _more(counts, first.k - len(extra)):
         return None  # no more lines than go on anyway
     extra_bits = [(mask if held is None else mask_kept)(text, spec) for _, _, text in extra]
     score = Scorer(spec)
@@ -116,6 +117,16 @@ def first_stage(index: Index, first: Stage) -> list[tuple[str, int, str]] | None
     else:
         texts = dict(index._in("SELECT id, text FROM lines WHERE id IN ({})", [r for r in chosen if r >= 0]))
     return [extra[-1 - r] if r < 0 else (names[r >> shift], r & line_of, texts[r]) for r in chosen]
+
+
+def _more(counts: Iterable[int], most: int) -> bool:
+    """Whether the counts add up to more than `most` (read only until they do)."""
+    total = 0
+    for n in counts:
+        total += n
+        if total > most:
+            return True
+    return False
 
 
 def _read(

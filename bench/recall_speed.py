@@ -210,8 +210,9 @@ def _cpu_of(pid: int) -> dict[str, float] | None:
 
 
 def _settle(pid: int, at_least: float = 5.0, at_most: float = 90.0) -> None:
-    """Wait until the server has used under 20 ms of CPU in a second (its prewarm done: ~5-6 s on the 10k vault
-    at load 4, longer on a busier machine), at least AT_LEAST and at most AT_MOST seconds."""
+    """Wait until the server has used under 20 ms of CPU in a second with no child process running (its prewarm
+    done, not waiting for a git status: ~5-6 s on the 10k vault at load 4, longer on a busier machine), at least
+    AT_LEAST and at most AT_MOST seconds."""
 
     def used() -> float | None:  # the whole process's, ended threads included (10 ms ticks)
         try:
@@ -220,11 +221,19 @@ def _settle(pid: int, at_least: float = 5.0, at_most: float = 90.0) -> None:
             return None
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
+    def children() -> bool:  # a git status of the prewarm's running: it is waiting, not done
+        try:
+            return any(
+                Path(f"/proc/{pid}/task/{t}/children").read_text().strip() for t in os.listdir(f"/proc/{pid}/task")
+            )
+        except OSError:
+            return False
+
     start, last = time.monotonic(), used()
     while True:
         time.sleep(1.0)
         now = used()
-        quiet = now is not None and last is not None and now - last < 0.02
+        quiet = now is not None and last is not None and now - last < 0.02 and not children()
         if (quiet and time.monotonic() - start >= at_least) or time.monotonic() - start >= at_most:
             return
         last = now

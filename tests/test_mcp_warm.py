@@ -103,3 +103,29 @@ def test_recalls_from_the_first_second_on_see_the_work_tree_as_it_is(vault: Path
     for each in hits[1:]:
         texts = [h["text"] for h in each]
         assert any("wombat report" in t for t in texts) and any("wombat enclosure" in t for t in texts), texts
+
+
+def test_the_prewarm_runs_one_git_status_when_the_watch_has_its_starting_point(vault: Path) -> None:
+    """The prewarm's own first recall gives the work-tree watch its starting point (one git status); the index's
+    warm-up (recall_grep.warm) then starts from it instead of running a second git status (two git processes,
+    ~0.5 s on the 10k vault, beside the client's first calls). Without a watch it still runs its own."""
+    code = (
+        "import json, sys\n"
+        "from pathlib import Path\n"
+        "from memgit import prewarm, recall_grep\n"
+        "calls = []\n"
+        "status_tree = recall_grep._status_tree\n"
+        "def counted(vault):\n"
+        "    calls.append(1)\n"
+        "    return status_tree(vault)\n"
+        "recall_grep._status_tree = counted\n"
+        "prewarm.prewarm(Path(sys.argv[1]))\n"
+        "watched = len(recall_grep._WATCHES)\n"
+        "print(json.dumps([watched, len(calls)]))\n"
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", code, str(vault)], capture_output=True, text=True, env={**os.environ, **NOW}
+    )
+    assert r.returncode == 0, r.stderr
+    watched, statuses = json.loads(r.stdout)
+    assert watched == 1 and statuses == 1, r.stdout

@@ -17,7 +17,7 @@ ENTITY_KINDS = ("entity-items", "entity-summary")
 PERSON = "\x00person"  # a linked person, when only a "who" question wants it (not a word to match)
 
 
-KEEP_LINKED = 50_000  # texts whose named entities a long-running process keeps, per listing of the vault's entities
+KEEP_LINKED = 20_000  # texts whose named entities a long-running process keeps, per set of kinds' listings
 
 
 def link(
@@ -26,26 +26,23 @@ def link(
     wanted: tuple[tuple[str, str, tuple[str, ...]], ...],
     person: set[str],
     split: dict[str, list[str]] | None = None,
-    every: tuple[tuple[str, ...], ...] = (),
 ) -> None:
-    """Each doc's bag (a tuple: a new one when it grows) gets the word of each kind of entity its line names (`wanted`: kind, its word, its slugs), but
-    its own (an entity's memory names itself); a line naming a person (a word of `person`) is flagged `names_person`.
-    `split`: texts' words (`tokens.words`), where known; `every`: each entity kind's slugs (default: the wanted's).
+    """Each doc's bag (a tuple: a new one when it grows) gets the word of each kind of entity its line names
+    (`wanted`: kind, its word, its slugs), but its own (an entity's memory names itself); a line naming a person (a
+    word of `person`) is flagged `names_person`. `split`: texts' words (`tokens.words`), where known.
 
-    What each text names is kept per listing of `every` entity (a long-running process ranks the same lines again
-    and again): the slugs of any kind it names, of which a question takes the kinds it wants."""
-    names, _starts = _names(wanted)
-    listing = _listing(every or tuple(slugs for _kind, _word, slugs in wanted))
-    seen, scan = listing.seen, listing.scan
+    What each text names is kept with the kinds' listing (a long-running process ranks the same lines again and
+    again; a new or removed entity is another listing, scanned afresh)."""
+    names, starts, seen = _names(wanted)
     split = split or {}
     for i, d in enumerate(docs):
         slugs = seen.get(d.text)
         if slugs is None:
-            slugs = seen[d.text] = scan(split.get(d.text) or folded_words(d.text))
+            slugs = seen[d.text] = _scan(split.get(d.text) or folded_words(d.text), names, starts)
         if not slugs:  # no name here
             continue
         own = d.path.split("/")[1] if d.kind in ENTITY_KINDS else ""
-        found = {names[g] for g in slugs if g in names and g != own}
+        found = {names[g] for g in slugs if g != own}
         if found & person:
             d.flags["names_person"] = True
         found.discard(PERSON)
@@ -54,48 +51,32 @@ def link(
     _trim(seen, KEEP_LINKED)
 
 
-class _Listing:
-    """Every entity slug of a listing, and the slugs each text names (kept, bounded)."""
-
-    def __init__(self, every: tuple[tuple[str, ...], ...]) -> None:
-        self.slugs = frozenset(slug for slugs in every for slug in slugs)
-        self.starts: dict[str, int] = {}
-        for slugs in every:
-            for first, most in _starts(slugs).items():
-                if most > self.starts.get(first, 0):
-                    self.starts[first] = most
-        self.seen: dict[str, tuple[str, ...]] = {}
-
-    def scan(self, words: list[str]) -> tuple[str, ...]:
-        """The slugs a text's words name: each run of words joined by "-" that is a slug, in order."""
-        starts, slugs = self.starts, self.slugs
-        if starts.keys().isdisjoint(words):  # no name starts here
-            return ()
-        found: list[str] = []
-        last = len(words)
-        for i, g in enumerate(words):
-            most = starts.get(g)  # only where a name starts
-            if most is None:
-                continue
-            if g in slugs:
+def _scan(words: list[str], names: dict[str, str], starts: dict[str, int]) -> tuple[str, ...]:
+    """The slugs a text's words name: each run of words joined by "-" that is a slug, in order."""
+    if starts.keys().isdisjoint(words):  # no name starts here
+        return ()
+    found: list[str] = []
+    last = len(words)
+    for i, g in enumerate(words):
+        most = starts.get(g)  # only where a name starts
+        if most is None:
+            continue
+        if g in names:
+            found.append(g)
+        for j in range(i + 1, min(last, i + most)):  # the next words, as many as the longest name has
+            g = f"{g}-{words[j]}"
+            if g in names:
                 found.append(g)
-            for j in range(i + 1, min(last, i + most)):  # the next words, as many as the longest name has
-                g = f"{g}-{words[j]}"
-                if g in slugs:
-                    found.append(g)
-        return tuple(found)
-
-
-@lru_cache(maxsize=4)
-def _listing(every: tuple[tuple[str, ...], ...]) -> _Listing:
-    return _Listing(every)
+    return tuple(found)
 
 
 @lru_cache(maxsize=8)
-def _names(wanted: tuple[tuple[str, str, tuple[str, ...]], ...]) -> tuple[dict[str, str], dict[str, int]]:
-    """Entity linking's lookup: slug -> the word its kind adds, and for each first word of a slug the most words a
+def _names(
+    wanted: tuple[tuple[str, str, tuple[str, ...]], ...],
+) -> tuple[dict[str, str], dict[str, int], dict[str, tuple[str, ...]]]:
+    """Entity linking's lookup: slug -> the word its kind adds, for each first word of a slug the most words a
     slug starting with it has (kept per listing: a long-running process links against the same entities; a question
-    wanting another set of kinds only joins the kinds' kept parts)."""
+    wanting another set of kinds only joins the kinds' kept parts), and what each text names (filled by `link`)."""
     names: dict[str, str] = {}
     starts: dict[str, int] = {}
     for _kind, word, slugs in wanted:
@@ -107,7 +88,7 @@ def _names(wanted: tuple[tuple[str, str, tuple[str, ...]], ...]) -> tuple[dict[s
         for first, most in more.items():
             if most > starts.get(first, 0):
                 starts[first] = most
-    return names, starts
+    return names, starts, {}
 
 
 @lru_cache(maxsize=8)

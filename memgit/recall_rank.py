@@ -474,7 +474,6 @@ class Ranking:
             tuple((kind, word, tuple(self._slugs(kind, self.tree))) for kind, word in wanted.items()),
             person if who else set(),
             split,
-            tuple(tuple(self._slugs(kind, self.tree)) for kind, _words in kinds),
         )
 
 

@@ -242,7 +242,7 @@ def test_a_journal_lines_ascii_time_is_two_terms_in_every_language() -> None:
     assert len(analyze("- 15:53 ", ("german", "english"))) == 2
 
 
-def test_what_a_line_names_is_kept_per_listing_of_the_vaults_entities_and_bounded(
+def test_what_a_line_names_is_kept_per_listing_of_the_entities_and_bounded(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from memgit import recall_link
@@ -261,8 +261,8 @@ def test_what_a_line_names_is_kept_per_listing_of_the_vaults_entities_and_bounde
         bags: list[tuple[str, ...]] = [(), ()]
         kinds = (("people", "person", people), ("companies", "compani", companies))
         wanted = tuple(kind for kind in kinds if kind[0] in want.split())
-        recall_link.link(docs, bags, wanted, {"person"}, None, (people, companies))
-        assert len(recall_link._listing((people, companies)).seen) <= 1
+        recall_link.link(docs, bags, wanted, {"person"}, None)
+        assert len(recall_link._names(wanted)[2]) <= 1
         return bags, [bool(d.flags.get("names_person")) for d in docs]
 
     for _ in range(2):  # scanned, then kept

@@ -78,6 +78,26 @@ def cli_message(r: subprocess.CompletedProcess[str]) -> str:
     return first.removeprefix("memgit: ")
 
 
+def prewarmed(vault: Path, before: str, after: str) -> Any:
+    """Run memgit's prewarm on VAULT in a Python process of its own (it freezes that process's cycle collector):
+    BEFORE (source, may wrap memgit functions; `start` is a prewarm.Start), the prewarm, then AFTER, which prints
+    one JSON value; that value."""
+    code = (
+        "import gc, json, sys\n"
+        "from pathlib import Path\n"
+        "from memgit import prewarm, recall_docs, recall_grep\n"
+        "start = prewarm.Start()\n"
+        f"{before}"
+        "prewarm.prewarm(Path(sys.argv[1]), start)\n"
+        f"{after}"
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", code, str(vault)], capture_output=True, text=True, env={**os.environ, **NOW}
+    )
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
 def test_initialize_and_tools_with_input_schemas(vault: Path, tmp_path: Path) -> None:
     async def body(s: ClientSession) -> Any:
         return (await s.list_tools()).tools
@@ -252,18 +272,11 @@ def test_the_prewarm_does_a_first_recalls_one_time_work_and_freezes_what_is_load
     )
     old = time.time() - 3600  # a listing as new as its folder's mtime is not kept
     os.utime(vault / "people", (old, old))
-    code = (
-        "import gc, json, sys\n"
-        "from pathlib import Path\n"
-        "from memgit import prewarm, recall_docs\n"
-        "prewarm.prewarm(Path(sys.argv[1]))\n"
-        "print(json.dumps({'frozen': gc.get_freeze_count(), 'listed': [str(p) for p in recall_docs._LISTED]}))\n"
+    got = prewarmed(
+        vault,
+        "",
+        "print(json.dumps({'frozen': gc.get_freeze_count(), 'listed': [str(p) for p in recall_docs._LISTED]}))\n",
     )
-    r = subprocess.run(
-        [sys.executable, "-c", code, str(vault)], capture_output=True, text=True, env={**os.environ, **NOW}
-    )
-    assert r.returncode == 0, r.stderr
-    got = json.loads(r.stdout)
     assert got["frozen"] > 10_000  # the modules, the SDK's models: tens of thousands of objects
     assert str((vault / "people").resolve()) in [str(Path(p).resolve()) for p in got["listed"]]
 

@@ -4,16 +4,13 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 
 from memgit.prewarm import Start
 from tests.conftest import memgit_json
-from tests.test_mcp import INITIALIZED, NOW, initialize, tools_call
+from tests.test_mcp import INITIALIZED, NOW, initialize, prewarmed, tools_call
 from tests.test_mcp_beside import Server
 
 
@@ -61,25 +58,15 @@ def test_the_prewarm_says_started_once_the_watch_has_its_starting_point_before_i
     """`started` is set once the watch has its starting point (a recall of its own), before the held lines are built
     (recall_grep.warm); what is loaded is frozen at the end. Run in a process of its own (it freezes that process's
     collector)."""
-    code = (
-        "import gc, json, sys\n"
-        "from pathlib import Path\n"
-        "from memgit import prewarm, recall_grep\n"
-        "start, order = prewarm.Start(), []\n"
-        "warm = recall_grep.warm\n"
+    before = (
+        "order, warm = [], recall_grep.warm\n"
         "def watched(vault):\n"
         "    order.append(('warm', start.started.is_set(), vault.root.resolve() in recall_grep._WATCHES))\n"
         "    warm(vault)\n"
         "recall_grep.warm = watched\n"
-        "prewarm.prewarm(Path(sys.argv[1]), start)\n"
-        "order.append(('frozen', gc.get_freeze_count() > 10_000))\n"
-        "print(json.dumps(order))\n"
     )
-    r = subprocess.run(
-        [sys.executable, "-c", code, str(vault)], capture_output=True, text=True, env={**os.environ, **NOW}
-    )
-    assert r.returncode == 0, r.stderr
-    assert json.loads(r.stdout) == [["warm", True, True], ["frozen", True]]
+    after = "order.append(('frozen', gc.get_freeze_count() > 10_000))\nprint(json.dumps(order))\n"
+    assert prewarmed(vault, before, after) == [["warm", True, True], ["frozen", True]]
 
 
 def test_recalls_from_the_first_second_on_see_the_work_tree_as_it_is(vault: Path) -> None:
@@ -108,24 +95,13 @@ def test_recalls_from_the_first_second_on_see_the_work_tree_as_it_is(vault: Path
 def test_the_prewarm_runs_one_git_status_when_the_watch_has_its_starting_point(vault: Path) -> None:
     """The prewarm's own first recall gives the work-tree watch its starting point (one git status); the index's
     warm-up (recall_grep.warm) then starts from it instead of running a second git status (two git processes,
-    ~0.5 s on the 10k vault, beside the client's first calls). Without a watch it still runs its own."""
-    code = (
-        "import json, sys\n"
-        "from pathlib import Path\n"
-        "from memgit import prewarm, recall_grep\n"
-        "calls = []\n"
-        "status_tree = recall_grep._status_tree\n"
+    ~0.5 s on the 10k vault, beside the client's first calls)."""
+    before = (
+        "calls, status_tree = [], recall_grep._status_tree\n"
         "def counted(vault):\n"
         "    calls.append(1)\n"
         "    return status_tree(vault)\n"
         "recall_grep._status_tree = counted\n"
-        "prewarm.prewarm(Path(sys.argv[1]))\n"
-        "watched = len(recall_grep._WATCHES)\n"
-        "print(json.dumps([watched, len(calls)]))\n"
     )
-    r = subprocess.run(
-        [sys.executable, "-c", code, str(vault)], capture_output=True, text=True, env={**os.environ, **NOW}
-    )
-    assert r.returncode == 0, r.stderr
-    watched, statuses = json.loads(r.stdout)
-    assert watched == 1 and statuses == 1, r.stdout
+    watched, statuses = prewarmed(vault, before, "print(json.dumps([len(recall_grep._WATCHES), len(calls)]))\n")
+    assert watched == 1 and statuses == 1

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import fnmatch
 import json
 import re
@@ -14,6 +13,7 @@ from typing import Any
 
 from memgit import kinds
 from memgit.errors import UsageError
+from memgit.kept import keep
 
 CONFIG_PATH = ".memgit.yaml"
 INDEX_PATH = "INDEX.md"
@@ -112,12 +112,7 @@ class Config:
         kept = _CONFIGS.get(key)
         if kept is not None:
             return kept
-        config = cls._of_blob(gitdir, blob, read)
-        while _CONFIGS and len(_CONFIGS) >= KEEP_CONFIGS:  # the oldest go (another thread may be dropping them too)
-            with contextlib.suppress(RuntimeError, StopIteration):
-                _CONFIGS.pop(next(iter(_CONFIGS)), None)
-        _CONFIGS[key] = config
-        return config
+        return keep(_CONFIGS, key, cls._of_blob(gitdir, blob, read), KEEP_CONFIGS)
 
     @classmethod
     def _of_blob(cls, gitdir: Path, blob: str, read: Callable[[], bytes | None]) -> Config:

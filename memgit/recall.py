@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from memgit import recall_cut
 from memgit.config import KEEP_KINDS
 from memgit.errors import UsageError
+from memgit.kept import keep
 from memgit.recall_docs import Doc, entity_facts, fact_doc, lines_at, read_at, scan_tree, subfolders, to_doc
 from memgit.recall_rank import COMPOUNDING, TUNING, Ranking, _day, _true_at
 from memgit.recall_time import window
@@ -402,10 +403,7 @@ def _synonyms(config: Config, languages: tuple[str, ...], verbs: bool) -> list[t
         for group in config.get("synonyms", []):
             pairs = [p for word in group for p in analyze(str(word), languages, verbs)]
             groups.append((pairs, {t for _, t in pairs}))
-        while len(_SYNONYMS) >= KEEP_WANTED:  # the oldest go (another thread may be dropping them too)
-            with contextlib.suppress(RuntimeError, StopIteration):
-                _SYNONYMS.pop(next(iter(_SYNONYMS)), None)
-        found = _SYNONYMS[key] = (config, groups)
+        found = keep(_SYNONYMS, key, (config, groups), KEEP_WANTED)
     return found[1]
 
 
@@ -425,11 +423,8 @@ def _wanted_paths(config: Config, layer: str | None) -> dict[str, bool]:
     if found is None or found[0] is not known:
         from memgit.indexmd import ARCHIVE_LOG
 
-        while len(_WANTED) >= KEEP_WANTED:  # the oldest go (another thread may be dropping them too)
-            with contextlib.suppress(RuntimeError, StopIteration):
-                _WANTED.pop(next(iter(_WANTED)), None)
         paths = {p: k != "index" and p != ARCHIVE_LOG and (not layer or k == layer) for p, k in list(known.items())}
-        found = _WANTED[key] = (known, paths)
+        found = keep(_WANTED, key, (known, paths), KEEP_WANTED)
     return found[1]
 
 

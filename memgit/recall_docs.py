@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import time
@@ -10,9 +9,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from stat import S_ISREG
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from memgit import entries
+from memgit.kept import keep
 from memgit.recall_facts import fact_from_context, fact_values
 
 if TYPE_CHECKING:
@@ -22,8 +22,6 @@ if TYPE_CHECKING:
     from memgit.kinds import KindSpec
     from memgit.rg import Match
 
-K = TypeVar("K")
-V = TypeVar("V")
 DATED_HEADING = re.compile(r"^#{1,6} .*\((\d{4}-\d{2}-\d{2})\)\s*$")
 _META_LINE = re.compile(r"^[A-Za-z_][\w-]*:(\s|$)")
 _SOURCE = re.compile(r"\(source: ([^()]+)\)\s*$")
@@ -129,7 +127,7 @@ def subfolders(vault: Vault, tree: str | None, folder: str) -> tuple[str, ...]:
         key = (tree, folder)
         names = _TREE_LISTED.get(key)
         if names is None:
-            names = _keep(_TREE_LISTED, key, tuple(vault.repo.folders(tree, folder)), KEEP_TREES)
+            names = keep(_TREE_LISTED, key, tuple(vault.repo.folders(tree, folder)), KEEP_TREES)
         return names
     where = vault.root / folder
     try:
@@ -167,7 +165,7 @@ def work_lines(vault: Vault, path: str) -> list[str]:
         return known[1]
     lines = (read_work(vault, path) or b"").decode("utf-8", errors="replace").split("\n")
     if time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) > 2_000_000_000 and st.st_size <= KEEP_SIZE:
-        _keep(_LINES, target, (stamp, lines), KEEP_LINES)
+        keep(_LINES, target, (stamp, lines), KEEP_LINES)
     return lines
 
 
@@ -211,22 +209,12 @@ def read_at(vault: Vault, tree: str | None, path: str) -> bytes | None:
         return known
     data = vault.repo.read(tree, path)
     if data is None or len(data) <= KEEP_SIZE:
-        _keep(_READ, key, data, KEEP_LINES)
+        keep(_READ, key, data, KEEP_LINES)
     return data
 
 
 _READ: dict[tuple[str, str], bytes | None] = {}  # (tree, path) -> its bytes in a long-running process (--as-of)
 _UNREAD = b"\0unread"  # not in _READ (None is: a path the tree does not hold)
-
-
-def _keep(cache: dict[K, V], key: K, value: V, most: int) -> V:
-    """`value` kept in `cache` under `key`, the oldest entries past `most` dropped (threads of a long-running process
-    share the cache: another one's recall may drop or add entries meanwhile)."""
-    cache[key] = value
-    with contextlib.suppress(RuntimeError, StopIteration, KeyError):
-        while len(cache) > most:
-            cache.pop(next(iter(cache)))
-    return value
 
 
 def read_work(vault: Vault, path: str) -> bytes | None:

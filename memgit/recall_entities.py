@@ -8,7 +8,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from memgit.recall_docs import _keep
+from memgit.kept import keep
 from memgit.tokens import analyze
 
 if TYPE_CHECKING:
@@ -61,7 +61,7 @@ def _index(slugs: tuple[str, ...], languages: tuple[str, ...], verbs: bool, now:
         if known[1] is not None:
             return known[1]
     elif not now:
-        _keep(_LISTINGS, key, (slugs, None), KEEP_LISTINGS)
+        keep(_LISTINGS, key, (slugs, None), KEEP_LISTINGS)
         return None
     words = [_words(slug, languages, verbs) for slug in slugs]
     by_word: dict[str, list[int]] = {}
@@ -69,7 +69,7 @@ def _index(slugs: tuple[str, ...], languages: tuple[str, ...], verbs: bool, now:
         for t in held:
             by_word.setdefault(t, []).append(i)
     plain = [all(t in slug for t in held) for slug, held in zip(slugs, words, strict=True)]
-    _keep(_LISTINGS, key, (slugs, (by_word, words, plain)), KEEP_LISTINGS)
+    keep(_LISTINGS, key, (slugs, (by_word, words, plain)), KEEP_LISTINGS)
     return by_word, words, plain
 
 
@@ -77,7 +77,7 @@ def _words(slug: str, languages: tuple[str, ...], verbs: bool) -> frozenset[str]
     found = _WORDS.get((slug, languages, verbs))
     if found is None:
         found = frozenset(t for _, t in analyze(slug.replace("-", " "), languages, verbs))
-        _keep(_WORDS, (slug, languages, verbs), found, KEEP_SLUGS)
+        keep(_WORDS, (slug, languages, verbs), found, KEEP_SLUGS)
     return found
 
 

@@ -10,9 +10,11 @@ from functools import lru_cache
 from itertools import chain
 from typing import TYPE_CHECKING
 
-from memgit import recall_cut, recall_prior
-from memgit.recall_docs import Doc, lines_at
+from memgit import recall_lines, recall_prior
+from memgit.recall_docs import Doc
 from memgit.recall_feedback import category, feedback, stand_ins
+from memgit.recall_lines import COMPOUNDING as COMPOUNDING
+from memgit.recall_lines import JOURNAL_META as _JOURNAL_META
 from memgit.recall_link import ENTITY_KINDS, ENTITY_WORDS, PERSON, link
 from memgit.recall_prior import _day as _day
 from memgit.recall_prior import _kept, _trim, decay, decision_status
@@ -28,16 +30,13 @@ if TYPE_CHECKING:
     from memgit.recall_time import Window
 
 K1, B = 1.2, 0.75
-_JOURNAL_META = re.compile(r"^- \d\d:\d\d |\[[a-z]+\] |\s*\((?:source|verbatim): .*\)\s*$")
 _TIME = re.compile(
     r"- \d\d:\d\d "
 )  # the first of _JOURNAL_META's parts, the only one a line without "[" and "(" may hold
-_SPEAKER = re.compile(r"^- \d\d:\d\d ([^\W\d_][^:()]{0,40}):\s")
 KEEP_TOKENS = 50_000  # texts whose terms (and their count without a journal line's meta) a long-running process keeps
 Setting = tuple[tuple[str, ...], bool]  # the vault's languages, and whether German verbs are read as their infinitive
 # text -> (the setting it was analysed in, its terms, how many of them it says as a journal line: -1 until asked)
 _TOKENS: dict[str, tuple[Setting, tuple[str, ...], int]] = {}
-COMPOUNDING = {"german", "dutch", "swedish", "danish", "norwegian"}
 
 
 class Ranking:
@@ -165,7 +164,7 @@ class Ranking:
             bags.append(found[1] + extra if extra else found[1])
             lens.append(found[2] + len(extra) if entry else len(found[1]) + len(extra))
         self._link(docs, bags, split)
-        self._compounds(bags)
+        recall_lines.compounds(bags, self.languages, self.pairs, self.terms)
         sets = list(map(set, bags))
         n = len(docs)
         if TUNING["corpus_idf"] and docs and self.corpus_bytes:
@@ -182,7 +181,7 @@ class Ranking:
                     idf[t] = min(idf[t], max(origin))
         named = set(self.terms)
         focus = self._focus(docs, extras)
-        talk = self._speakers(docs, reads)  # who says each dialogue line ("- 15:53 Gina: ...")
+        talk = recall_lines.speakers(docs, reads, self._terms)  # who says each dialogue line ("- 15:53 Gina: ...")
         # the speakers the question names (when it names no entity of the vault): a line neither by nor naming them
         # is about someone else
         voices = set().union(*talk) & named if focus is None and TUNING["speaker_focus"] != 1.0 else set()
@@ -192,12 +191,12 @@ class Ranking:
         dated = mass / max(1, len(self.terms)) if self.when else 0.0  # the question's date counts as one average word
         mass += dated
         scaffold = _scaffold() if TUNING["scaffold"] else frozenset()
-        repeats = self._repeated(docs)
+        repeats = recall_lines.repeated(docs)
         subject = focus[0] if focus else set()
         who = TUNING["who"] != 1.0 and self.asks_who
         asks: list[float] = []  # what each hit matches of the question's "what" (its words but the named entity's)
         factors: list[float] = []
-        near = self._context(docs, reads)
+        near = recall_lines.context(self.vault, self.tree, docs, reads, set(self.weights), self._terms)
         about: list[bool] = []  # the hit is of or names the entity the question names
         # per question, not per hit: each weight's w × idf, what covers each word, the date window, authority's prior
         weighed = [(t, w * idf[t]) for t, w in self.weights.items()]
@@ -290,7 +289,7 @@ class Ranking:
             elif voices and voices.isdisjoint(words):
                 prior *= speaker_focus  # the question names a speaker this line neither has nor names
             if proximity:
-                prior *= 1.0 + proximity * self._near(d.text, words)
+                prior *= 1.0 + proximity * recall_lines.near(named, text, words)
             # "who ...?" asks for a person: a hit naming one of the vault's people, a fact filed as a relationship
             if d.flags:
                 prior *= who_factor ** (
@@ -359,84 +358,6 @@ class Ranking:
     def _decay(self, docs: list[Doc]) -> None:
         """Decay, best-first (memgit/recall_prior.py): `docs` sorted by score, highest first."""
         decay(self.vault, docs, moment=self.moment, k=self.k, tree=self.tree, commit=self.commit)
-
-    def _speakers(self, docs: list[Doc], reads: dict[str, str]) -> list[frozenset[str]]:
-        """The words of who says each journal entry ("- 15:53 Gina: ..." -> {"gina"}); empty for other lines. A
-        speaker is a name: one to three words, none in lower case ("Call with Acme Inc: ..." is a call, not a
-        speaker; "田中", without case, is a name)."""
-        out: list[frozenset[str]] = []
-        nobody: frozenset[str] = frozenset()
-        for d in docs:
-            said = _SPEAKER.match(d.text) if reads[d.kind] == "entries" and d.text.find(":", 8, 50) >= 0 else None
-            if said is None:
-                out.append(nobody)
-                continue
-            who = said.group(1).split()
-            out.append(
-                frozenset(self._terms(said.group(1)))
-                if len(who) <= 3 and not any(w[0].islower() for w in who)  # 田中 has no case: a name
-                else nobody
-            )
-        return out
-
-    def _repeated(self, docs: list[Doc]) -> dict[str, int]:
-        """How often each journal entry's words (after its time; its speaker kept) stand among the candidates: a
-        greeting, a "same here", said again and again, is not an event to remember."""
-        if TUNING["repeat"] == 1.0:
-            return {}
-        # "- 15:53 Gina: How was your week?" -> "Gina: How was your week?" (as the first stage counts them)
-        keys = [(d.text, recall_cut.entry(d.text) or d.text) for d in docs if d.kind == "journal"]
-        said = Counter(key for _, key in keys)
-        return {text: said[key] for text, key in keys}
-
-    def _near(self, text: str, words: set[str]) -> float:
-        """How close the question's words stand in a line: (matched - 1) / (shortest window holding them - 1), 0..1."""
-        matched = words & set(self.terms)
-        if len(matched) < 2:
-            return 0.0
-        seq = self.tokens(text)
-        where = [(i, t) for i, t in enumerate(seq) if t in matched]
-        need, best = len({t for _, t in where}), len(seq)
-        if need < 2:
-            return 0.0
-        for a in range(len(where)):
-            seen: set[str] = set()
-            for b in range(a, len(where)):
-                seen.add(where[b][1])
-                if len(seen) == need:
-                    best = min(best, where[b][0] - where[a][0] + 1)
-                    break
-        return (need - 1) / max(1, best - 1)
-
-    def _compounds(self, bags: list[tuple[str, ...]]) -> None:
-        """German, Dutch, Scandinavian: a compound's last part is what it is ("Töpferkurs" is a "Kurs"), so a word
-        of the question that ends a longer word of a hit counts as in the hit. Only the head, never a prefix
-        ("Kursleiter" is not a Kurs), and only for the question's own words of 4+ letters."""
-        if not TUNING["compounds"] or not COMPOUNDING & set(self.languages):
-            return
-        heads = {stem for surface, stem in self.pairs if len(surface) >= 4 and len(stem) >= 3 and stem in self.terms}
-        for i, bag in enumerate(bags):
-            found = {h for u in bag if u not in heads for h in heads if len(u) >= len(h) + 3 and u.endswith(h)}
-            if found:
-                bags[i] = bag + tuple(sorted(found))
-
-    def _context(self, docs: list[Doc], reads: dict[str, str]) -> list[set[str]]:
-        """The question's words in the entries just before and after a journal line (same day): its context."""
-        if not TUNING["context"]:
-            return [set() for _d in docs]
-        out: list[set[str]] = []
-        files: dict[str, list[str]] = {}
-        for d in docs:
-            if not TUNING["context"] or reads[d.kind] != "entries" or d.kind != "journal":
-                out.append(set())
-                continue
-            if d.path not in files:
-                files[d.path] = lines_at(self.vault, self.tree, d.path)
-            lines = files[d.path]
-            around = (lines[i - 1] for i in (d.line - 1, d.line + 1) if 1 <= i <= len(lines))
-            out.append({t for ln in around if ln.startswith("- ") for t in self.tokens(_JOURNAL_META.sub(" ", ln))})
-        wanted = set(self.weights)
-        return [c & wanted for c in out]
 
     def _focus(self, docs: list[Doc], extras: list[tuple[str, ...]]) -> tuple[set[str], set[str]] | None:
         """The entities the question names: of the entities whose name shares a word with it, those sharing

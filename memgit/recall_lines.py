@@ -1,0 +1,115 @@
+"""What recall's ranking reads of a candidate line besides its terms: who says a journal entry, how often it is said
+again, the entries around it, how close the question's words stand in it, a compound's head (memgit/recall_rank.py
+uses them)."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import TYPE_CHECKING
+
+from memgit import recall_cut
+from memgit.recall_docs import lines_at
+from memgit.recall_tuning import TUNING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Collection, Sequence
+
+    from memgit.context import VaultContext as Vault
+    from memgit.recall_docs import Doc
+
+JOURNAL_META = re.compile(r"^- \d\d:\d\d |\[[a-z]+\] |\s*\((?:source|verbatim): .*\)\s*$")
+_SPEAKER = re.compile(r"^- \d\d:\d\d ([^\W\d_][^:()]{0,40}):\s")
+COMPOUNDING = {"german", "dutch", "swedish", "danish", "norwegian"}
+
+
+def speakers(docs: list[Doc], reads: dict[str, str], terms: Callable[[str], tuple[str, ...]]) -> list[frozenset[str]]:
+    """The words of who says each journal entry ("- 15:53 Gina: ..." -> {"gina"}); empty for other lines. A
+    speaker is a name: one to three words, none in lower case ("Call with Acme Inc: ..." is a call, not a
+    speaker; "田中", without case, is a name)."""
+    out: list[frozenset[str]] = []
+    nobody: frozenset[str] = frozenset()
+    for d in docs:
+        said = _SPEAKER.match(d.text) if reads[d.kind] == "entries" and d.text.find(":", 8, 50) >= 0 else None
+        if said is None:
+            out.append(nobody)
+            continue
+        who = said.group(1).split()
+        out.append(
+            frozenset(terms(said.group(1)))
+            if len(who) <= 3 and not any(w[0].islower() for w in who)  # 田中 has no case: a name
+            else nobody
+        )
+    return out
+
+
+def repeated(docs: list[Doc]) -> dict[str, int]:
+    """How often each journal entry's words (after its time; its speaker kept) stand among the candidates: a
+    greeting, a "same here", said again and again, is not an event to remember."""
+    if TUNING["repeat"] == 1.0:
+        return {}
+    # "- 15:53 Gina: How was your week?" -> "Gina: How was your week?" (as the first stage counts them)
+    keys = [(d.text, recall_cut.entry(d.text) or d.text) for d in docs if d.kind == "journal"]
+    said = Counter(key for _, key in keys)
+    return {text: said[key] for text, key in keys}
+
+
+def near(asked: Collection[str], seq: Sequence[str], words: set[str]) -> float:
+    """How close the question's words (`asked`) stand in a line (`seq`: its terms; `words`: their set): (matched - 1)
+    / (shortest window holding them - 1), 0..1."""
+    matched = words.intersection(asked)
+    if len(matched) < 2:
+        return 0.0
+    where = [(i, t) for i, t in enumerate(seq) if t in matched]
+    need, best = len({t for _, t in where}), len(seq)
+    if need < 2:
+        return 0.0
+    for a in range(len(where)):
+        seen: set[str] = set()
+        for b in range(a, len(where)):
+            seen.add(where[b][1])
+            if len(seen) == need:
+                best = min(best, where[b][0] - where[a][0] + 1)
+                break
+    return (need - 1) / max(1, best - 1)
+
+
+def compounds(
+    bags: list[tuple[str, ...]], languages: Sequence[str], pairs: list[tuple[str, str]], terms: Collection[str]
+) -> None:
+    """German, Dutch, Scandinavian: a compound's last part is what it is ("Töpferkurs" is a "Kurs"), so a word
+    of the question (`pairs`: its words and their terms; `terms`: the question's) that ends a longer word of a hit
+    counts as in the hit. Only the head, never a prefix ("Kursleiter" is not a Kurs), and only for the question's own
+    words of 4+ letters."""
+    if not TUNING["compounds"] or not COMPOUNDING.intersection(languages):
+        return
+    heads = {stem for surface, stem in pairs if len(surface) >= 4 and len(stem) >= 3 and stem in terms}
+    for i, bag in enumerate(bags):
+        found = {h for u in bag if u not in heads for h in heads if len(u) >= len(h) + 3 and u.endswith(h)}
+        if found:
+            bags[i] = bag + tuple(sorted(found))
+
+
+def context(
+    vault: Vault,
+    tree: str | None,
+    docs: list[Doc],
+    reads: dict[str, str],
+    wanted: set[str],
+    terms: Callable[[str], tuple[str, ...]],
+) -> list[set[str]]:
+    """The question's words (`wanted`) in the entries just before and after a journal line (same day): its context."""
+    if not TUNING["context"]:
+        return [set() for _d in docs]
+    out: list[set[str]] = []
+    files: dict[str, list[str]] = {}
+    for d in docs:
+        if reads[d.kind] != "entries" or d.kind != "journal":
+            out.append(set())
+            continue
+        if d.path not in files:
+            files[d.path] = lines_at(vault, tree, d.path)
+        lines = files[d.path]
+        around = (lines[i - 1] for i in (d.line - 1, d.line + 1) if 1 <= i <= len(lines))
+        out.append({t for ln in around if ln.startswith("- ") for t in terms(JOURNAL_META.sub(" ", ln))})
+    return [c & wanted for c in out]

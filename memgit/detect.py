@@ -278,8 +278,16 @@ def scrub_lines(lines: list[str]) -> list[str]:
     """scrub() of each line (none holding a line break), scanning all of them as one text: a page of rows is
     one scan, and only when it finds a credential is each line scrubbed on its own."""
     if any(secrets_in("\n".join(lines))):
-        return [scrub(line) for line in lines]
-    return [visible(line) for line in lines]
+        return [_one_line(scrub(line)) for line in lines]
+    return [_one_line(visible(line)) for line in lines]
+
+
+def _one_line(line: str) -> str:
+    """A row stays one line: a line break or tab that a file name brought along (the file-name rule refuses such
+    names; a file committed without the hooks still renders) shown as \\n, \\r, \\t."""
+    if "\n" in line or "\r" in line or "\t" in line:
+        return line.replace("\r", "\\r").replace("\n", "\\n").replace("\t", "\\t")
+    return line
 
 
 def scrub(text: str) -> str:
@@ -295,10 +303,26 @@ def scrub(text: str) -> str:
 # embeddings/overrides/isolates/marks, invisible operators, BOM, Hangul fillers, interlinear annotation,
 # tag characters (ASCII smuggling). U+2028/2029/0085 break lines where they stand and are left to the
 # reader; ZWJ between two pictographs (emoji sequences) is allowed.
-HIDDEN = _lazy(
+_HIDDEN = (
     "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180e"
     "\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\u3164\ufeff\uffa0\ufff9-\ufffb\U000e0000-\U000e007f]|\r(?!\n)"
 )
+HIDDEN = _lazy(_HIDDEN)
+# what visible() escapes: HIDDEN, the line breaks it leaves to the reader, and the bytes of a name that are not
+# UTF-8 (U+DC80-U+DCFF as memgit reads names: surrogateescape), which no terminal or file can be written
+_SHOWN = _lazy(_HIDDEN + "|[\u2028\u2029\x85\udc80-\udcff]")
+# what makes a file or folder name unusable as memory's text (the file-name rule, memgit/rules/file_name.py): C0
+# controls (tab and newline too), DEL, C1 controls, the line and paragraph separators, and U+DC80-U+DCFF, the bytes
+# that are not UTF-8 as memgit reads names (surrogateescape). INDEX.md, recall and cite carry a name as one line.
+UNUSABLE_NAME = _lazy("[\x00-\x1f\x7f-\x9f\u2028\u2029\udc80-\udcff]")
+
+
+def usable_name(path: str) -> bool:
+    """Whether a path read from git (surrogateescape) is one line of UTF-8 text: recall carries only those. Callers on
+    a hot path test `path.isprintable()` first (true of nearly every name) and import this module only when not."""
+    return path.isprintable() or UNUSABLE_NAME.search(path) is None
+
+
 NAMES = {
     0x00AD: "SOFT HYPHEN",
     0x200B: "ZERO WIDTH SPACE",
@@ -355,12 +379,15 @@ def hidden_in(line: str) -> list[Hidden]:
 
 
 def visible(text: str) -> str:
-    """Text safe for a terminal: control and hidden characters shown as escapes, \\n and \\t kept."""
-    if not HIDDEN.search(text) and "\u2028" not in text and "\u2029" not in text and "\x85" not in text:
+    """Text safe for a terminal: control and hidden characters shown as escapes, \\n and \\t kept; a byte that is not
+    UTF-8 (in a file name) as \\xNN."""
+    if not _SHOWN.search(text):
         return text
 
     def show(m: re.Match[str]) -> str:
         cp = ord(m.group(0)[0])
+        if 0xDC80 <= cp <= 0xDCFF:
+            return f"\\x{cp - 0xDC00:02x}"
         return f"\\x{cp:02x}" if cp < 0x100 else f"<U+{cp:04X}>"
 
-    return re.sub(HIDDEN.pattern + "|[\u2028\u2029\x85]", show, text)
+    return _SHOWN.sub(show, text)

@@ -37,6 +37,7 @@ TREE_RULES = (
     "now-state",
     "no-secrets",
     "hidden-text",
+    "file-name",
     "limits",
     "decision-record",
 )

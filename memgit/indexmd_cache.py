@@ -187,9 +187,12 @@ class CacheFiles:
         save = os.urandom(6).hex()
 
         def side(path: Path, data: Any) -> None:
-            atomic.replace(
-                path, json.dumps({"save": save, "data": data}, separators=(",", ":"), ensure_ascii=False).encode()
-            )
+            whole = {"save": save, "data": data}
+            try:
+                body = json.dumps(whole, separators=(",", ":"), ensure_ascii=False).encode()
+            except UnicodeEncodeError:  # a name that is not UTF-8 (read with surrogateescape): escaped, read back alike
+                body = json.dumps(whole, separators=(",", ":")).encode()
+            atomic.replace(path, body)
 
         for page in self._dirty:
             if page in self.summaries:

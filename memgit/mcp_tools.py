@@ -50,7 +50,13 @@ def now_show(v: Vault) -> dict[str, Any]:
 
 
 def context_list(v: Vault) -> dict[str, Any]:
-    return dict(v.context_list())
+    """The one read that lists files by name: a name that is not UTF-8 (the file-name rule refuses it, an older
+    commit may hold one) as the text \\xNN, as the CLI shows it; a lone surrogate is no JSON an answer can carry."""
+    import json
+
+    from memgit.commands._common import dumps
+
+    return cast("dict[str, Any]", json.loads(dumps(dict(v.context_list()))))
 
 
 def stats(v: Vault, as_of: str | None) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from memgit.errors import NotFound, UsageError
 if TYPE_CHECKING:
     from memgit.context import VaultContext as Vault
 
-_SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
+_SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9._-]*\Z")
 
 
 def slugify(text: str, limit: int = 60) -> str:

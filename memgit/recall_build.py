@@ -53,7 +53,13 @@ def searched_by_rg(path: str) -> bool:
     name = path.rsplit("/", 1)[-1]
     if path.startswith(".") or "/." in path or name == "INDEX.md":
         return False
-    return not (path.count("/") == 1 and name.startswith("INDEX-") and name.endswith(".md"))
+    if path.count("/") == 1 and name.startswith("INDEX-") and name.endswith(".md"):
+        return False
+    if path.isprintable():
+        return True
+    from memgit.detect import usable_name  # a name that is not one line of UTF-8 (the file-name rule refuses it)
+
+    return usable_name(path)  # cannot be carried as text: memgit/rg.py leaves it out too
 
 
 def _fingerprint(vault: Vault) -> str:

@@ -126,6 +126,10 @@ def overlaid(
 ) -> Found:
     """The index's lines at `tree` but the `dirty` paths' ones, with `work` (the lines of those paths as they are
     instead, `work_bytes` their bytes) in their place."""
+    if not all(p.isprintable() for p in dirty):  # a name recall leaves out (the file-name rule): no SQL text
+        from memgit.detect import usable_name
+
+        dirty = [p for p in dirty if usable_name(p)]
     paths = sorted(p for p in dirty if searched_by_rg(p))
     stage = None
     if first is not None:

@@ -34,6 +34,17 @@ def rg_path() -> str:
     raise MemgitError("ripgrep (rg) is not installed", "pip install 'ripgrep>=14.1,<15'")
 
 
+def _usable(raw: bytes) -> str | None:
+    """A path as memgit reads names, or None when it is not one line of UTF-8 text (the file-name rule refuses
+    it; the recall index leaves it out too: memgit/recall_build.py searched_by_rg)."""
+    path = raw.decode("utf-8", errors="surrogateescape").removeprefix("./")
+    if path.isprintable():
+        return path
+    from memgit.detect import usable_name
+
+    return path if usable_name(path) else None
+
+
 def grep_lines(
     root: Path, pattern: str, globs: Iterable[str] = (), max_columns: int = 4096, searched: list[int] | None = None
 ) -> Iterator[tuple[str, int, str]]:
@@ -63,18 +74,25 @@ def grep_lines(
     args.append(".")
     proc = subprocess.Popen(args, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert proc.stdout is not None
+    names: dict[bytes, str | None] = {}
+    carry = b""  # a name holding a newline: rg's record went on past it
     for raw in proc.stdout:
         path, sep, rest = raw.partition(b"\0")
         number, sep2, text = rest.partition(b":")
         if not sep or not sep2 or not number.isdigit():
             if searched is not None and raw.endswith(b" bytes searched\n"):
                 searched.append(int(raw.split()[0]))
+            elif not sep:
+                carry += raw
             continue
-        yield (
-            path.decode("utf-8", errors="replace").removeprefix("./"),
-            int(number),
-            text.rstrip(b"\r\n").decode("utf-8", errors="replace"),
-        )
+        if carry:
+            path, carry = carry + path, b""
+        name = names.get(path, "")
+        if name == "":
+            name = names[path] = _usable(path)
+        if name is None:
+            continue
+        yield name, int(number), text.rstrip(b"\r\n").decode("utf-8", errors="replace")
     proc.wait()
     if proc.returncode not in (0, 1):
         err = proc.stderr.read().decode(errors="replace").strip() if proc.stderr else ""

@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from memgit.context import VaultContext as Vault
     from memgit.txn import Transaction
 
-_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\Z")  # \Z: "$" would let a trailing newline in
 MAX_RECORD = 1024 * 1024
 
 

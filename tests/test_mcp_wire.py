@@ -45,10 +45,10 @@ def test_a_call_holding_a_lone_surrogate_escape_is_the_sdks(vault: Path) -> None
     assert s.close() == [3]
 
 
-def test_a_call_whose_answer_is_not_unicode_text_is_the_sdks_tool_error(vault: Path) -> None:
-    """A context file whose name is not UTF-8 (git keeps any bytes): context_list's answer holds its name as
-    Python reads it (a lone surrogate), which JSON cannot carry. The SDK answers its generic tool error; beside
-    the SDK the same bytes, and the server goes on serving."""
+def test_a_name_that_is_not_utf8_is_answered_escaped_beside_and_by_the_sdk(vault: Path) -> None:
+    """A context file whose name is not UTF-8 (git keeps any bytes; the file-name rule refuses it, an older commit
+    may hold one): Python reads it as a lone surrogate, which JSON cannot carry. context_list answers it as the CLI
+    shows it (\\xe9; it was the SDK's generic tool error), beside the SDK the same bytes, and the server goes on."""
     (vault / "contexts").mkdir(exist_ok=True)
     with open(os.fsencode(vault / "contexts") + b"/caf\xe9.md", "wb") as f:
         f.write(b"# Summary\nan odd name\n")
@@ -58,7 +58,7 @@ def test_a_call_whose_answer_is_not_unicode_text_is_the_sdks_tool_error(vault: P
     ours = s.ask(2, "context_list", {})
     sdks = s.ask(3, "context_list", {}, meta=True)
     assert ours.replace(b'"id":2', b'"id":3') == sdks
-    assert b'"isError":true' in ours
+    assert b'"isError":true' not in ours and b"contexts/caf\\\\xe9.md" in ours
     assert b'"result"' in s.ask(4, "now_show", {})
     assert s.close() == [2, 4]
 

@@ -41,6 +41,17 @@ def visible(text: str) -> str:
     return shown(text)
 
 
+def dumps(data: Any) -> str:
+    """JSON as every command prints it (UTF-8, indented); a byte of a file name that is not UTF-8 (read with
+    surrogateescape) as the text \\xNN, as the text output shows it: a lone surrogate is no Unicode to print."""
+    import re
+
+    out = json.dumps(data, ensure_ascii=False, indent=2, default=str)
+    if out.isascii():
+        return out
+    return re.sub("[\udc80-\udcff]", lambda m: f"\\\\x{ord(m.group(0)) - 0xDC00:02x}", out)
+
+
 def emit(args: argparse.Namespace, data: Any, text: str) -> int:
     opened = getattr(args, "opened_vault", None)
     warnings = list(opened.warnings) if opened is not None else []
@@ -49,7 +60,7 @@ def emit(args: argparse.Namespace, data: Any, text: str) -> int:
     if warnings and isinstance(data, dict):
         data = {**data, "warnings": warnings}
     if getattr(args, "json", False):
-        print(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+        print(dumps(data))
     elif text:
         print(visible(text))
     return 0
@@ -120,7 +131,7 @@ def report_error(args: argparse.Namespace, exc: MemgitError) -> int:
         data: dict[str, Any] = {"error": exc.message, "hint": exc.hint, "exit": exc.exit_code}
         if isinstance(exc, RuleViolation):
             data["problems"] = [p.as_dict() for p in exc.problems]
-        print(json.dumps(data, ensure_ascii=False, indent=2))
+        print(dumps(data))
     else:
         print(visible(f"memgit: {exc.message}"), file=sys.stderr)
         if exc.hint:

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from memgit.context import VaultContext as Vault
     from memgit.txn import Transaction
 
-_SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
+_SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}\Z")  # \Z: "$" would let a trailing newline in
 
 
 def entity_folder(vault: Vault, entity: str) -> str:

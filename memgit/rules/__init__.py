@@ -19,6 +19,7 @@ RULES: dict[str, str] = {
     "now-state": "now_state",
     "no-secrets": "secrets",
     "hidden-text": "hidden",
+    "file-name": "file_name",
     "index-generated": "index_generated",
     "authority": "authority",
     "limits": "limits",
@@ -43,6 +44,7 @@ MERGE_RULES = (
     "journal-append-only",
     "no-secrets",
     "hidden-text",
+    "file-name",
     "index-generated",
     "decision-record",
 )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from memgit.changes import Change, Context, Problem
 from memgit.detect import HIDDEN, hidden_in
+from memgit.rules import file_name
 
 RULE = "hidden-text"
 HINT = "remove it: text an agent reads must be what a person sees (`memgit review` shows it as <U+XXXX>)"
@@ -29,7 +30,8 @@ def scan(path: str, text: str, start: int = 1, known: frozenset[str] = frozenset
 def check(change: Change, ctx: Context) -> list[Problem]:
     found = []
     if change.old is None and change.new is not None:
-        hits = hidden_in(change.path)
+        # controls and bytes that are not UTF-8 make a name unusable: the file-name rule names those
+        hits = [h for h in hidden_in(change.path) if not file_name.BAD.match(h.char)]
         if hits:
             found.append(
                 Problem(

@@ -21,6 +21,7 @@ DESIGN_IDS = {
     "now-state",
     "no-secrets",
     "hidden-text",
+    "file-name",
     "index-generated",
     "authority",
     "limits",

@@ -1,0 +1,70 @@
+"""file-name: a file or folder name is one line of UTF-8 text (no bytes that are not UTF-8, no control character).
+
+Git keeps any bytes in a name, but memory is read by name: INDEX.md links each file on one line, recall's results
+and the recall index carry the path as text, `cite` takes it back as `path:line`, journals cite `path#L12`. A name
+that is not UTF-8 cannot be written into any of them, and a newline or tab in one splits or shifts the line.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memgit.changes import Change, Context, Problem
+from memgit.detect import UNUSABLE_NAME
+
+RULE = "file-name"
+BAD = UNUSABLE_NAME
+_NAMES = {0x09: "TAB", 0x0A: "LINE FEED", 0x0D: "CARRIAGE RETURN", 0x1B: "ESCAPE", 0x2028: "LINE SEPARATOR"}
+_NAMES[0x2029] = "PARAGRAPH SEPARATOR"
+
+
+def shown(path: str) -> str:
+    """The name as bash's $'...' quoting writes it: bytes that are not UTF-8 as \\xNN, controls as \\n, \\t, \\xNN."""
+
+    def esc(m: re.Match[str]) -> str:
+        cp = ord(m.group(0))
+        if 0xDC80 <= cp <= 0xDCFF:
+            return f"\\x{cp - 0xDC00:02x}"
+        return {0x09: "\\t", 0x0A: "\\n", 0x0D: "\\r"}.get(cp) or (f"\\x{cp:02x}" if cp < 0x100 else f"\\u{cp:04x}")
+
+    return BAD.sub(esc, path.replace("\\", "\\\\").replace("'", "\\'"))
+
+
+def _suggest(path: str) -> str:
+    """A name to rename to: bytes that are not UTF-8 read as Windows-1252 (the usual origin: café), controls as -."""
+    if BAD.search(path) is None:
+        return path
+    raw = path.encode("utf-8", "surrogateescape")
+    text = "".join(
+        c if not 0xDC80 <= ord(c) <= 0xDCFF else bytes([ord(c) - 0xDC00]).decode("cp1252", "replace")
+        for c in raw.decode("utf-8", "surrogateescape")
+    )
+    return BAD.sub("-", text.replace("\ufffd", "-")).replace("'", "")
+
+
+def _what(path: str) -> str:
+    m = BAD.search(path)
+    assert m is not None
+    cp = ord(m.group(0))
+    column = m.start() + 1
+    if 0xDC80 <= cp <= 0xDCFF:
+        return f"is not valid UTF-8 (byte \\x{cp - 0xDC00:02x} at column {column})"
+    label = _NAMES.get(cp) or "CONTROL CHARACTER"
+    return f"holds U+{cp:04X} {label} at column {column}"
+
+
+def check(change: Change, ctx: Context) -> list[Problem]:
+    """A name that arrives (a new file, or one renamed to it): only then, so an old file never blocks a commit."""
+    if change.old is not None or change.new is None or BAD.search(change.path) is None:
+        return []
+    name = shown(change.path)
+    return [
+        Problem(
+            name,
+            0,
+            RULE,
+            f"the file or folder name {_what(change.path)}",
+            f"rename it: git mv $'{name}' '{_suggest(change.path)}' (a name is one line of UTF-8 text: INDEX.md, "
+            "recall and cite carry it)",
+        )
+    ]

@@ -1,0 +1,147 @@
+"""A file name that is not one line of UTF-8 text (the file-name rule): refused at every door, and a vault that already
+holds one keeps working (no command exits 4; recall leaves the file out, by rg and by the index alike)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from memgit import mcp_tools
+from memgit.api import Vault
+from memgit.recall import recall
+from tests.conftest import git, head, memgit, status
+from tests.helpers import bare_remote, commit
+
+LATIN1 = os.fsdecode(b"contexts/caf\xe9.md")  # a Latin-1 byte: git takes it, memgit reads it with surrogateescape
+NAMES = {"latin1": (LATIN1, "contexts/caf\\xe9.md"), "newline": ("notes/a\nb.md", "notes/a\\nb.md")}
+NOTE = "---\nname: Tendan\n---\n# Tendan\n\nThe Tendan cafe opens at nine.\n"
+
+
+def add(vault: Path, name: str, *flags: str) -> tuple[int, str]:
+    target = vault / name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(NOTE)
+    git(vault, "add", "-A")
+    r = git(vault, "commit", "-qm", "a note with an odd name", *flags, check=False)
+    return r.returncode, r.stdout + r.stderr
+
+
+@pytest.mark.parametrize("which", sorted(NAMES))
+def test_hooks_verify_merge_and_pre_receive_refuse_the_name(vault: Path, tmp_path: Path, which: str) -> None:
+    name, shown = NAMES[which]
+    bare = bare_remote(vault, tmp_path / "remote.git")
+    start = head(vault)
+    code, out = add(vault, name)  # a raw `git commit`: the pre-commit hook
+    assert code != 0 and "file-name" in out and shown in out and "git mv $'" in out, out
+    assert head(vault) == start and "Traceback" not in out
+
+    code, out = add(vault, name, "--no-verify")
+    assert code == 0, out
+    v = memgit("verify", f"{start}..HEAD", cwd=vault)
+    assert v.returncode == 1 and f"{shown} file-name: the file or folder name" in v.stdout, v.stdout + v.stderr
+    push = git(vault, "push", "origin", "main", check=False)
+    assert push.returncode != 0 and "file-name" in push.stderr and "pre-receive hook declined" in push.stderr
+    assert git(bare, "rev-parse", "main").stdout.strip() == start
+
+    # the same file from a branch, merged by plain git (no hook runs on a clean merge): verify judges the merge
+    git(vault, "reset", "-q", "--hard", start)
+    git(vault, "checkout", "-qb", "side")
+    add(vault, name, "--no-verify")
+    git(vault, "checkout", "-q", "main")
+    commit(vault, "a plain note", "--allow-empty")
+    git(vault, "merge", "-q", "--no-edit", "side")
+    merge = head(vault)
+    v = memgit("verify", f"{start}..HEAD", "--json", cwd=vault)
+    found = {(p["commit"], p["rule"], p["path"]) for p in json.loads(v.stdout)["problems"]}
+    assert v.returncode == 1 and (merge, "file-name", shown) in found, v.stdout
+
+
+def test_memgit_writes_make_no_such_name(vault: Path) -> None:
+    """Names memgit makes come from slugs and ids: an odd character is refused (exit 2) or slugged away."""
+    from memgit.detect import UNUSABLE_NAME
+
+    for argv, stdin in [
+        (["session", "append", "s1\n"], '{"a": 1}\n'),  # took it before: a regex's "$" lets a final newline in
+        (["session", "append", "s1\tx"], '{"a": 1}\n'),
+        (["fact", "add", "people/an\nn", "Works at Acme", "--category", "status"], None),
+        (["fact", "add", "people/ann\n", "Works at Acme", "--category", "status"], None),
+        (["lesson", "gi\nt", "A title", "A body"], None),
+        (["prefer", "t\u2028ea", "Green tea"], None),
+        (["context", "switch", "caf\udce9"], None),
+        (["decide", "caf\udce9\n\x1b", "--context", "c", "--decision", "d"], None),
+    ]:
+        r = memgit(*argv, cwd=vault, input=stdin)
+        assert r.returncode in (0, 2) and "Traceback" not in r.stderr, (argv, r.stdout + r.stderr)
+    names = git(vault, "ls-files", "-z").stdout.split("\0")
+    assert [n for n in names if UNUSABLE_NAME.search(n)] == [] and status(vault) == ""
+
+
+@pytest.fixture
+def holding(vault: Path) -> Path:
+    """A vault that already holds both names (committed without the hooks, as another tool might), plus a note."""
+    for name, _ in NAMES.values():
+        assert add(vault, name, "--no-verify")[0] == 0
+    (vault / "notes").mkdir(exist_ok=True)
+    (vault / "notes" / "plain.md").write_text("The Tendan bakery sells rye bread.\n")
+    git(vault, "add", "-A")
+    git(vault, "commit", "-qm", "a plain note")
+    return vault
+
+
+def test_a_vault_holding_such_names_keeps_working(holding: Path) -> None:
+    vault = holding
+    for argv in (
+        ["stats"],
+        ["stats", "--json"],
+        ["brief"],
+        ["context", "list", "--json"],
+        ["cite", f"{LATIN1}:6"],
+        ["recall", "Tendan", "--json"],
+        ["log", "visited the Tendan cafe"],
+    ):
+        r = memgit(*argv, cwd=vault)
+        assert r.returncode == 0 and "internal error" not in r.stderr, (argv, r.stdout + r.stderr)
+    assert "contexts/caf\\xe9.md" in memgit("context", "list", cwd=vault).stdout
+    root = git(vault, "rev-list", "--max-parents=0", "HEAD").stdout.strip()
+    r = memgit("review", f"{root}..HEAD", cwd=vault)  # exit 1: it lists the rule's problems for the pull request
+    assert r.returncode == 1 and "file-name" in r.stdout and "contexts/caf\\xe9.md" in r.stdout, r.stdout + r.stderr
+    index = (vault / "INDEX.md").read_text()
+    assert "(contexts/caf\\xe9.md)" in index and "(notes/a\\nb.md)" not in index  # notes are not indexed
+    assert status(vault) == ""
+    h = memgit("hook", "check", LATIN1, "notes/plain.md", cwd=vault)  # `pre-commit run --all-files`: files as they are
+    assert h.returncode == 1 and "contexts/caf\\xe9.md file-name" in h.stderr, h.stdout + h.stderr
+    v = memgit("verify", cwd=vault)
+    assert v.returncode == 1 and "internal error" not in v.stderr
+    assert {line.split()[2] for line in v.stdout.splitlines() if " file-name: " in line} == {"file-name:"}
+    assert "contexts/caf\\xe9.md file-name" in v.stdout and "notes/a\\nb.md file-name" in v.stdout
+
+
+def found(answer: dict[str, object]) -> list[tuple[str, int, str]]:
+    return [(h["path"], h["line"], h["text"]) for h in [*answer["hits"], *answer.get("weak", [])]]  # type: ignore[misc]
+
+
+def test_recall_leaves_the_file_out_by_rg_and_by_the_index_alike(holding: Path) -> None:
+    """The same hits (rg's corpus size still counts the file's bytes, the index's does not: the scores may differ in
+    the third decimal in such a vault)."""
+    vault = Vault(holding)
+    plain = [("notes/plain.md", 1, "The Tendan bakery sells rye bread.")]
+    assert found(recall(vault, "Tendan", k=10, index=False)) == found(recall(vault, "Tendan", k=10)) == plain
+    (holding / LATIN1).write_text(NOTE + "Tendan again.\n")  # a work-tree edit of such a file: left out too
+    assert found(recall(vault, "Tendan", k=10, index=False)) == found(recall(vault, "Tendan", k=10)) == plain
+    answer = mcp_tools.call(
+        holding,
+        "recall",
+        {
+            "query": "Tendan",
+            "k": 10,
+            "as_of": None,
+            "layer": None,
+            "history": False,
+            "archive": False,
+            "valid_at": None,
+        },
+    )
+    assert found(answer) == plain

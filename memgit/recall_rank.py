@@ -4,7 +4,6 @@ with the knobs (TUNING) bench/recall_eval.py and bench/convo_eval.py switch for 
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from functools import lru_cache
 from itertools import chain
@@ -14,7 +13,8 @@ from memgit import recall_lines, recall_prior
 from memgit.recall_docs import Doc
 from memgit.recall_feedback import category, feedback, stand_ins
 from memgit.recall_lines import COMPOUNDING as COMPOUNDING
-from memgit.recall_lines import JOURNAL_META as _JOURNAL_META
+from memgit.recall_lines import TIME as _TIME
+from memgit.recall_lines import said as said_text
 from memgit.recall_link import ENTITY_KINDS, ENTITY_WORDS, PERSON, link
 from memgit.recall_prior import _day as _day
 from memgit.recall_prior import _kept, _trim, decay, decision_status
@@ -30,9 +30,6 @@ if TYPE_CHECKING:
     from memgit.recall_time import Window
 
 K1, B = 1.2, 0.75
-_TIME = re.compile(
-    r"- \d\d:\d\d "
-)  # the first of _JOURNAL_META's parts, the only one a line without "[" and "(" may hold
 KEEP_TOKENS = 50_000  # texts whose terms (and their count without a journal line's meta) a long-running process keeps
 Setting = tuple[tuple[str, ...], bool]  # the vault's languages, and whether German verbs are read as their infinitive
 # text -> (the setting it was analysed in, its terms, how many of them it says as a journal line: -1 until asked)
@@ -82,10 +79,10 @@ class Ranking:
 
     def _said_terms(self, text: str) -> tuple[str, ...]:
         """The terms of what a line says: a journal line's time, kind marker and source left out."""
-        return self._terms(_JOURNAL_META.sub(" ", text))
+        return self._terms(said_text(text))
 
     def _said(self, text: str) -> int:
-        """How many terms a journal line says: its time, kind marker and source (_JOURNAL_META) left out."""
+        """How many terms a journal line says: its time, kind marker and source (recall_lines.JOURNAL_META) left out."""
         setting = (self.languages, self.verbs)
         found = _TOKENS.get(text)
         if found is None or found[0] != setting or found[2] < 0:
@@ -114,10 +111,10 @@ class Ranking:
         # a journal line's time, kind marker and source are not what it says (they do not lengthen it): its terms but
         # theirs. Each of those parts starts and ends with a character no word holds, and a word's term depends on
         # the word alone, so the line's terms are the parts' terms and the rest's, in order
-        meta = [text for text in fresh if new[text] and ("[" in text or "(" in text)]  # more than a time, maybe
-        said_of = dict(
-            zip(meta, map(len, words_and_terms([_JOURNAL_META.sub(" ", m) for m in meta], *setting)[1]), strict=True)
-        )
+        meta = [  # more than a time, maybe (recall_lines.said)
+            text for text in fresh if new[text] and ("[" in text or "(source: " in text or "(verbatim: " in text)
+        ]
+        said_of = dict(zip(meta, map(len, words_and_terms([said_text(m) for m in meta], *setting)[1]), strict=True))
         words: dict[str, list[str]] = {}
         made: dict[str, tuple[Setting, tuple[str, ...], int]] = {}
         for text, split, found_terms in zip(fresh, *analysed, strict=True):

@@ -18,6 +18,8 @@ PERSON = "\x00person"  # a linked person, when only a "who" question wants it (n
 
 
 KEEP_LINKED = 20_000  # texts whose named entities a long-running process keeps, per set of kinds' listings
+# what a text names: the slugs, their kinds' words, and those words but PERSON, sorted (what its bag gets)
+Named = tuple[tuple[str, ...], frozenset[str], tuple[str, ...]]
 
 
 def link(
@@ -35,19 +37,28 @@ def link(
     again; a new or removed entity is another listing, scanned afresh)."""
     names, starts, seen = _names(wanted)
     split = split or {}
+    nothing: Named = ((), frozenset(), ())
     for i, d in enumerate(docs):
-        slugs = seen.get(d.text)
-        if slugs is None:
-            slugs = seen[d.text] = _scan(split.get(d.text) or folded_words(d.text), names, starts)
+        known = seen.get(d.text)
+        if known is None:
+            slugs = _scan(split.get(d.text) or folded_words(d.text), names, starts)
+            if slugs:
+                kinds = frozenset(names[g] for g in slugs)
+                known = (slugs, kinds, tuple(sorted(kinds - {PERSON})))
+            else:
+                known = nothing
+            seen[d.text] = known
+        slugs, kinds, added = known
         if not slugs:  # no name here
             continue
         own = d.path.split("/")[1] if d.kind in ENTITY_KINDS else ""
-        found = {names[g] for g in slugs if g != own}
-        if found & person:
+        if own in slugs:  # an entity's memory names itself: not a link
+            found = {names[g] for g in slugs if g != own}
+            kinds, added = frozenset(found), tuple(sorted(found - {PERSON}))
+        if not person.isdisjoint(kinds):
             d.flags["names_person"] = True
-        found.discard(PERSON)
-        if found:
-            bags[i] += tuple(sorted(found))
+        if added:
+            bags[i] += added
     _trim(seen, KEEP_LINKED)
 
 
@@ -73,7 +84,7 @@ def _scan(words: list[str], names: dict[str, str], starts: dict[str, int]) -> tu
 @lru_cache(maxsize=8)
 def _names(
     wanted: tuple[tuple[str, str, tuple[str, ...]], ...],
-) -> tuple[dict[str, str], dict[str, int], dict[str, tuple[str, ...]]]:
+) -> tuple[dict[str, str], dict[str, int], dict[str, Named]]:
     """Entity linking's lookup: slug -> the word its kind adds, for each first word of a slug the most words a
     slug starting with it has (kept per listing: a long-running process links against the same entities; a question
     wanting another set of kinds only joins the kinds' kept parts), and what each text names (filled by `link`)."""

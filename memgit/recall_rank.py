@@ -150,16 +150,18 @@ class Ranking:
         reads = {kind: kind_spec(kind).recall for kind in {d.kind for d in docs}}  # "entries", "facts", "lines"
         entries = [reads[d.kind] == "entries" for d in docs]
         analysed, split = self._analysed([d.text for d in docs], setting, entries)
-        kept = _TOKENS.get
         texts = [found[1] for found in analysed]
-        extras: list[tuple[str, ...]] = []  # an entity's slug, a decision's title: few, again and again
-        bags: list[tuple[str, ...]] = []  # the terms of "{text} {extra}"
-        lens: list[int] = []  # a journal line's time, kind marker and source are not what it says: no length
-        for d, found, entry in zip(docs, analysed, entries, strict=True):
-            extra = () if not d.extra else e[1] if (e := kept(d.extra)) and e[0] == setting else self._terms(d.extra)
-            extras.append(extra)
-            bags.append(found[1] + extra if extra else found[1])
-            lens.append(found[2] + len(extra) if entry else len(found[1]) + len(extra))
+        # an entity's slug, a decision's title: few, again and again
+        of = [d.extra for d in docs]
+        extra_terms = {extra: self._terms(extra) for extra in dict.fromkeys(of) if extra}
+        extras = [extra_terms[extra] if extra else () for extra in of]
+        # the terms of "{text} {extra}"
+        bags = [found[1] + extra if extra else found[1] for found, extra in zip(analysed, extras, strict=True)]
+        # a journal line's time, kind marker and source are not what it says: no length
+        lens = [
+            found[2] + len(extra) if entry else len(found[1]) + len(extra)
+            for found, extra, entry in zip(analysed, extras, entries, strict=True)
+        ]
         self._link(docs, bags, split)
         recall_lines.compounds(bags, self.languages, self.pairs, self.terms)
         sets = list(map(set, bags))
@@ -261,12 +263,15 @@ class Ranking:
                     ]
                 )
             )
-            for t in ctx - words if ctx else ():  # said around it, not in it: the conversation's topic
-                w = self.weights.get(t, 0.0)
-                what += TUNING["context"] * w * idf[t] * (K1 + 1) / (1 + norm)
-                got += TUNING["context_coverage"] * idf[t] * (t in self.terms)
+            if ctx:
+                for t in ctx - words:  # said around it, not in it: the conversation's topic
+                    w = self.weights.get(t, 0.0)
+                    what += TUNING["context"] * w * idf[t] * (K1 + 1) / (1 + norm)
+                    got += TUNING["context_coverage"] * idf[t] * (t in self.terms)
             how = reads[d.kind]
-            in_window = bool(window and how == "entries" and d.date and window[0] <= d.date[:10] <= window[1])
+            in_window = (
+                window is not None and how == "entries" and bool(d.date) and window[0] <= d.date[:10] <= window[1]
+            )
             d.coverage = coverage = (got + (dated if in_window else 0.0)) / mass
             prior = authority.get(d.authority)
             if prior is None:

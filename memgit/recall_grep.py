@@ -250,11 +250,9 @@ def warm(vault: Vault) -> None:
             )
             index.holding = True  # built here, not in a thread a recall would start meanwhile
             index.hold = True
-            vocab: list[str] = []  # every word the index holds: the ranking learns their terms ahead
             with index.lock, contextlib.suppress(sqlite3.Error):
                 index._names((), every=True)
                 index.file_ids(())  # their reverse (a question's stored facts are asked for by path)
-                vocab = [w for (w,) in index.db.execute("SELECT word FROM vocab")]
             recall_held.build(index)
             line_words("é")  # compiles tokens' CJK pattern (~35 ms), which the first line not in ASCII needs
             from memgit.config import KEEP_KINDS
@@ -264,7 +262,7 @@ def warm(vault: Vault) -> None:
                 kind_of(path)
             from memgit import recall_rank
 
-            recall_rank.warm(vault, list(index.names[1].values()), vocab)  # the front matter, the words' terms
+            recall_rank.warm(vault, list(index.names[1].values()))  # the front matter the ranking reads
         from memgit.recall_entities import warm as entities
 
         entities(vault)  # every entity kind's slugs by their words (L1)

@@ -275,24 +275,3 @@ def test_what_a_line_names_is_kept_per_listing_of_the_entities_and_bounded(
     assert linked(("gina",), ("pied-piper",), "companies") == ([("compani",), ()], [False, False])
     assert linked(("gina",), ("pied-piper",)) == ([("compani", "person"), ("person",)], [True, True])
     assert linked(("ortiz-gina",), ()) == ([(), ()], [False, False])
-
-
-def test_warming_a_vault_teaches_the_ranking_its_words_bounded(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The MCP server's prewarm hands the index's words to the ranking (a question's never-seen lines then cost no
-    stemming): each word's term as analysis gives it, at most half of KEEP_WORDS of them."""
-    from memgit import recall_grep, recall_index
-
-    if not recall_index.enabled():
-        pytest.skip("no recall index here")
-    memgit_json("log", "Quokkas visited the zebrafish laboratories", cwd=vault)
-    languages = tuple(Vault(vault).config.get("languages", ["english"]))
-    tokens._KNOWN.clear()
-    recall_grep.warm(Vault(vault))
-    known = tokens._KNOWN[(languages, True)]
-    for word in ("quokkas", "zebrafish", "laboratories", "the"):
-        assert known[word] == "".join(t for _, t in analyze(word, languages)), word
-    monkeypatch.setattr(tokens, "KEEP_WORDS", 8)
-    tokens._KNOWN.clear()
-    recall_index._OPEN.clear()
-    recall_grep.warm(Vault(vault))
-    assert 0 < len(tokens._KNOWN[(languages, True)]) <= 4

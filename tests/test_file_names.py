@@ -51,9 +51,15 @@ def test_hooks_verify_merge_and_pre_receive_refuse_the_name(vault: Path, tmp_pat
     git(vault, "checkout", "-qb", "side")
     add(vault, name, "--no-verify")
     git(vault, "checkout", "-q", "main")
-    commit(vault, "a plain note", "--allow-empty")
-    git(vault, "merge", "-q", "--no-edit", "side")
+    (vault / "contexts").mkdir(exist_ok=True)
+    (vault / "contexts" / "other.md").write_text(NOTE.replace("Tendan", "Other"))  # INDEX.md changes on both sides
+    git(vault, "add", "-A")
+    assert commit(vault, "another context").returncode == 0
+    m = git(vault, "merge", "--no-edit", "side", check=False)  # INDEX.md: memgit's merge driver regenerates it
+    assert m.returncode == 0 and status(vault) == "", m.stdout + m.stderr
     merge = head(vault)
+    if which == "latin1":
+        assert "(contexts/caf\\xe9.md)" in (vault / "INDEX.md").read_text()
     v = memgit("verify", f"{start}..HEAD", "--json", cwd=vault)
     found = {(p["commit"], p["rule"], p["path"]) for p in json.loads(v.stdout)["problems"]}
     assert v.returncode == 1 and (merge, "file-name", shown) in found, v.stdout

@@ -56,6 +56,9 @@ def first_stage(index: Index, first: Stage) -> list[tuple[str, int, str]] | None
     if not live:
         return None
     every = " OR ".join(f"({exprs[i]})" for i in live)
+    # a compound's head (a term's `inner` words) adds to a line's score only: the candidates hold some term as a
+    # word, as rg's pattern finds them ("Tanzkurs" alone is no line for "kurs"); None: no term has such words
+    whole = _whole(index, spec, atoms)
     units = [2 * t.weight for t in spec]  # the held path sums scores as integers: halves and wholes only
     held = None
     if index.hold and all(u > 0 and u == int(u) for u in units):  # a long-running process that prewarmed
@@ -64,6 +67,11 @@ def first_stage(index: Index, first: Stage) -> list[tuple[str, int, str]] | None
         held = held_of(index)
     if held is not None:  # every term's lines, as bitsets
         sets = {i: held.term(index.db, atoms[i] or []) for i in live}
+        if whole is not None:
+            words = 0  # the lines holding some term as a word
+            for w in whole:
+                words |= held.term(index.db, w) if w else 0
+            sets = {i: b & words for i, b in sets.items()}
         size: dict[int, int] = {}  # counted only as far as the check below needs (a count reads ~30 KB)
     else:  # how many rows each term has, up to BUDGET + 1 (only which terms are cheap to read depends on it)
         size = {i: _count(index, exprs[i]) for i in live}
@@ -88,7 +96,8 @@ def first_stage(index: Index, first: Stage) -> list[tuple[str, int, str]] | None
             held, sets, [int(u) for u in units], extra, extra_bits, score, first, gone, names
         )
     else:
-        known, complete = _read(index, exprs, live, size, extra_bits, score, first, gone)
+        within = " OR ".join(f"({index._expr(w)})" for w in whole if w) if whole is not None else None
+        known, complete = _read(index, exprs, live, size, extra_bits, score, first, gone, within)
     if complete and len(known) <= first.k:
         return None  # no more lines than go on
     edge = known[first.k - 1][0]
@@ -119,6 +128,17 @@ def first_stage(index: Index, first: Stage) -> list[tuple[str, int, str]] | None
     return [extra[-1 - r] if r < 0 else (names[r >> shift], r & line_of, texts[r]) for r in chosen]
 
 
+def _whole(
+    index: Index, spec: list[Term], atoms: list[list[tuple[str, bool]] | None]
+) -> list[list[tuple[str, bool]]] | None:
+    """Each term's atoms without its compound-head words (`inner`); None when no term has any (every language that
+    does not compound: the atoms as they are)."""
+    if not any(t.inner for t in spec):
+        return None
+    out = [index._atoms(t.prefixes, t.exact, "", 0) if t.inner else a for t, a in zip(spec, atoms, strict=True)]
+    return None if out == atoms else [a or [] for a in out]
+
+
 def _more(counts: Iterable[int], most: int) -> bool:
     """Whether the counts add up to more than `most` (read only until they do)."""
     total = 0
@@ -138,10 +158,12 @@ def _read(
     score: Scorer,
     first: Stage,
     gone: set[int],
+    within: str | None = None,
 ) -> tuple[list[tuple[float, int]], bool]:
     """_top over the rows read from FTS5: every row of the rarer terms (up to BUDGET rows), of the commoner ones only
     the rows that hold another term too, which decide while the k-th line holds more than a line holding one
-    commoner term alone (else every term's rows are read; not complete while some are not)."""
+    commoner term alone (else every term's rows are read; not complete while some are not). `within`: only rows
+    matching it are candidates (the terms' words without compound heads)."""
     order = sorted(live, key=lambda i: (size[i], i))
     cheap: list[int] = []
     for i in order:
@@ -155,6 +177,8 @@ def _read(
         # the commoner terms' lines holding another term: all of those are known
         pairs += [(f"({exprs[i]}) AND ({either})", 1 << i) for i in rest]
         pairs += [(f"({exprs[i]}) AND ({exprs[j]})", 1 << i | 1 << j) for i in rest for j in rest if i < j]
+        if within is not None:  # "": no term is anywhere a word of its own, no plain line is a candidate
+            pairs = [(f"({expr}) AND ({within})", bits) for expr, bits in pairs] if within else []
         bits_of: dict[int, int] = {}  # row -> the terms it holds
         for expr, bits in pairs:
             rows = _rowids(index, expr)

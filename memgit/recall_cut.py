@@ -88,8 +88,23 @@ def mask_kept(text: str, spec: Sequence[Term]) -> int:
 
 @lru_cache(maxsize=16384)
 def _holds(text: str, t: Term) -> bool:
+    words, have, spaced = _words(text)
+    if not all(p and " " not in p for p in t.prefixes):
+        return _has(words, have, t)
+    return (
+        any(e in have for e in t.exact)
+        or any(" " + p in spaced for p in t.prefixes)  # a word starts with p: " p" in the words joined by spaces
+        or bool(t.inner and any(w.find(t.inner, 3) >= 0 for w in words))
+    )
+
+
+@lru_cache(maxsize=256)
+def _words(text: str) -> tuple[list[str], set[str], str]:
+    """A line's words, their set and " " + the words joined by spaces (no word holds a space), once per line for
+    mask_kept: its lines recur with other terms, and a line holds several of a question's terms (256 lines: ~0.5 MB
+    of ~100-character lines, at most ~15 MB of the longest odd ones)."""
     words = line_words(text)
-    return _has(words, set(words), t)
+    return words, set(words), " " + " ".join(words)
 
 
 class Scorer:

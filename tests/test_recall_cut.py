@@ -458,3 +458,4 @@ def test_a_line_s_terms_kept_per_line_and_term_are_the_terms_it_holds() -> None:
                 for text in lines:
                     assert recall_cut.mask_kept(text, spec) == recall_cut.mask(text, spec), (q, text)
     assert recall_cut._holds.cache_info().currsize <= recall_cut._holds.cache_info().maxsize
+    assert recall_cut._words.cache_info().currsize <= recall_cut._words.cache_info().maxsize

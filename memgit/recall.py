@@ -125,6 +125,7 @@ class Recall(Ranking):
         self._first: list[recall_cut.Term] | None = None
         self._paths = _wanted_paths(vault.config, self.kind_filter)  # path -> _wanted, shared by this layer's recalls
         self._slug_cache: dict[str, tuple[str, ...]] = {}
+        self._kinds: dict[str, KindSpec] = {}  # each kind's spec, looked up once
         self.found: recall_index.Found | None = None  # the candidate search's, when the index answered it
         self._named: list[str] | None = None  # L1's entities' items.json
         self._stored: dict[str, list[tuple[Any, ...]]] | None = None  # their facts as the index stored them
@@ -141,54 +142,59 @@ class Recall(Ranking):
         return pattern(self.pairs)
 
     def candidates(self) -> list[Doc]:
-        from memgit.indexmd import ARCHIVE_LOG
-        from memgit.kinds import spec
-
-        kind_of = self.vault.config.kind_of
-        specs: dict[str, KindSpec] = {}  # each kind's, looked up once
+        """The question's lines as Docs: the matching lines (L2), the facts of the entities it names (L1) and, with
+        --archive, the archive branches' lines (a line found twice: its first Doc)."""
         docs: dict[tuple[str, int], Doc] = {}
-        for tier, match, fields in self._matches():
-            kind = kind_of(match.path)
-            if kind == "index" or match.path == ARCHIVE_LOG or (self.kind_filter and kind != self.kind_filter):
-                continue
-            found = specs.get(kind) or specs.setdefault(kind, spec(kind))
-            if fields is None or found.recall != "facts":
-                doc = to_doc(self.vault, match, kind, tier, found)
-            else:  # a fact's fields as the index stored them (memgit/recall_facts.py): none, not a fact's line
-                doc = fact_doc(match.path, match.line, kind, tier, fields) if fields else None
-            if doc is not None:
-                docs.setdefault((doc.path, doc.line), doc)
-        return list(docs.values())
-
-    def _matches(self) -> Any:
         # --as-of (or a bare repository): the tree's lines as rg would find them in a clean checkout of it
         tree = self.tree or (self.vault.head_tree() if self.vault.repo.workdir is None else None)
         if tree is not None or self.vault.repo.workdir is not None:
-            yield from (("grep", m, fields) for m, fields in self._grep(tree))
-            yield from (("index", m, fields) for m, fields in self._entity_matches(tree))
+            self._grep(tree, docs)
+            self._entity_docs(tree, docs)
         if self.archive:
-            rx = re.compile(self.pattern(), re.I)
-            repo, main = self.vault.repo, self.tree or self.vault.head_tree()
-            read: set[tuple[str, str]] = set()  # (path, blob): the same lines in every tip holding it
+            self._archive_docs(docs)
+        return list(docs.values())
 
-            def skip(path: str, blob: str) -> bool:
-                """A journal still in the vault (its lines are the vault's), or one a tip before this one held as
-                it is (tips share most journals: an archive run points every month's branch at one commit)."""
-                if (path, blob) in read or repo.blob_id(main, path) is not None:
-                    return True
-                read.add((path, blob))
-                return False
+    def _spec_of(self, kind: str) -> KindSpec:
+        """A kind's spec, looked up once per recall."""
+        found = self._kinds.get(kind)
+        if found is None:
+            from memgit.kinds import spec
 
-            for _name, tip in sorted(repo.archive_tips().items()):
-                yield from (
-                    ("archive", m, None)
-                    for m in scan_tree(self.vault, repo.commit_tree(tip), rx, "memory/", None, skip)
-                )
+            found = self._kinds[kind] = spec(kind)
+        return found
 
-    def _grep(self, tree: str | None = None) -> Any:
+    def _read_as(self, kind: str) -> bool:
+        """Whether recall reads a kind's lines at all (not an index page's; of the layer asked for)."""
+        return kind != "index" and (not self.kind_filter or kind == self.kind_filter)
+
+    def _archive_docs(self, docs: dict[tuple[str, int], Doc]) -> None:
+        from memgit.indexmd import ARCHIVE_LOG
+
+        rx = re.compile(self.pattern(), re.I)
+        repo, main = self.vault.repo, self.tree or self.vault.head_tree()
+        read: set[tuple[str, str]] = set()  # (path, blob): the same lines in every tip holding it
+
+        def skip(path: str, blob: str) -> bool:
+            """A journal still in the vault (its lines are the vault's), or one a tip before this one held as
+            it is (tips share most journals: an archive run points every month's branch at one commit)."""
+            if (path, blob) in read or repo.blob_id(main, path) is not None:
+                return True
+            read.add((path, blob))
+            return False
+
+        kind_of = self.vault.config.kind_of
+        for _name, tip in sorted(repo.archive_tips().items()):
+            for m in scan_tree(self.vault, repo.commit_tree(tip), rx, "memory/", None, skip):
+                kind = kind_of(m.path)
+                if self._read_as(kind) and m.path != ARCHIVE_LOG:
+                    doc = to_doc(self.vault, m, kind, "archive", self._spec_of(kind))
+                    if doc is not None:
+                        docs.setdefault((doc.path, doc.line), doc)
+
+    def _grep(self, tree: str | None, docs: dict[tuple[str, int], Doc]) -> None:
         """L2: rg over the work tree (or, given a tree, over a clean checkout of it: --as-of). Past CANDIDATES
         matching lines, the ones sharing the most query words (then the shortest) go on to ranking; a fact's fields
-        come from its file, read once."""
+        come from the index (a clean file's, stored) or from its file, read once."""
         from memgit import asof_index, recall_grep, recall_index, recall_stage
         from memgit.rg import Match, grep_lines
 
@@ -234,19 +240,31 @@ class Recall(Ranking):
             whole = self._entity_paths(tree)  # and those of the entities L1 brings along: one transaction
             if facts or whole:
                 stored, self._stored = recall_grep.stored_facts(self.vault, found, facts, whole)
-        files: dict[str, list[str]] = {}
+        # each line a Doc: its path's kind is wanted (self._wanted) and read (_read_as); no context for a line that
+        # is no fact's; a fact's fields as stored, else from its file's lines around it
+        vault, files, spec_of = self.vault, dict[str, list[str]](), self._spec_of
+        specs: dict[str, KindSpec] = {}
         for path, n, text in lines:
-            if kinds[path] != "entity-items":
-                yield Match(path, n, text, (), ()), None
-                continue
-            known = stored.get(path)
-            if known is not None:  # a line without fields is no fact's: to_doc would find none
-                yield Match(path, n, text, (), ()), known.get(n, ()) if text.lstrip().startswith('"fact":') else ()
-                continue
-            if path not in files:
-                files[path] = lines_at(self.vault, tree, path)
-            body = files[path]
-            yield Match(path, n, text, tuple(body[max(0, n - 2) : n - 1]), tuple(body[n : n + 9])), None
+            kind = kinds[path]
+            found_spec = specs.get(kind) or specs.setdefault(kind, spec_of(kind))
+            if kind != "entity-items":
+                doc = to_doc(vault, Match(path, n, text, (), ()), kind, "grep", found_spec)
+            else:
+                known = stored.get(path)
+                if known is not None:  # a line without fields is no fact's: to_doc would find none
+                    if found_spec.recall != "facts":
+                        doc = to_doc(vault, Match(path, n, text, (), ()), kind, "grep", found_spec)
+                    else:
+                        fields = known.get(n) if text.lstrip().startswith('"fact":') else None
+                        doc = fact_doc(path, n, kind, "grep", fields) if fields else None
+                else:
+                    if path not in files:
+                        files[path] = lines_at(vault, tree, path)
+                    body = files[path]
+                    m = Match(path, n, text, tuple(body[max(0, n - 2) : n - 1]), tuple(body[n : n + 9]))
+                    doc = to_doc(vault, m, kind, "grep", found_spec)
+            if doc is not None:
+                docs.setdefault((path, n), doc)
 
     def _spec(self) -> list[recall_cut.Term]:
         if self._first is None:
@@ -273,9 +291,10 @@ class Recall(Ranking):
             return False
         return self.vault.config.kind_of(path) != "entity-items" or text.lstrip().startswith('"fact":')
 
-    def _entity_matches(self, tree: str | None) -> Any:
+    def _entity_docs(self, tree: str | None, docs: dict[tuple[str, int], Doc]) -> None:
         """L1: entities whose name matches a query word bring all their facts along (past ENTITIES of them, those
         whose names hold the most of the question's words, then the rarest among the entities' names)."""
+        from memgit.indexmd import ARCHIVE_LOG
         from memgit.rg import Match
 
         paths = self._entity_paths(tree)
@@ -284,15 +303,27 @@ class Recall(Ranking):
             from memgit import recall_grep
 
             stored = recall_grep.stored_facts(self.vault, self.found, {}, paths)[1]
+        kind_of = self.vault.config.kind_of
         for path in paths:
+            kind = kind_of(path)
+            if not self._read_as(kind) or path == ARCHIVE_LOG:
+                continue
+            found_spec = self._spec_of(kind)
             known = stored.get(path) if stored else None
-            if known is not None:
+            if known is not None:  # fields given: the text is not read
                 for n, *fields in known:
-                    yield Match(path, n, "", (), ()), tuple(fields)  # fields given: the text is not read
+                    if found_spec.recall != "facts":
+                        doc = to_doc(self.vault, Match(path, n, "", (), ()), kind, "index", found_spec)
+                    else:
+                        doc = fact_doc(path, n, kind, "index", tuple(fields)) if fields else None
+                    if doc is not None:
+                        docs.setdefault((path, n), doc)
                 continue
             data = read_at(self.vault, tree, path)
             for n, text, before, after in entity_facts(data) if data else ():
-                yield Match(path, n, text, before, after), None
+                doc = to_doc(self.vault, Match(path, n, text, before, after), kind, "index", found_spec)
+                if doc is not None:
+                    docs.setdefault((path, n), doc)
 
     def _entity_paths(self, tree: str | None) -> list[str]:
         """The items.json of the entities L1 brings along, worked out once (the words naming them go to

@@ -174,6 +174,13 @@ class Config:
                     _KIND_REGEX.pop(old, None)
         return found
 
+    @property
+    def known_kinds(self) -> dict[str, str]:
+        """path -> kind of the paths worked out so far: one dict per set of kind globs in a process, shared by every
+        Config with those globs, so a cache of what follows from the kinds may key on its identity (a changed `kinds:`
+        is another dict). Read it, never change it."""
+        return self._kind_regex[2]
+
     def kind_of(self, path: str) -> str:
         rx, kinds, known = self._kind_regex
         found = known.get(path)

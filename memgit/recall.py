@@ -444,14 +444,14 @@ KEEP_WANTED = 8  # (kinds, layer) pairs whose wanted paths a process keeps (~1.3
 
 def _wanted_paths(config: Config, layer: str | None) -> dict[str, bool]:
     """path -> Recall._wanted, shared by every recall of the same kinds and layer in a process (the MCP server asks
-    about the same paths again), made at once for every path whose kind is known by then (the server's warm-up works
-    out every indexed path's: a never-seen question's first stage reaches ~300 files). The paths' kinds this config's
-    globs worked out are its key (their dict's identity, memgit/config.py `_kind_regex`; the dict is held here, so
-    its id is not reused)."""
-    known = config._kind_regex[2]
+    about the same paths again), made at once for every path whose kind is known by then, and again once the config
+    knows more than twice as many paths' kinds (the server's warm-up works out every indexed path's after its first
+    recall: a never-seen question's first stage reaches ~300 files). Keyed by the config's known kinds (a changed
+    `kinds:` is another dict; the dict is held here, so its id is not reused)."""
+    known = config.known_kinds
     key = (id(known), layer)
     found = _WANTED.get(key)
-    if found is None or found[0] is not known:
+    if found is None or found[0] is not known or len(known) > 2 * len(found[1]):
         from memgit.indexmd import ARCHIVE_LOG
 
         paths = {p: k != "index" and p != ARCHIVE_LOG and (not layer or k == layer) for p, k in list(known.items())}

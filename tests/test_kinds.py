@@ -195,6 +195,27 @@ def test_the_paths_a_layer_reads_follow_the_config_s_kinds(vault: Path, monkeypa
     assert paths("context") == {"contexts/zoo.md"}
 
 
+def test_the_paths_a_layer_reads_are_made_again_once_the_config_knows_many_more(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The paths a layer reads are made at once from every path whose kind the config knows; a process whose config
+    came to know many more paths since (the MCP server's warm-up, after its first recall) makes them again, each
+    path's answer as _wanted gives it."""
+    from memgit import recall as recall_module
+
+    monkeypatch.setattr(recall_module, "_WANTED", {})
+    config = Vault(vault).config
+    few = recall_module._wanted_paths(config, "context")
+    assert recall_module._wanted_paths(config, "context") is few
+    names = [f"contexts/learned-{i}.md" for i in range(2 * len(config.known_kinds) + 1)] + ["journal/2026-12-01.md"]
+    for name in names:
+        config.kind_of(name)
+    more = recall_module._wanted_paths(config, "context")
+    assert more is not few
+    assert all(more[n] for n in names[:-1]) and not more["journal/2026-12-01.md"]
+    assert recall_module._wanted_paths(config, "context") is more
+
+
 def test_the_synonym_groups_analysed_once_follow_the_config(vault: Path) -> None:
     """A process analyses a config's synonym groups once (per config object and languages): a commit adding a group
     reaches the next recall, a reset back takes it away again."""

@@ -25,9 +25,9 @@ def top(
     first: Stage,
     gone: set[int],
     names: dict[int, str],
-) -> tuple[list[tuple[float, int]], bool, dict[int, tuple[int, int | None]], dict[int, int]]:
+) -> tuple[list[tuple[float, int]], bool, dict[int, int]]:
     """memgit/recall_stage.py _top over the held bitsets: the kept lines down to the k-th one's score, best first,
-    whether no line scores less, each plain one's length and entry hash, and its slot. Each line's score, in halves (`units`:
+    whether no line scores less, and each plain one's slot. Each line's score, in halves (`units`:
     each term's weight times two), is summed as bitsets (bit j of every line's sum in slices[j]); a score's lines are
     a bitset of their own, read from the best score down. At the k-th line's score only its shortest lines are read,
     a length bucket at a time, until as many lines as still go on are said once there: the tie-break (memgit/recall_cut.py
@@ -66,10 +66,9 @@ def top(
         extra_at.setdefault(score(b), []).append(j)
     levels = sorted({*plain, *extra_at}, reverse=True)
     away = held.files(gone) if gone else 0
-    ids, length, said, bucket_of, upto = held.ids, held.length, held.said, held.bucket_of, held.upto
+    ids, said, bucket_of, upto = held.ids, held.said, held.bucket_of, held.upto
     wanted: dict[int, bool] = {}  # file id -> its lines may be candidates
     known: list[tuple[float, int]] = []
-    sizes: dict[int, tuple[int, int | None]] = {}
     slots: dict[int, int] = {}
     for sc in levels:
         need = k - len(known)
@@ -88,21 +87,18 @@ def top(
             at = last if whole else _first(upto, bits, read, seen + max(1, need - len(here)))
             chunk = bits & upto[at] & ~(upto[read - 1] if read else 0)
             slots_read = held.positions(chunk) if chunk else []
-            for slot in slots_read:
-                r = ids[slot]
-                f = r >> shift
-                ok = wanted.get(f)
-                if ok is None:
-                    ok = wanted[f] = first.wanted(names[f])
-                if ok:
-                    here.append((sc, r))
-                    h = said[slot]
-                    sizes[r] = (length[slot], None if h == NO_ENTRY else h)
-                    slots[r] = slot
-                    if h == NO_ENTRY:
-                        once += 1
-                    else:
-                        copies[h] += 1
+            if slots_read:  # a comprehension a step, no Python statement per line
+                kept, rows = slots_read, [ids[slot] for slot in slots_read]
+                files = {r >> shift for r in rows}
+                for f in files.difference(wanted):
+                    wanted[f] = first.wanted(names[f])
+                if not all(map(wanted.__getitem__, files)):
+                    kept = [slot for slot, r in zip(slots_read, rows, strict=True) if wanted[r >> shift]]
+                    rows = [ids[slot] for slot in kept]
+                here += [(sc, r) for r in rows]
+                slots.update(zip(rows, kept, strict=True))
+                copies.update([said[slot] for slot in kept])
+                once += copies.pop(NO_ENTRY, 0)  # hash() is never -1: no entry's hash is NO_ENTRY
             for j in [j for b in range(read, at + 1) for j in extras.get(b, [])]:
                 here.append((sc, -1 - j))
                 e = entry(extra[j][2])
@@ -119,7 +115,7 @@ def top(
                 break  # the lines that go on are among these
         known += here
     complete = len(known) < k or levels[-1] >= known[k - 1][0]
-    return known, complete, sizes, slots
+    return known, complete, slots
 
 
 def any_of(sets: Iterable[int]) -> int:

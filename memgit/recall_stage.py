@@ -86,15 +86,12 @@ def first_stage(index: Index, first: Stage) -> list[tuple[str, int, str]] | None
         return None  # no more lines than go on anyway
     extra_bits = [(mask if held is None else mask_kept)(text, spec) for _, _, text in extra]
     score = Scorer(spec)
-    length: dict[int, tuple[int, int | None]] = {}
     slots: dict[int, int] = {}
     if held is not None:
         from memgit.recall_bits import top
 
         names = index._names((), every=True)
-        known, complete, length, slots = top(
-            held, sets, [int(u) for u in units], extra, extra_bits, score, first, gone, names
-        )
+        known, complete, slots = top(held, sets, [int(u) for u in units], extra, extra_bits, score, first, gone, names)
     else:
         within = " OR ".join(f"({index._expr(w)})" for w in whole if w) if whole is not None else None
         known, complete = _read(index, exprs, live, size, extra_bits, score, first, gone, within)
@@ -105,6 +102,16 @@ def first_stage(index: Index, first: Stage) -> list[tuple[str, int, str]] | None
     tied = [r for sc, r in known if sc == edge]
     if held is None:
         length = _lengths(index, [r for r in tied if r >= 0])
+    else:  # the tied plain lines' lengths and entry hashes, held by slot
+        from memgit.recall_held import NO_ENTRY
+
+        length = {
+            r: (held.length[s], None if h == NO_ENTRY else h)
+            for r in tied
+            if r >= 0
+            for s in [slots[r]]
+            for h in [held.said[s]]
+        }
     names = index._names({r >> shift for r in sure + tied if r >= 0})
     line_of = (1 << shift) - 1
     # small talk yields: a journal entry said again among the tied lines comes after those said fewer times

@@ -339,8 +339,8 @@ class Recall(Ranking):
                 self.entity_words |= words
                 named.append((ekind, slug, words))
         if len(named) > ENTITIES:  # "kelfo labs" in a vault of 500 labs: the entities it names best
-            share = Counter(w for _, _, words in named for w in words)
-            best = sorted(named, key=lambda e: (-len(e[2]), -sum(1 / share[w] for w in e[2]), e[0], e[1]))
+            share = {w: 1 / n for w, n in Counter(w for _, _, words in named for w in words).items()}
+            best = sorted(named, key=lambda e: (-len(e[2]), -sum([share[w] for w in e[2]]), e[0], e[1]))
             keep = {(e[0], e[1]) for e in best[:ENTITIES]}
             named = [e for e in named if (e[0], e[1]) in keep]
         self._named = [f"{ekind}/{slug}/items.json" for ekind, slug, _words in named]

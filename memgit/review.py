@@ -130,17 +130,26 @@ def review(vault: Vault, rev_range: str) -> dict[str, Any]:
     return out
 
 
+def _one_line(path: str) -> str:
+    """A path as one Markdown line: a line break or tab in a name (the file-name rule refuses it, an older commit may
+    hold one) as \\n, \\r, \\t."""
+    if path.isprintable():
+        return path
+    return path.replace("\r", "\\r").replace("\n", "\\n").replace("\t", "\\t")
+
+
 def markdown(r: dict[str, Any]) -> str:
     lines = [f"## memgit review `{r['range']}`", "", f"{r['commits']} commits, {r['base'][:12]}..{r['tip'][:12]}.", ""]
     if r["problems"]:
         lines += [f"### :x: Rule problems ({len(r['problems'])})", ""]
         lines += [
-            f"- `{p['commit'][:12]}` {p['path']}:{p['line']} **{p['rule']}**: {p['message']}" for p in r["problems"]
+            f"- `{p['commit'][:12]}` {_one_line(p['path'])}:{p['line']} **{p['rule']}**: {p['message']}"
+            for p in r["problems"]
         ] + [""]
     if r["policy"]:
         lines += (
             ["### :warning: Policy files touched (humans only)", ""]
-            + [f"- {p['path']} ({p['change']})" for p in r["policy"]]
+            + [f"- {_one_line(p['path'])} ({p['change']})" for p in r["policy"]]
             + [""]
         )
 
@@ -163,7 +172,7 @@ def markdown(r: dict[str, Any]) -> str:
     block(
         "Decisions",
         [
-            f"- [{d['title']}]({d['path']}): {d['change']}"
+            f"- [{d['title']}]({_one_line(d['path'])}): {d['change']}"
             + (f", supersedes {d['supersedes']}" if d.get("supersedes") else "")
             for d in r["decisions"]
         ],
@@ -179,8 +188,8 @@ def markdown(r: dict[str, Any]) -> str:
             )
             journal.extend(f"  - {ln.lstrip('- ')}" for ln in j["lines"][:20])
     block("Journal", journal, len(r["journal"]))
-    block("Lessons", [f"- {x['path']} ({x['change']})" for x in r["lessons"]])
-    block("Preferences", [f"- {x['path']} ({x['change']})" for x in r["preferences"]])
-    block("Other files", [f"- {x['path']} ({x['change']})" for x in r["other"]])
+    block("Lessons", [f"- {_one_line(x['path'])} ({x['change']})" for x in r["lessons"]])
+    block("Preferences", [f"- {_one_line(x['path'])} ({x['change']})" for x in r["preferences"]])
+    block("Other files", [f"- {_one_line(x['path'])} ({x['change']})" for x in r["other"]])
     lines.append("_INDEX.md changes are left out: it is generated._")
     return "\n".join(lines) + "\n"

@@ -41,7 +41,7 @@ def test_hooks_verify_merge_and_pre_receive_refuse_the_name(vault: Path, tmp_pat
     code, out = add(vault, name, "--no-verify")
     assert code == 0, out
     v = memgit("verify", f"{start}..HEAD", cwd=vault)
-    assert v.returncode == 1 and f"{shown} file-name: the file or folder name" in v.stdout, v.stdout + v.stderr
+    assert v.returncode == 1 and f"{shown} file-name: the file name" in v.stdout, v.stdout + v.stderr
     push = git(vault, "push", "origin", "main", check=False)
     assert push.returncode != 0 and "file-name" in push.stderr and "pre-receive hook declined" in push.stderr
     assert git(bare, "rev-parse", "main").stdout.strip() == start
@@ -114,6 +114,7 @@ def test_a_vault_holding_such_names_keeps_working(holding: Path) -> None:
     root = git(vault, "rev-list", "--max-parents=0", "HEAD").stdout.strip()
     r = memgit("review", f"{root}..HEAD", cwd=vault)  # exit 1: it lists the rule's problems for the pull request
     assert r.returncode == 1 and "file-name" in r.stdout and "contexts/caf\\xe9.md" in r.stdout, r.stdout + r.stderr
+    assert "- notes/a\\nb.md (added)" in r.stdout  # one Markdown line
     index = (vault / "INDEX.md").read_text()
     assert "(contexts/caf\\xe9.md)" in index and "(notes/a\\nb.md)" not in index  # notes are not indexed
     assert status(vault) == ""

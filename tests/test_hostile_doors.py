@@ -6,6 +6,7 @@ commit went in with `--no-verify`. Refused means a clear message naming the path
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
@@ -158,6 +159,10 @@ CASES: dict[str, Case] = {
         _items(_new_fact(fact="Lives in \u202eolsO")),
         "hidden-text",
         cli=(["fact", "add", "people/ann", "Lives in \u202eolsO", "--category", "status"], None, {}),
+    ),
+    "name-not-utf8": Case(_write(os.fsdecode(b"notes/caf\xe9.md"), "x\n"), "file-name"),
+    "name-with-newline": Case(
+        _write("notes/a\nb.md", "x\n"), "file-name", cli=(["session", "append", "s1\n"], '{"a": 1}\n', {})
     ),
     "items-not-canonical": Case(
         lambda v: (v / "people/ann/items.json").write_text(

@@ -57,14 +57,16 @@ def check(change: Change, ctx: Context) -> list[Problem]:
     """A name that arrives (a new file, or one renamed to it): only then, so an old file never blocks a commit."""
     if change.old is not None or change.new is None or BAD.search(change.path) is None:
         return []
-    name = shown(change.path)
+    parts = change.path.split("/")
+    at = next(i for i, part in enumerate(parts) if BAD.search(part))
+    odd = "/".join(parts[: at + 1])  # a folder's name: the folder is what to rename (git mv needs its target's folder)
     return [
         Problem(
-            name,
+            shown(change.path),
             0,
             RULE,
-            f"the file or folder name {_what(change.path)}",
-            f"rename it: git mv $'{name}' '{_suggest(change.path)}' (a name is one line of UTF-8 text: INDEX.md, "
+            f"the {'file' if at == len(parts) - 1 else 'folder'} name {_what(odd)}",
+            f"rename it: git mv $'{shown(odd)}' '{_suggest(odd)}' (a name is one line of UTF-8 text: INDEX.md, "
             "recall and cite carry it)",
         )
     ]

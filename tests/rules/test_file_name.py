@@ -27,13 +27,26 @@ def check(path: str, old: str | None = None, new: str | None = "x\n") -> list[fi
         ("contexts/a\x1b[31mb.md", "contexts/a\\x1b[31mb.md", "U+001B ESCAPE"),
         ("contexts/a\x85b.md", "contexts/a\\x85b.md", "U+0085 CONTROL CHARACTER"),
         ("contexts/a\u2028b.md", "contexts/a\\u2028b.md", "U+2028 LINE SEPARATOR"),
-        ("people/an\nn/items.json", "people/an\\nn/items.json", "U+000A"),  # a folder's name
     ],
 )
 def test_a_name_that_is_not_one_line_of_utf8_is_refused_with_the_rename(path: str, shown: str, what: str) -> None:
     p = only(check(path), RULE, shown, 0, what)
-    assert p.message.startswith("the file or folder name ")
+    assert p.message.startswith("the file name ")
     assert f"git mv $'{shown}' " in p.hint
+
+
+def test_a_folder_name_is_refused_for_each_file_with_the_folders_rename() -> None:
+    path = b"people/zo\xe9/items.json".decode("utf-8", "surrogateescape")
+    p = only(
+        check(path),
+        RULE,
+        "people/zo\\xe9/items.json",
+        0,
+        "the folder name is not valid UTF-8 (byte \\xe9 at column 10)",
+    )
+    assert "git mv $'people/zo\\xe9' 'people/zoé' " in p.hint
+    q = only(check("people/an\nn/items.json"), RULE, "people/an\\nn/items.json", 0, "the folder name holds U+000A")
+    assert "git mv $'people/an\\nn' 'people/an-n' " in q.hint
 
 
 def test_the_rename_suggested_reads_latin1_bytes_as_the_letters_they_were() -> None:

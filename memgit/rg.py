@@ -34,6 +34,10 @@ def rg_path() -> str:
     raise MemgitError("ripgrep (rg) is not installed", "pip install 'ripgrep>=14.1,<15'")
 
 
+# rg's own line (stdout, no NUL) after the matches of a file it found binary past its first buffer
+_BINARY = b": WARNING: stopped searching binary file"
+
+
 def _usable(raw: bytes) -> str | None:
     """A path as memgit reads names, or None when it is not one line of UTF-8 text (the file-name rule refuses
     it; the recall index leaves it out too: memgit/recall_build.py searched_by_rg)."""
@@ -82,6 +86,8 @@ def grep_lines(
         if not sep or not sep2 or not number.isdigit():
             if searched is not None and raw.endswith(b" bytes searched\n"):
                 searched.append(int(raw.split()[0]))
+            elif _BINARY in raw:  # "PATH: WARNING: stopped searching binary file after match (...)": no record
+                carry = b""
             elif not sep:
                 carry += raw
             continue

@@ -6,7 +6,8 @@ from __future__ import annotations
 import math
 from collections import Counter
 from functools import lru_cache
-from itertools import chain
+from itertools import chain, repeat
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from memgit import recall_lines, recall_prior
@@ -94,8 +95,7 @@ class Ranking:
     ) -> tuple[list[tuple[Setting, tuple[str, ...], int]], dict[str, list[str]]]:
         """Each text's kept analysis (its setting, terms, and for an entry how many terms it says: `_said`), those not
         kept analysed together; and the words of each text analysed here."""
-        get = _TOKENS.get
-        out = [get(text) for text in texts]
+        out = list(map(_TOKENS.get, texts))
         new = {
             text: entry
             for text, entry, found in zip(texts, entries, out, strict=True)
@@ -103,11 +103,12 @@ class Ranking:
         }
         if not new:
             return out, {}  # type: ignore[return-value]  # none is None
-        for text, entry in zip(texts, entries, strict=True):
-            if entry and text in new:
-                new[text] = True  # the same text as an entry and as another line
+        if len(set(texts)) < len(texts):  # a text twice: an entry wherever it is one
+            for text, entry in zip(texts, entries, strict=True):
+                if entry and text in new:
+                    new[text] = True
         fresh = list(new)
-        analysed = words_and_terms(fresh, *setting)
+        split, found_terms = words_and_terms(fresh, *setting)
         # a journal line's time, kind marker and source are not what it says (they do not lengthen it): its terms but
         # theirs. Each of those parts starts and ends with a character no word holds, and a word's term depends on
         # the word alone, so the line's terms are the parts' terms and the rest's, in order
@@ -115,20 +116,20 @@ class Ranking:
             text for text in fresh if new[text] and ("[" in text or "(source: " in text or "(verbatim: " in text)
         ]
         said_of = dict(zip(meta, map(len, words_and_terms([said_text(m) for m in meta], *setting)[1]), strict=True))
-        words: dict[str, list[str]] = {}
-        made: dict[str, tuple[Setting, tuple[str, ...], int]] = {}
-        for text, split, found_terms in zip(fresh, *analysed, strict=True):
-            said = -1
-            if new[text]:
-                said = said_of.get(text, -1)
-                if said < 0:
-                    said = len(found_terms)
-                    if (m := _TIME.match(text)) is not None:  # in ASCII, two words of two digits: two terms
-                        said -= 2 if m.group().isascii() else len(self._terms(m.group()))
-            _TOKENS[text] = made[text] = (setting, found_terms, said)
-            words[text] = split
+        said = [
+            -1
+            if not new[text]
+            else said_of[text]
+            if text in said_of
+            else len(found)
+            if (m := _TIME.match(text)) is None
+            else len(found) - (2 if m.group().isascii() else len(self._terms(m.group())))  # ASCII: two terms
+            for text, found in zip(fresh, found_terms, strict=True)
+        ]
+        made = dict(zip(fresh, zip(repeat(setting), found_terms, said), strict=True))
+        _TOKENS.update(made)
         _trim(_TOKENS, KEEP_TOKENS)
-        return [made.get(text) or found for text, found in zip(texts, out, strict=True)], words  # type: ignore[misc]
+        return list(map(made.get, texts, out)), dict(zip(fresh, split, strict=True))  # type: ignore[arg-type]
 
     def rank(self, docs: list[Doc]) -> list[Doc]:
         """score = relevance × coverage × prior. Relevance is BM25 over the hit's words (an entity's name,
@@ -330,9 +331,17 @@ class Ranking:
             )
         ]
         answers = [i for i in ranked if (docs[i].path, docs[i].text) not in scaffold]  # but the template's words
+        told: dict[str, tuple[str, ...]] = {}  # what the best answers say, asked again for each word of the question
+
+        def said_terms(text: str) -> tuple[str, ...]:
+            found = told.get(text)
+            if found is None:
+                found = told[text] = self._said_terms(text)
+            return found
+
         if TUNING["prf"] and (subject or not TUNING["prf_named"]):
             floor = min(idf[t] for t in self.terms)
-            more = feedback(docs, answers, subject, weights=self.weights, said=self._said_terms)
+            more = feedback(docs, answers, subject, weights=self.weights, said=said_terms)
             for d, bag, words, norm, factor, on in zip(docs, bags, sets, norms, factors, about, strict=True):
                 for t, w in more.items() if on or not subject else ():
                     if t in words:
@@ -352,9 +361,9 @@ class Ranking:
                 terms=self.terms,
                 weights=self.weights,
                 related=self.related,
-                said=self._said_terms,
+                said=said_terms,
             )
-        self._decay(sorted(docs, key=lambda d: -d.score))
+        self._decay(sorted(docs, key=attrgetter("score"), reverse=True))  # stable: equal scores as they came
         return docs
 
     def _decay(self, docs: list[Doc]) -> None:

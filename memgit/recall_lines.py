@@ -13,7 +13,7 @@ from memgit.recall_docs import lines_at
 from memgit.recall_tuning import TUNING
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Collection, Sequence
+    from collections.abc import Callable, Collection, Sequence, Set
 
     from memgit.context import VaultContext as Vault
     from memgit.recall_docs import Doc
@@ -130,10 +130,10 @@ def context(
     reads: dict[str, str],
     wanted: set[str],
     terms: Callable[[str], tuple[str, ...]],
-) -> list[set[str]]:
+) -> list[Set[str]]:
     """The question's words (`wanted`) in the entries just before and after a journal line (same day): its context."""
     if not TUNING["context"]:
-        return [set() for _d in docs]
+        return [frozenset()] * len(docs)
     out: list[set[str]] = []
     files: dict[str, list[str]] = {}
     for d in docs:

@@ -203,7 +203,12 @@ class Ranking:
         covers = [(t, idf[t], self.related.get(t) or set()) for t in self.terms]
         plain = [(t, ti) for t, ti, related in covers] if not any(related for _t, _ti, related in covers) else None
         window = (self.when.start.isoformat(), self.when.end.isoformat()) if self.when else None
-        authority: dict[str, float] = {}
+        authority = {  # the prior of each authority level
+            a: 1.0 + TUNING["authority"] * (4 - min(cfg.authority_rank(a), 7)) for a in {d.authority for d in docs}
+        }
+        of_kind = {kind: (kind in ENTITY_KINDS, how) for kind, how in reads.items()}  # an entity's?, how it is read
+        # each weight's term, w × idf, and whether it asks for what (not the entity the question names)
+        asking = [(t, wi, t not in subject) for t, wi in weighed]
         speaker_field, speaker_weight = TUNING["speaker_field"], TUNING["speaker"]
         focus_factor, speaker_focus = TUNING["focus"], TUNING["speaker_focus"]
         named_only = set(self.terms) - subject
@@ -219,7 +224,7 @@ class Ranking:
             docs, bags, sets, texts, extras, lens, norms, near, talk, strict=True
         ):
             # an entity's own memory is about it: its name says which entity, the other words say what
-            entity = d.kind in ENTITY_KINDS
+            entity, how = of_kind[d.kind]
             own: set[str] | frozenset[str]
             if entity:
                 own = named.intersection(extra)
@@ -229,12 +234,12 @@ class Ranking:
                 own = nothing
             name = what = ask = 0.0
             if not own and not speaker:  # most hits: every word it holds is a word of its text
-                for t, wi in weighed:
+                for t, wi, asks_what in asking:
                     if t in words:
                         tf = bag.count(t)
                         part = wi * tf * saturated / (tf + norm)
                         what += part
-                        if t not in subject:
+                        if asks_what:
                             ask += part
             for t, wi in weighed if own or speaker else ():
                 if t in words:
@@ -269,15 +274,11 @@ class Ranking:
                     w = self.weights.get(t, 0.0)
                     what += TUNING["context"] * w * idf[t] * (K1 + 1) / (1 + norm)
                     got += TUNING["context_coverage"] * idf[t] * (t in self.terms)
-            how = reads[d.kind]
             in_window = (
                 window is not None and how == "entries" and bool(d.date) and window[0] <= d.date[:10] <= window[1]
             )
             d.coverage = coverage = (got + (dated if in_window else 0.0)) / mass
-            prior = authority.get(d.authority)
-            if prior is None:
-                rank = cfg.authority_rank(d.authority)
-                prior = authority[d.authority] = 1.0 + TUNING["authority"] * (4 - min(rank, 7))
+            prior = authority[d.authority]
             if own:
                 prior *= about_factor
             if not focus:  # the hit is about a named entity: that entity's memory, or its text names it

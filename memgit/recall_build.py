@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from memgit.recall_index import Index
 
 
-VERSION = "4"
+VERSION = "5"  # 5: no file whose name is not one line of UTF-8 (searched_by_rg, the file-name rule)
 SHIFT = 24  # a line's row id: file id << SHIFT | line number
 # memgit/rg.py runs rg with --max-columns 4096 and --stats: a line longer than that (its newline counted) comes
 # back as "[Omitted long line with N matches]"

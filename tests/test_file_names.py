@@ -152,3 +152,26 @@ def test_recall_leaves_the_file_out_by_rg_and_by_the_index_alike(holding: Path) 
         },
     )
     assert found(answer) == plain
+
+
+def test_an_index_built_before_the_rule_is_built_again(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An index written by memgit before the file-name rule held the lines of a file whose name has a newline (UTF-8:
+    its build took it): it is built again, not kept, so recall leaves the file out as rg does."""
+    from memgit import recall_build
+
+    (vault / "notes").mkdir(exist_ok=True)
+    (vault / "notes" / "plain.md").write_text("The Tendan bakery sells rye bread.\n")
+    (vault / "notes" / "a\nb.md").write_text("The Tendan kiosk sells tea.\n")
+    git(vault, "add", "-A")
+    git(vault, "commit", "-qm", "notes", "--no-verify")
+    plain = [("notes/plain.md", 1, "The Tendan bakery sells rye bread.")]
+    with monkeypatch.context() as old:  # memgit b5dbff6: index VERSION 4, every path but dot-files and INDEX pages
+        old.setattr(recall_build, "VERSION", "4")
+        old.setattr("memgit.detect.usable_name", lambda path: True)
+        recall_build._PRINTS.clear()
+        before = memgit("recall", "Tendan", "--json", "--k", "10", cwd=vault)
+        assert ("notes/a\nb.md", 1, "The Tendan kiosk sells tea.") in found(json.loads(before.stdout))
+    recall_build._PRINTS.clear()
+    answer = memgit("recall", "Tendan", "--json", "--k", "10", cwd=vault, process=True)  # memgit now, on that index
+    assert answer.returncode == 0, answer.stderr
+    assert found(json.loads(answer.stdout)) == plain

@@ -85,6 +85,7 @@ def _merge_into(
             raise _Unmergeable(
                 f"cannot merge {label}: {exc}", "nothing was changed; resolve it by hand (git merge) or ask a human"
             ) from None
+        _writable(vault, label, writes)
         draft = repo.build_tree(ours_tree, writes)
         if ref == repo.branch_ref():
             writes.update(_index_writes(vault, draft))
@@ -188,6 +189,27 @@ def _untouched(vault: Vault, tree: str, paths: list[str]) -> tuple[dict[str, str
             return expected, path
         expected[path] = at_tree
     return expected, None
+
+
+def _writable(vault: Vault, label: str, writes: dict[str, bytes | None]) -> None:
+    """A merge writes no file whose name is not UTF-8 (git keeps any bytes, another tool may push such a name; a tree
+    is built with UTF-8 names only): such a merge breaks the file-name rule, and sync diverts as for any other."""
+    odd = [p for p, data in writes.items() if data is not None and not p.isprintable() and _not_utf8(p)]
+    if odd:
+        from memgit.rules import file_name
+
+        ctx = vault.context()
+        found = [
+            f for p in odd for f in file_name.check(changes.Change(p, vault.config.kind_of(p), None, writes[p]), ctx)
+        ]
+        raise _Unmergeable(
+            f"the merge of {label} breaks the rules: " + "; ".join(f.render() for f in found), "nothing was changed"
+        )
+
+
+def _not_utf8(path: str) -> bool:
+    """A name read with surrogateescape that held bytes which are not UTF-8."""
+    return any("\udc80" <= c <= "\udcff" for c in path)
 
 
 def _divert(vault: Vault, remote: str, ref: str, theirs: str, why: _Unmergeable) -> dict[str, Any]:

@@ -705,3 +705,34 @@ def test_sync_gives_up_only_when_its_time_budget_is_spent(a: Clone, remote: Path
     assert time.monotonic() - started < 30
     assert "kept locally" in git(a.path, "show", f"main:{JOURNAL}").stdout
     assert status(a.path) == ""
+
+
+@pytest.mark.parametrize("how", ["added", "edited"])
+def test_sync_of_a_name_that_is_not_utf8_from_the_remote_diverts_not_crashes(
+    a: Clone, b: Clone, remote: Path, how: str
+) -> None:
+    """Another tool commits (without the hooks) and pushes a file whose name is not UTF-8 (`contexts/caf\\xe9.md`): a
+    clone with work of its own cannot write that name into a merge; its sync diverts its work to a proposal, as
+    for any merge that breaks the rules (the file-name rule names the file and the rename), instead of exit 4."""
+    import os
+
+    name = os.fsdecode(b"contexts/caf\xe9.md")
+    (a.path / "contexts").mkdir(exist_ok=True)
+    (a.path / name).write_text("# Cafe\n\nThe Tendan cafe opens at nine.\n")
+    git(a.path, "add", "-A")
+    git(a.path, "commit", "-qm", "a note with an odd name", "--no-verify")
+    if how == "edited":  # b already holds the file (a sync without work of its own: a fast-forward)
+        assert git(a.path, "push", "-q", "origin", "main", check=False).returncode == 0
+        assert b.run("sync").returncode == 0 and (b.path / name).is_file()
+        (a.path / name).write_text("# Cafe\n\nThe Tendan cafe opens at ten.\n")
+        git(a.path, "commit", "-qam", "the odd note edited", "--no-verify")
+    assert git(a.path, "push", "-q", "origin", "main", check=False).returncode == 0
+    pushed = remote_sha(remote)
+    b.json("log", "work of b's own", now=f"{DAY}T09:00:00")
+    mine = head(b.path)
+    r = b.run("sync", "--json")
+    assert r.returncode == 5 and "internal error" not in r.stdout + r.stderr, r.stdout + r.stderr
+    d = json.loads(r.stdout)["diverted"]
+    assert "contexts/caf\\xe9.md" in d["reason"] and "file-name" in d["reason"] and d["commit"] == mine
+    assert ls_remote(remote, f"refs/heads/{d['branch']}")[f"refs/heads/{d['branch']}"] == mine
+    assert head(b.path) == pushed and status(b.path) == ""

@@ -105,7 +105,8 @@ def install(path: Path) -> dict[str, Any]:
 
 
 def _adopt_report(existing: dict[str, bytes], progress: Progress = None) -> list[dict[str, Any]]:
-    """Problems in files the folder (or its git history) already held, each with its fix."""
+    """Problems in files the folder (or its git history) already held, each with its fix. A problem's path is as
+    output shows it (the file-name rule escapes a name: `notes/t\\tb.md`); _with_problems gives the files."""
     from memgit import rules
     from memgit.changes import Change, Context
     from memgit.config import Config
@@ -124,6 +125,7 @@ def _adopt_report(existing: dict[str, bytes], progress: Progress = None) -> list
                     "rule": "layout",
                     "message": "not a daily journal name",
                     "hint": "journals are memory/YYYY-MM-DD.md: rename it or move it out of memory/",
+                    _FILE: rel,
                 }
             )
             continue
@@ -133,8 +135,17 @@ def _adopt_report(existing: dict[str, bytes], progress: Progress = None) -> list
             only=[r for r in rules.RULES if r not in ("index-generated", "policy-guard")],
         ):
             out.append(p.as_dict())
+            out[-1][_FILE] = rel
     tick(progress, len(existing), len(existing))
     return out
+
+
+_FILE = " file"  # a problem's file as read (its raw name), taken out before the report is shown
+
+
+def _with_problems(problems: list[dict[str, Any]]) -> set[str]:
+    """The files the problems are about (their names as read), each problem's entry for it taken out."""
+    return {p.pop(_FILE) for p in problems}
 
 
 _LINE_FILES = {".gitignore": b"editor and OS state", ".gitattributes": b"memgit's merge drivers"}
@@ -217,7 +228,7 @@ def init(path: Path, progress: Progress = None) -> dict[str, Any]:
         created.append(rel)
     existing = sorted(set(existing) - repo.ignored(existing))  # editor state (.obsidian/workspace.json, ...) stays out
     problems = _adopt_report({r: (path / r).read_bytes() for r in existing if r != INDEX_PATH}, progress)
-    bad = {p["path"] for p in problems}
+    bad = _with_problems(problems)
     # the first commit holds the template and every adopted file that conforms
     files: dict[str, bytes | None] = {
         rel: (path / rel).read_bytes() for rel in created + existing if rel not in bad and rel != INDEX_PATH
@@ -291,6 +302,7 @@ def _adopt_history(repo: Repo, path: Path, today: str, progress: Progress = None
     base_tree = repo.commit_tree(head)
     tracked = {rel: repo.blob(blob) or b"" for rel, blob in repo.files(base_tree)}
     problems = _adopt_report({r: d for r, d in tracked.items() if r != INDEX_PATH}, progress)
+    _with_problems(problems)
     default = Config.default()
     other = sorted({p["path"] for p in problems if default.kind_of(p["path"]) != "other"})
     created: list[str] = []

@@ -175,3 +175,21 @@ def test_an_index_built_before_the_rule_is_built_again(vault: Path, monkeypatch:
     answer = memgit("recall", "Tendan", "--json", "--k", "10", cwd=vault, process=True)  # memgit now, on that index
     assert answer.returncode == 0, answer.stderr
     assert found(json.loads(answer.stdout)) == plain
+
+
+@pytest.mark.parametrize("which", sorted(NAMES))
+def test_init_adopting_a_folder_leaves_such_a_file_out_as_it_says(tmp_path: Path, which: str) -> None:
+    """`memgit init` on a folder of another tool's notes: a file whose name is not one line of UTF-8 is reported and
+    left out of the first commit, as the report says (it was committed, or init exited 4 half done)."""
+    name, shown = NAMES[which]
+    folder = tmp_path / "notes-folder"
+    (folder / Path(name).parent).mkdir(parents=True)
+    (folder / name).write_text(NOTE)
+    (folder / "contexts").mkdir(exist_ok=True)
+    (folder / "contexts" / "plain.md").write_text(NOTE.replace("Tendan", "Plain"))
+    r = memgit("init", str(folder), "--json", cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    out = json.loads(r.stdout)
+    assert [(p["path"], p["rule"]) for p in out["not_conforming"]] == [(shown, "file-name")]
+    assert out["adopted"] == ["contexts/plain.md"]
+    assert git(folder, "ls-files", "-z").stdout.split("\0").count(name) == 0 and (folder / name).is_file()

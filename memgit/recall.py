@@ -336,6 +336,11 @@ class Recall(Ranking):
         named: list[tuple[str, str, set[str]]] = []  # (kind, slug, the question's words its name holds)
         for ekind in self.vault.config.entity_kinds:
             for slug, words in named_in(self._slugs(ekind, tree), terms, self.languages, self.verbs):
+                if not slug.isprintable():  # a folder name that is not one line of UTF-8 names no entity
+                    from memgit.detect import usable_name  # (the file-name rule; its files are left out too)
+
+                    if not usable_name(slug):
+                        continue
                 self.entity_words |= words
                 named.append((ekind, slug, words))
         if len(named) > ENTITIES:  # "kelfo labs" in a vault of 500 labs: the entities it names best

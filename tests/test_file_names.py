@@ -193,3 +193,36 @@ def test_init_adopting_a_folder_leaves_such_a_file_out_as_it_says(tmp_path: Path
     assert [(p["path"], p["rule"]) for p in out["not_conforming"]] == [(shown, "file-name")]
     assert out["adopted"] == ["contexts/plain.md"]
     assert git(folder, "ls-files", "-z").stdout.split("\0").count(name) == 0 and (folder / name).is_file()
+
+
+@pytest.mark.parametrize("which", ["latin1", "newline"])
+def test_recall_leaves_out_an_entity_whose_folder_name_is_no_text(vault: Path, which: str) -> None:
+    """An entity folder named with a byte that is not UTF-8 (`people/zo\\xe9-ann`) or a newline, committed without the
+    hooks: a question naming it no longer exits 4 (L1 asked the index about the folder's items.json); the folder
+    names no entity and its files are left out, by the index, rg and --as-of alike."""
+    folder = os.fsdecode(b"people/zo\xe9-ann") if which == "latin1" else "people/zo\nann"
+    fact = {
+        "id": "zo-ann-a1b2c3",
+        "fact": "Zo Ann runs the Tendan bakery",
+        "category": "status",
+        "timestamp": "2026-01-05T09:00:00+00:00",
+        "valid_from": "2026-01-05",
+        "valid_until": None,
+        "source": "memory/2026-01-05.md#L3",
+        "authority": "memory",
+        "status": "active",
+        "supersedes": None,
+        "supersededBy": None,
+    }
+    (vault / folder).mkdir(parents=True)
+    (vault / folder / "items.json").write_text(json.dumps([fact], indent=2) + "\n")
+    (vault / "notes").mkdir(exist_ok=True)
+    (vault / "notes" / "plain.md").write_text("Zo Ann bakes rye bread.\n")
+    git(vault, "add", "-A")
+    git(vault, "commit", "-qm", "an entity with an odd folder name", "--no-verify")
+    plain = [("notes/plain.md", 1, "Zo Ann bakes rye bread.")]
+    v = Vault(vault)
+    assert found(recall(v, "zo ann", k=10)) == found(recall(v, "zo ann", k=10, index=False)) == plain
+    assert found(recall(v, "zo ann", k=10, as_of="HEAD")) == plain
+    r = memgit("recall", "zo ann", "--json", cwd=vault, process=True)
+    assert r.returncode == 0 and found(json.loads(r.stdout)) == plain, r.stdout + r.stderr

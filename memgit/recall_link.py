@@ -18,8 +18,10 @@ PERSON = "\x00person"  # a linked person, when only a "who" question wants it (n
 
 
 KEEP_LINKED = 20_000  # texts whose named entities a long-running process keeps, per set of kinds' listings
-# what a text names: the slugs, their kinds' words, and those words but PERSON, sorted (what its bag gets)
-Named = tuple[tuple[str, ...], frozenset[str], tuple[str, ...]]
+# what a text names: the slugs, their kinds' words (sorted), and those words but PERSON (what its bag gets: most
+# often the same tuple)
+Named = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]
+NOTHING: Named = ((), (), ())  # a text naming no entity
 
 
 def link(
@@ -37,16 +39,15 @@ def link(
     again; a new or removed entity is another listing, scanned afresh)."""
     names, starts, seen = _names(wanted)
     split = split or {}
-    nothing: Named = ((), frozenset(), ())
     for i, d in enumerate(docs):
         known = seen.get(d.text)
         if known is None:
             slugs = _scan(split.get(d.text) or folded_words(d.text), names, starts)
             if slugs:
-                kinds = frozenset(names[g] for g in slugs)
-                known = (slugs, kinds, tuple(sorted(kinds - {PERSON})))
+                kinds = tuple(sorted({names[g] for g in slugs}))
+                known = (slugs, kinds, kinds if PERSON not in kinds else tuple(k for k in kinds if k != PERSON))
             else:
-                known = nothing
+                known = NOTHING
             seen[d.text] = known
         slugs, kinds, added = known
         if not slugs:  # no name here
@@ -54,7 +55,7 @@ def link(
         own = d.path.split("/")[1] if d.kind in ENTITY_KINDS else ""
         if own in slugs:  # an entity's memory names itself: not a link
             found = {names[g] for g in slugs if g != own}
-            kinds, added = frozenset(found), tuple(sorted(found - {PERSON}))
+            kinds, added = tuple(found), tuple(sorted(found - {PERSON}))
         if not person.isdisjoint(kinds):
             d.flags["names_person"] = True
         if added:

@@ -56,14 +56,14 @@ def said(text: str) -> str:
     return "".join(parts)
 
 
-def speakers(docs: list[Doc], reads: dict[str, str], terms: Callable[[str], tuple[str, ...]]) -> list[frozenset[str]]:
+def speakers(docs: list[Doc], entries: list[bool], terms: Callable[[str], tuple[str, ...]]) -> list[frozenset[str]]:
     """The words of who says each journal entry ("- 15:53 Gina: ..." -> {"gina"}); empty for other lines. A
     speaker is a name: one to three words, none in lower case ("Call with Acme Inc: ..." is a call, not a
-    speaker; "田中", without case, is a name)."""
+    speaker; "田中", without case, is a name). `entries`: which docs are read as journal entries."""
     out: list[frozenset[str]] = []
     nobody: frozenset[str] = frozenset()
-    for d in docs:
-        said = _SPEAKER.match(d.text) if reads[d.kind] == "entries" and d.text.find(":", 8, 50) >= 0 else None
+    for d, entry in zip(docs, entries, strict=True):
+        said = _SPEAKER.match(d.text) if entry and d.text.find(":", 8, 50) >= 0 else None
         if said is None:
             out.append(nobody)
             continue

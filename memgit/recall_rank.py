@@ -170,7 +170,7 @@ class Ranking:
         if TUNING["corpus_idf"] and docs and self.corpus_bytes:
             # idf against the whole vault, not the candidates: every line holding a query word is a candidate
             # (its df is exact), and the vault's line count is estimated from the bytes searched
-            n = max(n, int(self.corpus_bytes / (sum(len(d.text) + 1 for d in docs) / len(docs))))
+            n = max(n, int(self.corpus_bytes / ((sum(map(len, [d.text for d in docs])) + len(docs)) / len(docs))))
         avgdl = (sum(lens) / len(lens)) if lens else 1.0
         df = Counter(chain.from_iterable(map(frozenset(self.weights).intersection, sets)))
         idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in self.weights}
@@ -181,7 +181,7 @@ class Ranking:
                     idf[t] = min(idf[t], max(origin))
         named = set(self.terms)
         focus = self._focus(docs, extras)
-        talk = recall_lines.speakers(docs, reads, self._terms)  # who says each dialogue line ("- 15:53 Gina: ...")
+        talk = recall_lines.speakers(docs, entries, self._terms)  # who says each dialogue line ("- 15:53 Gina: ...")
         # the speakers the question names (when it names no entity of the vault): a line neither by nor naming them
         # is about someone else
         voices = set().union(*talk) & named if focus is None and TUNING["speaker_focus"] != 1.0 else set()

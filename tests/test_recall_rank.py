@@ -406,7 +406,7 @@ def test_a_german_name_question_meets_namens(vault: Path) -> None:
     assert rc == 0 and data["hits"][0]["cite"] == named, data
 
 
-def _speakers(vault: Path, query: str, monkeypatch: pytest.MonkeyPatch) -> dict[str, set[str]]:
+def _speakers(vault: Path, query: str, monkeypatch: pytest.MonkeyPatch) -> dict[str, frozenset[str]]:
     """Who says each journal line recall finds for `query`: the line's start (after its time) -> the speaker's words."""
     from memgit import recall_lines
     from memgit.api import Vault
@@ -416,7 +416,7 @@ def _speakers(vault: Path, query: str, monkeypatch: pytest.MonkeyPatch) -> dict[
     monkeypatch.setenv("MEMGIT_NOW", "2027-06-01T10:00:00")
     r = Recall(Vault(vault), query)
     docs = [d for d in r.candidates() if d.kind == "journal"]
-    talk = recall_lines.speakers(docs, {"journal": spec("journal").recall}, r._terms)
+    talk = recall_lines.speakers(docs, [spec("journal").recall == "entries"] * len(docs), r._terms)
     return dict(zip((d.text.split(": ")[0][8:] for d in docs), talk, strict=True))
 
 

@@ -142,7 +142,12 @@ def _whole(
     does not compound: the atoms as they are)."""
     if not any(t.inner for t in spec):
         return None
-    out = [index._atoms(t.prefixes, t.exact, "", 0) if t.inner else a for t, a in zip(spec, atoms, strict=True)]
+    # index._atoms lists a prefix's words (the vocabulary's words it starts), the exact terms, then the head's words:
+    # a word is a term's own when a prefix starts it or it is an exact term (a head's word may be one too)
+    out = [
+        [(w, p) for w, p in a if p or w in t.exact or w.startswith(t.prefixes)] if t.inner and a else a
+        for t, a in zip(spec, atoms, strict=True)
+    ]
     return None if out == atoms else [a or [] for a in out]
 
 

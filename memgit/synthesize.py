@@ -40,6 +40,17 @@ def changed_entities(vault: Vault, since_days: int) -> list[str]:
         for d in repo.diff_trees(parent, info.tree):
             if vault.config.kind_of(d.path) == "entity-items":
                 folders.add(d.path.rsplit("/", 1)[0])
+    odd = [f for f in folders if not f.isprintable()]
+    if odd:  # a folder name that is not one line of UTF-8 (the file-name rule) cannot name a summary: left out
+        from memgit.detect import usable_name
+        from memgit.rules.file_name import shown
+
+        for folder in odd:
+            if not usable_name(folder):
+                folders.discard(folder)
+                vault.warnings.append(
+                    f"{shown(folder)}: not synthesized: its name is not one line of UTF-8 (rename it)"
+                )
     return sorted(folders)
 
 

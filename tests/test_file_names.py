@@ -226,3 +226,21 @@ def test_recall_leaves_out_an_entity_whose_folder_name_is_no_text(vault: Path, w
     assert found(recall(v, "zo ann", k=10, as_of="HEAD")) == plain
     r = memgit("recall", "zo ann", "--json", cwd=vault, process=True)
     assert r.returncode == 0 and found(json.loads(r.stdout)) == plain, r.stdout + r.stderr
+
+
+def test_synthesize_leaves_out_an_entity_whose_folder_name_is_no_text(vault: Path) -> None:
+    """One entity folder named with a byte that is not UTF-8 no longer stops every summary (synthesize exited 2 with
+    "invalid YAML", and the heartbeat's synthesize step failed every week): it is left out, with a warning."""
+    odd = os.fsdecode(b"people/zo\xe9-ann")
+    (vault / odd).mkdir(parents=True)
+    fact = {"id": "zo-ann-a1b2c3", "fact": "Zo Ann runs the Tendan bakery", "category": "status"}
+    fact |= {"timestamp": "2026-01-05T09:00:00+00:00", "valid_from": "2026-01-05", "valid_until": None}
+    fact |= {"source": "memory/2026-01-05.md#L3", "authority": "memory", "status": "active"}
+    (vault / odd / "items.json").write_text(json.dumps([{**fact, "supersedes": None, "supersededBy": None}]) + "\n")
+    git(vault, "add", "-A")
+    git(vault, "commit", "-qm", "an entity with an odd folder name", "--no-verify")
+    assert memgit("fact", "add", "people/sarah", "Sarah likes tea", "--category", "status", cwd=vault).returncode == 0
+    r = memgit("synthesize", cwd=vault)
+    assert r.returncode == 0 and "synthesized 1 summaries" in r.stdout, r.stdout + r.stderr
+    assert "people/zo\\xe9-ann: not synthesized" in r.stderr
+    assert (vault / "people" / "sarah" / "summary.md").is_file() and status(vault) == ""

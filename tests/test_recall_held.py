@@ -142,7 +142,7 @@ def test_the_slots_of_a_bitset_are_its_bits(warm: Vault) -> None:
     assert found is not None
     size = len(found.ids)
     assert size > 20
-    for slots in ([], [0], [size - 1], [0, 7, 8, 9, size - 1], list(range(0, size, 3))):
+    for slots in ([], [0], [size - 1], [0, 7, 8, 9, size - 1], list(range(0, size, 3)), list(range(size))):
         assert found.positions(sum(1 << s for s in set(slots))) == sorted(set(slots))
 
 

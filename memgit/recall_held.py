@@ -2,7 +2,8 @@
 a long-running process (the MCP server) after its prewarm: each line's slot (a bit position), length, journal entry
 hash and text (~11.5 MB at 10k entities: the lines that go on need no look-up in the database), and the lines of the
 common words as bitsets (a Python int, a bit per slot: `&`, `|` and `bit_count()`
-are C loops over ~30 KB on the 10k-entity vault). A rarer word's lines are read from FTS5 when asked for.
+are C loops over ~30 KB on the 10k-entity vault), the rarer words on HOLD_SLOTS lines or more as their slots (~2.5 MB
+at 10k entities); the rarest words' lines (and a prefix's) are read from FTS5 when asked for.
 
 It holds one tree of the index. The index's own update (memgit/recall_build.py `update`) brings it along: a changed
 line's slot is dropped and the new lines take new slots at the end; when another process moved the index, the files
@@ -27,6 +28,8 @@ if TYPE_CHECKING:
 HOLD_ROWS = 500  # a word on this many plain lines or more is held as a bitset (143 words, ~4 MB at 10k entities)
 HOLD_SHARE = 0.002  # ... and on this share of them (a bigger vault: as few words, each bitset longer)
 HOLD_WORDS = 256  # the most words held (the commonest)
+HOLD_SLOTS = 20  # a word on this many plain lines or more, fewer than a bitset's, is held as its slots (~4k words,
+# ~2.5 MB at 10k entities: a never-seen question's rarer words need no FTS5 query)
 KEEP_TERMS = 64  # terms' bitsets a long-running process keeps (common words recur; ~30 KB each at 10k entities)
 REBUILD = 0.1  # new slots past this share of the built ones: built again
 CATCH_UP = 200  # files another process changed read again in a recall (~0.5 ms each); past it, built again
@@ -103,6 +106,11 @@ class Held:
         ][:HOLD_WORDS]
         for w in common:
             self.words[w] = self.bits(_rowids(db, _quote(w)))
+        self.slots: dict[str, array[int]] = {}  # a rarer word -> the slots of its lines (those dropped since too)
+        start, at, line_of = self.start, self.at, (1 << shift) - 1
+        for (w,) in db.execute("SELECT term FROM temp.terms_rows WHERE doc >= ? AND doc < ?", (HOLD_SLOTS, least)):
+            if w not in skip and w not in self.words:
+                self.slots[w] = array("i", [at[start[r >> shift] + (r & line_of)] for r in _rowids(db, _quote(w))])
         self.terms: dict[tuple[tuple[str, bool], ...], int] = {}
 
     def _of(self, slots: Iterable[int]) -> int:
@@ -151,12 +159,19 @@ class Held:
             return found
         found = 0
         rare = []
+        slots: list[int] = []
         for word, prefix in atoms:
             held = None if prefix else self.words.get(word)
-            if held is None:
-                rare.append(_quote(word) + "*" if prefix else _quote(word))
-            else:
+            if held is not None:
                 found |= held
+                continue
+            some = None if prefix else self.slots.get(word)
+            if some is not None:
+                slots += some
+            else:
+                rare.append(_quote(word) + "*" if prefix else _quote(word))
+        if slots:
+            found |= self._of(slots)
         if rare:
             found |= self.bits(_rowids(db, " OR ".join(rare)))
         found &= self.alive
@@ -204,6 +219,8 @@ class Held:
             for w in set(words.split()):
                 if w in self.words:
                     new.setdefault(w, []).append(s)
+                elif w in self.slots:
+                    self.slots[w].append(s)
         self.alive |= self._of([s for slots in lengths.values() for s in slots])
         for b, slots in lengths.items():
             bits = self._of(slots)

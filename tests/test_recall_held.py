@@ -121,6 +121,41 @@ def test_what_a_warm_process_holds_follows_another_process(warm: Vault, monkeypa
         found = now
 
 
+def test_the_rarer_words_held_as_slots_follow_commits_resets_and_another_process(
+    warm: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A word on fewer lines than a bitset's is held as its lines' slots (not read from FTS5): the same lines go on as
+    rg's through this process's commits (new lines' slots added), a reset back, another process moving the index, a
+    work-tree edit, and a rebuild."""
+    monkeypatch.setattr(recall_held, "HOLD_SLOTS", 1)  # every word on fewer lines than HOLD_ROWS
+    index = recall_index._OPEN[recall_index.folder(warm)]
+    recall_held.build(index)
+    found = held(warm)
+    assert found is not None and "hiring" in found.slots and "kelp" not in found.slots
+    asked = [*ASKED, "hiring note", "hiring company zurich", "helene hiring"]
+    assert same(warm, asked) > 5
+    before = warm.repo.head_id()
+    hiring = list(found.slots["hiring"])
+    (warm.root / "contexts" / "kelp.md").write_text("kelp hiring note\nzurich hiring company\n", encoding="utf-8")
+    commit(warm.root)
+    assert same(warm, asked) > 5
+    assert held(warm) is found and len(found.slots["hiring"]) == len(hiring) + 2  # the new lines' slots
+    git(warm.root, "reset", "-q", "--hard", str(before))
+    assert same(warm, asked) > 5  # the dropped slots are no line's any more
+    (warm.root / "contexts" / "kelp.md").write_text("hiring hiring\n", encoding="utf-8")
+    commit(warm.root)
+    assert cli("recall", "hiring", "--json", cwd=warm.root, process=True).returncode in (0, 1)  # moves the index
+    assert same(warm, asked) > 5
+    (warm.root / "contexts" / "other.md").write_text("a hiring zurich company note, untracked\n", encoding="utf-8")
+    assert same(warm, asked) > 5
+    monkeypatch.setattr(recall_held, "REBUILD", 0.0)  # any new line: built again
+    (warm.root / "contexts" / "kelp.md").write_text("zurich hiring\n", encoding="utf-8")
+    commit(warm.root)
+    assert same(warm, asked) > 5
+    settle()
+    assert same(warm, asked) > 5
+
+
 def test_what_a_warm_process_holds_is_bounded(warm: Vault, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(recall_held, "KEEP_TERMS", 4)
     monkeypatch.setattr(recall_held, "REBUILD", 0.0)  # any new line: built again

@@ -14,8 +14,14 @@ from memgit.detect import UNUSABLE_NAME
 
 RULE = "file-name"
 BAD = UNUSABLE_NAME
-_NAMES = {0x09: "TAB", 0x0A: "LINE FEED", 0x0D: "CARRIAGE RETURN", 0x1B: "ESCAPE", 0x2028: "LINE SEPARATOR"}
-_NAMES[0x2029] = "PARAGRAPH SEPARATOR"
+_NAMES = {
+    0x09: "TAB",
+    0x0A: "LINE FEED",
+    0x0D: "CARRIAGE RETURN",
+    0x1B: "ESCAPE",
+    0x2028: "LINE SEPARATOR",
+    0x2029: "PARAGRAPH SEPARATOR",
+}
 
 
 def shown(path: str) -> str:
@@ -34,10 +40,8 @@ def _suggest(path: str) -> str:
     """A name to rename to: bytes that are not UTF-8 read as Windows-1252 (the usual origin: café), controls as -."""
     if BAD.search(path) is None:
         return path
-    raw = path.encode("utf-8", "surrogateescape")
     text = "".join(
-        c if not 0xDC80 <= ord(c) <= 0xDCFF else bytes([ord(c) - 0xDC00]).decode("cp1252", "replace")
-        for c in raw.decode("utf-8", "surrogateescape")
+        bytes([ord(c) - 0xDC00]).decode("cp1252", "replace") if 0xDC80 <= ord(c) <= 0xDCFF else c for c in path
     )
     return BAD.sub("-", text.replace("\ufffd", "-")).replace("'", "")
 

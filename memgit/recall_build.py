@@ -110,6 +110,10 @@ def update(index: Index, vault: Vault, tree: str) -> None:
         changes = vault.repo.diff_trees(old or None, tree or None)
     except (GitError, KeyError, ValueError) as exc:  # its tree is gone (a rewritten history): build anew
         raise _Rebuild(str(exc)) from None
+    if not all(c.path.isprintable() for c in changes):  # a name the index never holds (searched_by_rg): no SQL text
+        from memgit.detect import usable_name
+
+        changes = [c for c in changes if usable_name(c.path)]
     # this connection's own writes do not move data_version (the paths kept are brought along below)
     index.sizes_of, index.counts, index.found = (None, {}), (None, {}), (None, {})
     changed = sorted({c.path for c in changes})

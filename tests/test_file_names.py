@@ -244,3 +244,30 @@ def test_synthesize_leaves_out_an_entity_whose_folder_name_is_no_text(vault: Pat
     assert r.returncode == 0 and "synthesized 1 summaries" in r.stdout, r.stdout + r.stderr
     assert "people/zo\\xe9-ann: not synthesized" in r.stderr
     assert (vault / "people" / "sarah" / "summary.md").is_file() and status(vault) == ""
+
+
+@pytest.mark.parametrize("warm", [False, True])
+def test_an_index_built_before_such_a_commit_is_brought_past_it(vault: Path, warm: bool) -> None:
+    """The common order: the index exists (a recall ran, or the server holds it), then another tool commits such a
+    name; the index's update after that commit skips the name, as its build does (it exited 4)."""
+    from memgit import recall_grep, recall_held, recall_index
+
+    (vault / "notes").mkdir()
+    (vault / "notes" / "plain.md").write_text("The Tendan bakery sells rye bread.\n")
+    git(vault, "add", "-A")
+    git(vault, "commit", "-qm", "a plain note")
+    v = Vault(vault)
+    if warm:  # as the MCP server holds it: watched, warmed, the held first stage built
+        recall_grep.watch(v)
+        recall_grep.warm(v)
+        recall_held.build(recall_index._OPEN[recall_index.folder(v)])
+    plain = [("notes/plain.md", 1, "The Tendan bakery sells rye bread.")]
+    assert found(recall(v, "Tendan", k=10)) == plain
+    before = head(vault)
+    for name, _ in NAMES.values():
+        assert add(vault, name, "--no-verify")[0] == 0
+    for _ in range(2):  # the update, then the index at that tree
+        assert found(recall(v, "Tendan", k=10)) == found(recall(v, "Tendan", k=10, index=False)) == plain
+    assert found(recall(v, "Tendan", k=10, as_of=before)) == plain  # an as-of a few paths back: the same skip
+    r = memgit("recall", "Tendan", "--json", cwd=vault)
+    assert r.returncode == 0 and "internal error" not in r.stderr, r.stderr

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from collections.abc import Callable
@@ -87,14 +88,16 @@ def fsck_clean(repo: Path) -> None:
 
 def leftover_locks(repo: Path) -> tuple[list[Path], list[Path]]:
     """Lock files a killed writer left in .git (memgit.lock, the vault lock, is never one): (git's own, which
-    memgit must name and leave to the user, exit 3; memgit's tagged index.lock, which the next writer clears)."""
+    memgit must name and leave to the user, exit 3; memgit's own, which the next writer clears: its tagged
+    index.lock, and libgit2's lock on a dead process's scratch index, .git/memgit/index.PID.lock)."""
     from memgit.repo import INDEX_LOCK_TAG
 
     ours, theirs = [], []
     for p in (repo / ".git").rglob("*.lock"):
         if p.name == "memgit.lock":
             continue
-        (ours if p.read_bytes().startswith(INDEX_LOCK_TAG) else theirs).append(p)
+        scratch = p.parent == repo / ".git" / "memgit" and re.fullmatch(r"index\.\d+\.lock", p.name) is not None
+        (ours if scratch or p.read_bytes().startswith(INDEX_LOCK_TAG) else theirs).append(p)
     return theirs, ours
 
 

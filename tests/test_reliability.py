@@ -368,6 +368,32 @@ def _holds(pid: int, inode: int) -> bool:
     return False
 
 
+def test_a_dead_writer_s_scratch_index_and_libgit2_s_lock_on_it_are_cleared_by_the_next_write(vault: Path) -> None:
+    """A writer killed while libgit2 wrote its scratch index (.git/memgit/index.PID) leaves that file and its
+    index.PID.lock; they are memgit's own (the random kills below meet them now and then): the next write clears
+    them and lands, exit 0. A live process's scratch files are its own and stay."""
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    alive = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    live = alive.pid
+    folder = vault / ".git" / "memgit"
+    folder.mkdir(exist_ok=True)
+    left = [folder / f"index.{dead.pid}", folder / f"index.{dead.pid}.lock"]
+    kept = [folder / f"index.{live}", folder / f"index.{live}.lock"]
+    for p in left + kept:
+        p.write_bytes(b"half-written")
+    assert leftover_locks(vault) == ([], [left[1], kept[1]]) or leftover_locks(vault) == ([], [kept[1], left[1]])
+    try:
+        r = memgit("log", "after a killed writer", cwd=vault, env={"MEMGIT_NOW": NOW}, process=True)
+    finally:
+        alive.kill()
+        alive.wait()
+    assert r.returncode == 0, r.stderr
+    assert "after a killed writer" in git(vault, "show", f"HEAD:{JOURNAL}").stdout
+    assert not any(p.exists() for p in left)
+    assert all(p.exists() for p in kept)
+
+
 KILLS = 6
 KILL_WINDOW = 0.060  # seconds after the victim takes the vault lock: a whole write holds it ~35-45 ms here
 

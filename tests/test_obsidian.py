@@ -20,6 +20,7 @@ STATE = [
     ".DS_Store",
     "notes/.DS_Store",
     "notes/Thumbs.db",
+    "notes/Daily/Icon\r",  # macOS's custom folder icon: a name no vault can hold (the file-name rule)
 ]
 SETTINGS = {f"key{n}": n for n in range(1, 13)}
 
@@ -53,11 +54,13 @@ def test_init_adopting_an_obsidian_folder_adds_the_ignores_to_its_own_gitignore(
     put(folder, ".obsidian/workspace.json", '{"panes": 3}\n')
     put(folder, ".trash/gone.md", "gone\n")
     put(folder, "notes/todo.md", "- [ ] water plants\n")
+    put(folder, "notes/Icon\r", "")  # a Mac's folder icon: ignored, not a problem of the file-name rule
     result = memgit_json("init", str(folder))
+    assert not result.get("problems"), result
     assert ".obsidian/workspace.json" not in result["adopted"] and "notes/todo.md" in result["adopted"]
     files = tree_files(folder)
     assert {".gitignore", ".obsidian/app.json", "notes/todo.md"} <= files
-    assert not {".obsidian/workspace.json", ".trash/gone.md", "private/diary.md"} & files
+    assert not {".obsidian/workspace.json", ".trash/gone.md", "private/diary.md", "notes/Icon\r"} & files
     ignore = (folder / ".gitignore").read_text()
     assert ignore.startswith("private/\n*.log\n")  # the folder's own lines first, as they were
     assert ".obsidian/workspace*.json" in ignore.splitlines() and ".DS_Store" in ignore.splitlines()

@@ -22,6 +22,8 @@ _NAMES = {
     0x2028: "LINE SEPARATOR",
     0x2029: "PARAGRAPH SEPARATOR",
 }
+ICON = "Icon\r"  # what macOS writes into a folder given a custom icon
+ICON_IGNORE = "Icon[[:cntrl:]]"  # a .gitignore line for it without a carriage return in the file (git's wildmatch)
 
 
 def shown(path: str) -> str:
@@ -64,13 +66,22 @@ def check(change: Change, ctx: Context) -> list[Problem]:
     parts = change.path.split("/")
     at = next(i for i, part in enumerate(parts) if BAD.search(part))
     odd = "/".join(parts[: at + 1])  # a folder's name: the folder is what to rename (git mv needs its target's folder)
+    if parts[-1] == ICON:  # macOS's custom folder icon: OS state like .DS_Store, which a rename would break
+        hint = (
+            f"macOS's folder-icon file: keep it out of git, add the line {ICON_IGNORE} to .gitignore (memgit's "
+            f"template has it) and unstage it: git rm --cached $'{shown(change.path)}'"
+        )
+    else:
+        hint = (
+            f"rename it: git mv $'{shown(odd)}' '{_suggest(odd)}' (a name is one line of UTF-8 text: INDEX.md, "
+            "recall and cite carry it)"
+        )
     return [
         Problem(
             shown(change.path),
             0,
             RULE,
             f"the {'file' if at == len(parts) - 1 else 'folder'} name {_what(odd)}",
-            f"rename it: git mv $'{shown(odd)}' '{_suggest(odd)}' (a name is one line of UTF-8 text: INDEX.md, "
-            "recall and cite carry it)",
+            hint,
         )
     ]

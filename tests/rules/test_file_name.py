@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from memgit.detect import scrub_lines, visible
@@ -54,6 +56,17 @@ def test_the_rename_suggested_reads_latin1_bytes_as_the_letters_they_were() -> N
     assert "'contexts/a-b.md'" in check("contexts/a\nb.md")[0].hint
     # a quote in the name is escaped for bash's $'...' and left out of the suggestion
     assert "git mv $'notes/it\\'s\\n.md' 'notes/its-.md'" in check("notes/it's\n.md")[0].hint
+
+
+def test_a_mac_folder_icon_is_to_be_ignored_not_renamed() -> None:
+    from memgit.rules.file_name import ICON_IGNORE
+
+    p = only(check("notes/Daily/Icon\r"), RULE, "notes/Daily/Icon\\r", 0, "the file name holds U+000D")
+    assert "git mv" not in p.hint
+    assert f"add the line {ICON_IGNORE} to .gitignore" in p.hint
+    assert "git rm --cached $'notes/Daily/Icon\\r'" in p.hint
+    template = Path(__file__).resolve().parents[2] / "vault-template" / ".gitignore"
+    assert ICON_IGNORE in template.read_text().splitlines()
 
 
 @pytest.mark.parametrize(

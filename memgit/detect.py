@@ -317,6 +317,11 @@ _SHOWN = _lazy(_HIDDEN + "|[\u2028\u2029\x85\udc80-\udcff]")
 UNUSABLE_NAME = _lazy("[\x00-\x1f\x7f-\x9f\u2028\u2029\udc80-\udcff]")
 
 
+def not_utf8(path: str) -> bool:
+    """Whether a name read from git with surrogateescape held bytes that are not UTF-8 (U+DC80-U+DCFF)."""
+    return any("\udc80" <= c <= "\udcff" for c in path)
+
+
 def usable_name(path: str) -> bool:
     """Whether a path read from git (surrogateescape) is one line of UTF-8 text: recall carries only those. Callers on
     a hot path test `path.isprintable()` first (true of nearly every name) and import this module only when not."""

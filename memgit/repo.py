@@ -390,7 +390,9 @@ class Repo:
     def ignored(self, paths: Iterable[str]) -> set[str]:
         """The paths the work tree's .gitignore files (and info/exclude) leave out. A name that is not UTF-8 (read with
         surrogateescape) cannot be asked about: not left out (the file-name rule names it)."""
-        return {p for p in paths if (p.isprintable() or _utf8(p)) and self.git.path_is_ignored(p)}
+        from memgit.detect import not_utf8
+
+        return {p for p in paths if (p.isprintable() or not not_utf8(p)) and self.git.path_is_ignored(p)}
 
     def config_get(self, key: str) -> str | None:
         try:
@@ -725,8 +727,3 @@ def init_repo(path: Path, branch: str = "main") -> Repo:
     if not (path / ".git").exists():
         pygit2.init_repository(str(path), initial_head=branch)
     return Repo(path)
-
-
-def _utf8(path: str) -> bool:
-    """Whether a name read with surrogateescape was UTF-8 (holds no U+DC80-U+DCFF)."""
-    return not any("\udc80" <= c <= "\udcff" for c in path)

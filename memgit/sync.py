@@ -194,7 +194,11 @@ def _untouched(vault: Vault, tree: str, paths: list[str]) -> tuple[dict[str, str
 def _writable(vault: Vault, label: str, writes: dict[str, bytes | None]) -> None:
     """A merge writes no file whose name is not UTF-8 (git keeps any bytes, another tool may push such a name; a tree
     is built with UTF-8 names only): such a merge breaks the file-name rule, and sync diverts as for any other."""
-    odd = [p for p, data in writes.items() if data is not None and not p.isprintable() and _not_utf8(p)]
+    odd = [p for p, data in writes.items() if data is not None and not p.isprintable()]
+    if odd:
+        from memgit.detect import not_utf8
+
+        odd = [p for p in odd if not_utf8(p)]
     if odd:
         from memgit.rules import file_name
 
@@ -205,11 +209,6 @@ def _writable(vault: Vault, label: str, writes: dict[str, bytes | None]) -> None
         raise _Unmergeable(
             f"the merge of {label} breaks the rules: " + "; ".join(f.render() for f in found), "nothing was changed"
         )
-
-
-def _not_utf8(path: str) -> bool:
-    """A name read with surrogateescape that held bytes which are not UTF-8."""
-    return any("\udc80" <= c <= "\udcff" for c in path)
 
 
 def _divert(vault: Vault, remote: str, ref: str, theirs: str, why: _Unmergeable) -> dict[str, Any]:

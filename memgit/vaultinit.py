@@ -104,12 +104,13 @@ def install(path: Path) -> dict[str, Any]:
     }
 
 
-def _adopt_report(existing: dict[str, bytes], progress: Progress = None) -> list[dict[str, Any]]:
-    """Problems in files the folder (or its git history) already held, each with its fix. A problem's path is as
-    output shows it (the file-name rule escapes a name: `notes/t\\tb.md`); _with_problems gives the files."""
+def _adopt_report(existing: dict[str, bytes], progress: Progress = None, tracked: bool = True) -> list[dict[str, Any]]:
+    """Problems in files the folder (or its git history: TRACKED) already held, each with its fix. A problem's path
+    is as output shows it (the file-name rule escapes a name: `notes/t\\tb.md`); _with_problems gives the files."""
     from memgit import rules
     from memgit.changes import Change, Context
     from memgit.config import Config
+    from memgit.rules import file_name
 
     config = Config.default()
     ctx = Context(config, "9999-12-31")
@@ -136,6 +137,8 @@ def _adopt_report(existing: dict[str, bytes], progress: Progress = None) -> list
         ):
             out.append(p.as_dict())
             out[-1][_FILE] = rel
+            if p.rule == file_name.RULE and not tracked:  # left out of the first commit: not in git to `git mv`
+                out[-1]["hint"] = file_name.fix(rel, tracked=False)
     tick(progress, len(existing), len(existing))
     return out
 
@@ -227,7 +230,7 @@ def init(path: Path, progress: Progress = None) -> dict[str, Any]:
         dest.write_bytes(_template_data(rel, src, today))
         created.append(rel)
     existing = sorted(set(existing) - repo.ignored(existing))  # editor state (.obsidian/workspace.json, ...) stays out
-    problems = _adopt_report({r: (path / r).read_bytes() for r in existing if r != INDEX_PATH}, progress)
+    problems = _adopt_report({r: (path / r).read_bytes() for r in existing if r != INDEX_PATH}, progress, False)
     bad = _with_problems(problems)
     # the first commit holds the template and every adopted file that conforms
     files: dict[str, bytes | None] = {

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -193,6 +194,15 @@ def test_init_adopting_a_folder_leaves_such_a_file_out_as_it_says(tmp_path: Path
     assert [(p["path"], p["rule"]) for p in out["not_conforming"]] == [(shown, "file-name")]
     assert out["adopted"] == ["contexts/plain.md"]
     assert git(folder, "ls-files", "-z").stdout.split("\0").count(name) == 0 and (folder / name).is_file()
+    # its fix, run as written: a plain mv (git mv refuses a file git does not track), then a commit through the hooks
+    hint = out["not_conforming"][0]["hint"]
+    assert hint.startswith("rename it: mv $'") and "git mv" not in hint, hint
+    rename, _, add = hint.removeprefix("rename it: ").partition(", then commit it: ")
+    subprocess.run(["bash", "-c", f"{rename} && {add.partition(' (')[0]}"], cwd=folder, check=True)
+    git(folder, "commit", "-qm", "the note renamed")
+    assert git(folder, "status", "--porcelain").stdout == ""
+    renamed = {"latin1": "contexts/café.md", "newline": "notes/a-b.md"}[which]
+    assert git(folder, "show", f"HEAD:{renamed}").stdout == NOTE
 
 
 @pytest.mark.parametrize("which", ["latin1", "newline"])

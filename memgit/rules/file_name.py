@@ -65,23 +65,28 @@ def check(change: Change, ctx: Context) -> list[Problem]:
         return []
     parts = change.path.split("/")
     at = next(i for i, part in enumerate(parts) if BAD.search(part))
-    odd = "/".join(parts[: at + 1])  # a folder's name: the folder is what to rename (git mv needs its target's folder)
-    if parts[-1] == ICON:  # macOS's custom folder icon: OS state like .DS_Store, which a rename would break
-        hint = (
-            f"macOS's folder-icon file: keep it out of git, add the line {ICON_IGNORE} to .gitignore (memgit's "
-            f"template has it) and unstage it: git rm --cached $'{shown(change.path)}'"
-        )
-    else:
-        hint = (
-            f"rename it: git mv $'{shown(odd)}' '{_suggest(odd)}' (a name is one line of UTF-8 text: INDEX.md, "
-            "recall and cite carry it)"
-        )
     return [
         Problem(
             shown(change.path),
             0,
             RULE,
-            f"the {'file' if at == len(parts) - 1 else 'folder'} name {_what(odd)}",
-            hint,
+            f"the {'file' if at == len(parts) - 1 else 'folder'} name {_what('/'.join(parts[: at + 1]))}",
+            fix(change.path),
         )
     ]
+
+
+def fix(path: str, tracked: bool = True) -> str:
+    """What to do about PATH's name: rename it (git mv when git tracks or stages it; a plain mv, then commit it,
+    when it is not in git at all: a file `memgit init` left out of a folder it adopted)."""
+    parts = path.split("/")
+    at = next(i for i, part in enumerate(parts) if BAD.search(part))
+    odd = "/".join(parts[: at + 1])  # a folder's name: the folder is what to rename (git mv needs its target's folder)
+    if parts[-1] == ICON:  # macOS's custom folder icon: OS state like .DS_Store, which a rename would break
+        return f"macOS's folder-icon file: keep it out of git, add the line {ICON_IGNORE} to .gitignore (memgit's " + (
+            f"template has it) and unstage it: git rm --cached $'{shown(path)}'" if tracked else "template has it)"
+        )
+    why = "(a name is one line of UTF-8 text: INDEX.md, recall and cite carry it)"
+    if tracked:
+        return f"rename it: git mv $'{shown(odd)}' '{_suggest(odd)}' {why}"
+    return f"rename it: mv $'{shown(odd)}' '{_suggest(odd)}', then commit it: git add '{_suggest(odd)}' {why}"

@@ -114,3 +114,25 @@ def test_expire_one_fact_by_id(vault: Path) -> None:
         bad = memgit("expire", *args, cwd=vault, env=T)
         assert bad.returncode == 2, bad.stdout + bad.stderr
         assert head(vault) == r["commit"]
+
+
+def test_the_sweep_expires_every_other_entity_past_one_it_cannot_write(vault: Path) -> None:
+    """A broken items.json or an entity folder whose name is not UTF-8, committed past the hooks: the sweep (the
+    heartbeat's expire step) skips that one with a warning naming it and its fix, and expires every other fact (one
+    such file made the whole sweep fail, every day)."""
+    import os
+
+    bob = add(vault, "people/bob", "Bob sells bread", "--valid-from", "2026-01-01", "--valid-until", "2026-01-05")
+    add(vault, "people/zoe", "Zoe runs the bakery", "--valid-from", "2026-01-01", "--valid-until", "2026-01-05")
+    git(vault, "mv", "people/zoe", os.fsdecode(b"people/zo\xe9"))
+    (vault / "projects" / "broken").mkdir(parents=True)
+    (vault / "projects" / "broken" / "items.json").write_text('[{"id": "broken-1",\n')
+    git(vault, "add", "-A")
+    git(vault, "commit", "-qm", "past the hooks", "--no-verify")
+    out = memgit_json("expire", cwd=vault, env=T)
+    assert out["ids"] == [bob]
+    assert items(vault, "people/bob")[bob]["status"] == "expired"
+    warned = "\n".join(out["warnings"])
+    assert "people/zo\\xe9/items.json: not expired" in warned and "git mv $'people/zo\\xe9' 'people/zoé'" in warned
+    assert "projects/broken/items.json: line 2: invalid JSON" in warned and "fix projects/broken/items.json" in warned
+    assert status(vault) == ""

@@ -264,17 +264,19 @@ def expire(vault: Vault, fact_id: str | None, until: str | None) -> dict[str, An
                 for path, blob in vault.repo.files(tx.tree, kind):
                     if not path.endswith("/items.json"):
                         continue
-                    items = itemsfile.parse_file(path, vault.repo.blob(blob) or b"[]")
+                    facts = _sweepable(vault, path, vault.repo.blob(blob) or b"[]")
+                    if facts is None:
+                        continue
                     hit = [
                         i
-                        for i in items
+                        for i in facts
                         if i.get("status") == "active" and i.get("valid_until") and str(i["valid_until"]) <= today
                     ]
                     for i in hit:
                         i["status"] = "expired"
                         expired.append(i["id"])
                     if hit:
-                        tx.write(path, itemsfile.canonical(items))
+                        tx.write(path, itemsfile.canonical(facts))
             if not expired:
                 raise NotFound("no active fact is past its valid_until", "nothing to expire")
             scope = "facts"
@@ -289,3 +291,21 @@ def expire(vault: Vault, fact_id: str | None, until: str | None) -> dict[str, An
 
     result, commit = vault.transact(build)
     return {**result, "commit": commit}
+
+
+def _sweepable(vault: Vault, path: str, data: bytes) -> list[dict[str, Any]] | None:
+    """An items.json's facts for `expire`'s sweep; None, with a warning naming the file and its fix, for one that
+    cannot be written back (committed past the hooks: a name that is not one line of UTF-8, a file that does not
+    parse), so one broken entity does not stop every other fact's expiry (and the heartbeat's expire step)."""
+    from memgit.detect import usable_name
+
+    if not usable_name(path):
+        from memgit.rules.file_name import fix, shown
+
+        vault.warnings.append(f"{shown(path)}: not expired: its name is not one line of UTF-8 ({fix(path)})")
+        return None
+    try:
+        return itemsfile.parse_file(path, data)
+    except UsageError as exc:
+        vault.warnings.append(f"not expired: {exc.message} ({exc.hint})")
+        return None

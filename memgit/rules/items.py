@@ -43,6 +43,7 @@ def check(change: Change, ctx: Context) -> list[Problem]:
         return [problem(exc.line, exc.message, "items.json is a JSON array of facts (run `memgit fmt` after fixing)")]
 
     from memgit import schema
+    from memgit.detect import usable_name
 
     data = change.new
     index = itemsfile.line_index(data)
@@ -52,6 +53,13 @@ def check(change: Change, ctx: Context) -> list[Problem]:
 
     found: list[Problem] = []
     slug = _entity_slug(path)
+    odd = not slug.isprintable() and not usable_name(slug)  # committed past the file-name rule: no id can match it
+    if odd:
+        from memgit.rules.file_name import fix
+
+        found.append(
+            problem(0, "the entity folder's name is not one line of UTF-8: no fact id can start with it", fix(path))
+        )
     ids: dict[str, dict[str, Any]] = {}
     for i, item in enumerate(items):
         fid = str(item.get("id", f"#{i}"))
@@ -63,7 +71,7 @@ def check(change: Change, ctx: Context) -> list[Problem]:
         if fid in ids:
             found.append(problem(line, f"fact id {fid} appears twice", "every fact has its own id"))
         ids[fid] = item
-        if isinstance(item.get("id"), str) and fid.rsplit("-", 1)[0] != slug:
+        if isinstance(item.get("id"), str) and fid.rsplit("-", 1)[0] != slug and not odd:
             found.append(
                 problem(
                     line, f"fact id {fid} does not start with the entity slug {slug!r}", f"ids look like {slug}-abc123"

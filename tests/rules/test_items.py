@@ -575,3 +575,16 @@ def test_any_immutable_edit_of_a_committed_fact_is_rejected(
     edited = [({**i, key: _other(key, i[key])} if i is target else i) for i in generated]
     problems = check(itemsfile.canonical(generated), itemsfile.canonical(edited))
     assert any(p.rule == RULE and f"{target['id']}: {key} changed" in p.message for p in problems), problems
+
+
+def test_an_entity_folder_named_with_a_byte_that_is_not_utf8_is_named_once_with_its_rename() -> None:
+    """Committed past the file-name rule: no fact id can start with such a slug; the problem is the folder's name
+    (one problem with the rename), not every fact's id shown with a Python escape ('zo\\udce9')."""
+    import os
+
+    path = os.fsdecode(b"people/zo\xe9/items.json")
+    ps = check(None, canon(fact("zoe-k3f9q2"), fact("zoe-a1b2c3")), path=path)
+    assert [p.message for p in ps] == [
+        "the entity folder's name is not one line of UTF-8: no fact id can start with it"
+    ]
+    assert "git mv $'people/zo\\xe9' 'people/zoé'" in ps[0].hint

@@ -100,19 +100,10 @@ def _extract(vault: Vault, s: dict[str, Any], dry: bool) -> Step:
 
 
 def _expire(vault: Vault, s: dict[str, Any], dry: bool) -> Step:
-    from memgit import itemsfile as itemsfile
-
     if dry:
-        today, due = vault.today(), []
-        tree = vault.head_tree()
-        for kind in vault.config.entity_kinds:
-            for path, blob in vault.repo.files(tree, kind):
-                if path.endswith("/items.json"):
-                    due += [
-                        i["id"]
-                        for i in itemsfile.parse_file(path, vault.repo.blob(blob) or b"[]")
-                        if i.get("status") == "active" and i.get("valid_until") and str(i["valid_until"]) <= today
-                    ]
+        from memgit.ops.facts import past_valid_until
+
+        due = [i["id"] for _path, _facts, hit in past_valid_until(vault, vault.head_tree(), vault.today()) for i in hit]
         return Step("expire", "would" if due else "nothing", ", ".join(due) or "no active fact is past its valid_until")
     from memgit.ops.facts import expire
 

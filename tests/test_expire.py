@@ -129,6 +129,8 @@ def test_the_sweep_expires_every_other_entity_past_one_it_cannot_write(vault: Pa
     (vault / "projects" / "broken" / "items.json").write_text('[{"id": "broken-1",\n')
     git(vault, "add", "-A")
     git(vault, "commit", "-qm", "past the hooks", "--no-verify")
+    dry = memgit_json("heartbeat", "--dry-run", "--step", "expire", cwd=vault, env=T)
+    assert [(s["name"], s["status"], s["detail"]) for s in dry["steps"]] == [("expire", "would", bob)]
     out = memgit_json("expire", cwd=vault, env=T)
     assert out["ids"] == [bob]
     assert items(vault, "people/bob")[bob]["status"] == "expired"

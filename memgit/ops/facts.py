@@ -10,6 +10,8 @@ from memgit.errors import NotFound, UsageError
 from memgit.names import locate
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from memgit.context import VaultContext as Vault
     from memgit.txn import Transaction
 
@@ -260,23 +262,11 @@ def expire(vault: Vault, fact_id: str | None, until: str | None) -> dict[str, An
             expired.append(item["id"])
             scope = path.rsplit("/", 1)[0]
         else:
-            for kind in vault.config.entity_kinds:
-                for path, blob in vault.repo.files(tx.tree, kind):
-                    if not path.endswith("/items.json"):
-                        continue
-                    facts = _sweepable(vault, path, vault.repo.blob(blob) or b"[]")
-                    if facts is None:
-                        continue
-                    hit = [
-                        i
-                        for i in facts
-                        if i.get("status") == "active" and i.get("valid_until") and str(i["valid_until"]) <= today
-                    ]
-                    for i in hit:
-                        i["status"] = "expired"
-                        expired.append(i["id"])
-                    if hit:
-                        tx.write(path, itemsfile.canonical(facts))
+            for path, facts, hit in past_valid_until(vault, tx.tree, today):
+                for i in hit:
+                    i["status"] = "expired"
+                    expired.append(i["id"])
+                tx.write(path, itemsfile.canonical(facts))
             if not expired:
                 raise NotFound("no active fact is past its valid_until", "nothing to expire")
             scope = "facts"
@@ -293,19 +283,33 @@ def expire(vault: Vault, fact_id: str | None, until: str | None) -> dict[str, An
     return {**result, "commit": commit}
 
 
-def _sweepable(vault: Vault, path: str, data: bytes) -> list[dict[str, Any]] | None:
-    """An items.json's facts for `expire`'s sweep; None, with a warning naming the file and its fix, for one that
-    cannot be written back (committed past the hooks: a name that is not one line of UTF-8, a file that does not
-    parse), so one broken entity does not stop every other fact's expiry (and the heartbeat's expire step)."""
+def past_valid_until(
+    vault: Vault, tree: str | None, today: str
+) -> Iterator[tuple[str, list[dict[str, Any]], list[dict[str, Any]]]]:
+    """Each items.json of TREE holding active facts past their valid_until: (path, its facts, those facts), for
+    `expire`'s sweep and the heartbeat's dry run. One that cannot be written back (committed past the hooks: a
+    name that is not one line of UTF-8, a file that does not parse) is left out with a warning naming it and its
+    fix, so one broken entity does not stop every other fact's expiry (the heartbeat's expire step, every day)."""
     from memgit.detect import usable_name
 
-    if not usable_name(path):
-        from memgit.rules.file_name import fix, shown
+    for kind in vault.config.entity_kinds:
+        for path, blob in vault.repo.files(tree, kind):
+            if not path.endswith("/items.json"):
+                continue
+            if not usable_name(path):
+                from memgit.rules.file_name import fix, shown
 
-        vault.warnings.append(f"{shown(path)}: not expired: its name is not one line of UTF-8 ({fix(path)})")
-        return None
-    try:
-        return itemsfile.parse_file(path, data)
-    except UsageError as exc:
-        vault.warnings.append(f"not expired: {exc.message} ({exc.hint})")
-        return None
+                vault.warnings.append(f"{shown(path)}: not expired: its name is not one line of UTF-8 ({fix(path)})")
+                continue
+            try:
+                facts = itemsfile.parse_file(path, vault.repo.blob(blob) or b"[]")
+            except UsageError as exc:
+                vault.warnings.append(f"not expired: {exc.message} ({exc.hint})")
+                continue
+            hit = [
+                i
+                for i in facts
+                if i.get("status") == "active" and i.get("valid_until") and str(i["valid_until"]) <= today
+            ]
+            if hit:
+                yield path, facts, hit

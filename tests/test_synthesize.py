@@ -177,3 +177,38 @@ def test_notes_committed_while_the_model_answers_are_kept(ent: SimpleNamespace, 
     assert NOTE in text and "Added while the model was thinking." in text
     assert text.count("## Notes") == 1
     assert status(v) == ""
+
+
+@pytest.mark.parametrize("broken", ["invalid JSON", "element 0 is not an object", "deleted"])
+def test_the_sweep_summarises_every_other_entity_past_one_it_cannot_read(vault: Path, broken: str) -> None:
+    """One items.json committed past the hooks that does not parse (or one deleted: its folder changed this week
+    but holds no facts) no longer stops every summary (synthesize exited 2 naming that file, and the heartbeat's
+    synthesize step failed every week): the sweep leaves it out with a warning naming it and its fix. Naming that
+    entity (--entity) still answers with what is wrong with it."""
+    for slug in ("bob", "zoe") if broken != "deleted" else ("bob",):
+        add = ("fact", "add", f"people/{slug}", f"{slug} sells bread", "--category", "status")
+        assert memgit(*add, cwd=vault, env=T).returncode == 0
+    path = vault / "people" / "zoe" / "items.json"
+    if broken == "deleted":  # a file without facts may go (the items rule): its folder changed this week
+        path.parent.mkdir(parents=True)
+        path.write_text("[]\n")
+        git(vault, "add", "-A")
+        git(vault, "commit", "-qm", "zoe holds no facts yet")
+        git(vault, "rm", "-q", "people/zoe/items.json")
+        git(vault, "commit", "-qm", "zoe's empty file goes")
+    else:
+        path.write_text('[{"id": "zoe-1",\n' if broken == "invalid JSON" else '[\n  "zoe sells bread"\n]\n')
+        git(vault, "commit", "-qam", "past the hooks", "--no-verify")
+    r = memgit("synthesize", "--json", cwd=vault, env=T)
+    assert r.returncode == 0, r.stdout + r.stderr
+    out = json.loads(r.stdout)
+    assert out["entities"] == ["people/bob"]
+    assert (vault / "people" / "bob" / "summary.md").is_file() and status(vault) == ""
+    if broken != "deleted":
+        warned = "\n".join(out["warnings"])
+        assert "people/zoe/items.json: " in warned and broken in warned and "not synthesized" in warned, warned
+        assert "fix people/zoe/items.json by hand" in warned, warned
+        named = memgit("synthesize", "--entity", "people/zoe", cwd=vault, env=T)
+        assert named.returncode == 2 and broken in named.stderr, named.stdout + named.stderr
+    beat = memgit_json("heartbeat", "--step", "synthesize", cwd=vault, env={"MEMGIT_NOW": "2026-01-11T10:00:00"})
+    assert [s["status"] for s in beat["steps"]] in (["done"], ["nothing"]), beat

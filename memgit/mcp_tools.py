@@ -166,7 +166,12 @@ def call(path: Path, name: str, arguments: Mapping[str, Any], vault: Vault | Non
 
     fn = TOOLS[name]
     names = fn.__code__.co_varnames[1 : fn.__code__.co_argcount]  # its parameters after the vault
-    return fn(vault if vault is not None else Vault(path), **{n: arguments[n] for n in names})
+    v = vault if vault is not None else Vault(path)
+    seen = len(v.warnings)
+    out = fn(v, **{n: arguments[n] for n in names})
+    if len(v.warnings) > seen:  # what the CLI prints and its --json carries (a file left out, a work tree not updated)
+        out = {**out, "warnings": v.warnings[seen:]}
+    return out
 
 
 def error_text(exc: MemgitError) -> str:

@@ -724,3 +724,25 @@ def test_a_held_loader_goes_on_when_the_main_thread_needs_the_module_it_is_impor
             assert module.DONE
         loader.join()
     assert gate.yielded >= 1  # (its later imports too, while the main thread still waits)
+
+
+def test_a_write_tool_answer_carries_the_warnings_the_cli_prints(vault: Path, tmp_path: Path) -> None:
+    """What a write leaves out and why reaches the agent too: expire's sweep past an items.json it cannot write
+    back warns (the CLI prints it and its --json carries "warnings"), but the tool's answer dropped every warning
+    (this one, synthesize's, and "committed, but the work tree was not updated: do not repeat the write")."""
+    add = ("fact", "add", "people/bob", "Bob sells bread", "--category", "status")
+    bob = memgit_json(*add, "--valid-from", "2026-01-01", "--valid-until", "2026-01-05", cwd=vault, env=NOW)["id"]
+    (vault / "projects" / "broken").mkdir(parents=True)
+    (vault / "projects" / "broken" / "items.json").write_text('[{"id": "broken-1",\n')
+    git(vault, "add", "-A")
+    git(vault, "commit", "-qm", "past the hooks", "--no-verify")
+
+    async def body(s: ClientSession) -> Any:
+        out = await s.call_tool("expire", {})
+        assert not out.is_error, text_of(out)
+        return out.structured_content
+
+    out = run(vault, tmp_path, body)
+    assert out["ids"] == [bob]
+    warned = "\n".join(out["warnings"])
+    assert "projects/broken/items.json: line 2: invalid JSON" in warned and "not expired" in warned, out

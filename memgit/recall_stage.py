@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
     from memgit.recall_cut import Scorer, Term
     from memgit.recall_grep import LazyPattern
+    from memgit.recall_held import Held
     from memgit.recall_index import Index
 
 EXPAND_INNER = 2000  # a compound head inside more words than this: the first stage runs in Python
@@ -100,20 +101,11 @@ def first_stage(index: Index, first: Stage) -> list[tuple[str, int, str]] | None
     edge = known[first.k - 1][0]
     sure = [r for sc, r in known if sc > edge]
     tied = [r for sc, r in known if sc == edge]
-    if held is None:
-        length = _lengths(index, [r for r in tied if r >= 0])
-    else:  # the tied plain lines' lengths and entry hashes, held by slot
-        from memgit.recall_held import NO_ENTRY
-
-        length = {
-            r: (held.length[s], None if h == NO_ENTRY else h)
-            for r in tied
-            if r >= 0
-            for s in [slots[r]]
-            for h in [held.said[s]]
-        }
-    names = index._names({r >> shift for r in sure + tied if r >= 0})
     line_of = (1 << shift) - 1
+    if held is not None:  # every path is known (names) and every plain line's length, entry hash and text are held
+        return _chosen(held, slots, sure, tied, extra, names, first.k, shift)
+    length = _lengths(index, [r for r in tied if r >= 0])
+    names = index._names({r >> shift for r in sure + tied if r >= 0})
     # small talk yields: a journal entry said again among the tied lines comes after those said fewer times
     extra_said = {r: hash(e) for r in tied if r < 0 for e in [entry(extra[-1 - r][2])] if e is not None}
     said = Counter(h for r in tied for h in [length[r][1] if r >= 0 else extra_said.get(r)] if h is not None)
@@ -127,12 +119,48 @@ def first_stage(index: Index, first: Stage) -> list[tuple[str, int, str]] | None
         return 1 if h is None else said[h], n, names[r >> shift], r & line_of
 
     chosen = sure + sorted(tied, key=key)[: first.k - len(sure)]
-    if held is not None:  # every plain line's text is held
-        plain = [r for r in chosen if r >= 0]
-        texts = dict(zip(plain, held.text_of([slots[r] for r in plain]), strict=True))
-    else:
-        texts = dict(index._in("SELECT id, text FROM lines WHERE id IN ({})", [r for r in chosen if r >= 0]))
+    texts = dict(index._in("SELECT id, text FROM lines WHERE id IN ({})", [r for r in chosen if r >= 0]))
     return [extra[-1 - r] if r < 0 else (names[r >> shift], r & line_of, texts[r]) for r in chosen]
+
+
+def _chosen(
+    held: Held,
+    slots: dict[int, int],
+    sure: list[int],
+    tied: list[int],
+    extra: list[tuple[str, int, str]],
+    names: dict[int, str],
+    k: int,
+    shift: int,
+) -> list[tuple[str, int, str]]:
+    """first_stage's tie-break over the held lines: the lines scoring more than the k-th one, then those tied with
+    it by (how often their journal entry is said among the tied lines, length, path, line), each line's key made
+    in one comprehension and the keys sorted as tuples (no Python key function per line)."""
+    from memgit.recall_cut import entry
+    from memgit.recall_held import NO_ENTRY
+
+    line_of = (1 << shift) - 1
+    length, said_of = held.length, held.said
+    plain = [(r, s, said_of[s]) for r in tied if r >= 0 for s in [slots[r]]]
+    odd = [
+        (r, line, h)
+        for r in tied
+        if r < 0
+        for line in [extra[-1 - r]]
+        for e in [entry(line[2])]
+        for h in [NO_ENTRY if e is None else hash(e)]
+    ]
+    copies = Counter([h for _, _, h in plain])
+    copies.update([h for _, _, h in odd])
+    copies.pop(NO_ENTRY, None)  # hash() is never -1: no entry's hash is NO_ENTRY; a line said once counts 1
+    at = copies.get
+    keys = [(at(h, 1), length[s], names[r >> shift], r & line_of, r, s) for r, s, h in plain]
+    keys += [(at(h, 1), len(line[2]), line[0], line[1], r, -1) for r, line, h in odd]
+    keys.sort()  # (path, line) tells every two lines apart: r and s are never compared
+    out = [extra[-1 - r] if r < 0 else (names[r >> shift], r & line_of, held.text_of((slots[r],))[0]) for r in sure]
+    rest = keys[: k - len(sure)]
+    texts = iter(held.text_of([s for *_, s in rest if s >= 0]))
+    return out + [extra[-1 - r] if r < 0 else (path, line, next(texts)) for _, _, path, line, r, _ in rest]
 
 
 def _whole(

@@ -109,6 +109,26 @@ def _answer_holds(vault: Vault, folder: str, body: str, items: list[dict[str, An
             modelcheck.check_grounded(where, claim, " ".join(str(known[f].get("fact", "")) for f in ids), languages)
 
 
+def _summary(path: str, data: bytes | None) -> str:
+    """summary.md's text ("" when there is none). One that is not UTF-8 or whose frontmatter does not parse
+    (committed past the hooks) is bad input naming the file: it went on to exit 4, or said "invalid YAML" alone."""
+    from memgit import frontmatter
+
+    if not data:
+        return ""
+    try:
+        text = data.decode("utf-8")
+        frontmatter.split(text)
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        what = f"line {line}: not valid UTF-8"
+    except frontmatter.YamlError as exc:
+        what = (f"line {exc.line}: " if exc.line else "") + exc.message
+    else:
+        return text
+    raise UsageError(f"{path}: {what}", f"fix {path} by hand (or `git checkout HEAD~1 -- {path}`), then commit it")
+
+
 def synthesize(
     vault: Vault,
     since: str = "7d",
@@ -135,13 +155,13 @@ def synthesize(
             raise UsageError(f"{folder}: has no items.json", "synthesize works on entities with facts")
         try:
             every = itemsfile.parse_file(f"{folder}/items.json", data)
+            old = _summary(f"{folder}/summary.md", vault.repo.read(tree, f"{folder}/summary.md"))
         except UsageError as exc:  # committed past the hooks; the heartbeat's weekly step must not stop on it
             if not sweep:
                 raise
             skipped.append(exc)
             continue
         active = [i for i in every if i.get("status") == "active"]
-        old = (vault.repo.read(tree, f"{folder}/summary.md") or b"").decode("utf-8", errors="replace")
         fm = frontmatter.split(old) if old else None
         meta = dict(fm.meta or {}) if fm else {}
         name = str(meta.get("name") or folder.split("/")[-1])
@@ -169,14 +189,12 @@ def synthesize(
     def build(tx: Transaction) -> dict[str, Any]:
         for folder, (meta, body) in bodies.items():
             path = f"{folder}/summary.md"
-            old = tx.read(path)
+            old = _summary(path, tx.read(path))
             # Notes from the summary as it is now: a human may have committed one while the model was answering
-            notes_m = _NOTES.search(frontmatter.split(old.decode()).body if old else "")
+            notes_m = _NOTES.search(frontmatter.split(old).body if old else "")
             notes = notes_m.group(1).strip() if notes_m else ""
             body += f"\n## Notes\n\n{notes}\n" if notes else "\n## Notes\n\n"
-            text = (
-                frontmatter.update(old.decode(), {"updated": meta["updated"]}) if old else frontmatter.render(meta, "")
-            )
+            text = frontmatter.update(old, {"updated": meta["updated"]}) if old else frontmatter.render(meta, "")
             head = text[: len(text) - len(frontmatter.split(text).body)]
             tx.write(path, (head + body).encode())
         tx.describe(

@@ -212,3 +212,33 @@ def test_the_sweep_summarises_every_other_entity_past_one_it_cannot_read(vault: 
         assert named.returncode == 2 and broken in named.stderr, named.stdout + named.stderr
     beat = memgit_json("heartbeat", "--step", "synthesize", cwd=vault, env={"MEMGIT_NOW": "2026-01-11T10:00:00"})
     assert [s["status"] for s in beat["steps"]] in (["done"], ["nothing"]), beat
+
+
+@pytest.mark.parametrize(
+    ("summary", "said"),
+    [
+        (b"---\nname: Zoe\n---\n# Zoe\n\nBakes \xff rye\n\n## Notes\n\n", "line 6: not valid UTF-8"),
+        (b"---\nname: [Zoe\n---\n# Zoe\n\n## Notes\n\n", "line 3: invalid YAML"),
+    ],
+)
+def test_a_summary_it_cannot_read_is_named_and_the_sweep_goes_on(vault: Path, summary: bytes, said: str) -> None:
+    """A summary.md committed past the hooks that is not UTF-8 made synthesize and the whole heartbeat exit 4
+    (internal error: UnicodeDecodeError), one whose frontmatter does not parse stopped every summary with "invalid
+    YAML" naming no file. The sweep leaves that entity out with a warning naming the file; --entity names it."""
+    for slug in ("bob", "zoe"):
+        add = ("fact", "add", f"people/{slug}", f"{slug} sells bread", "--category", "status")
+        assert memgit(*add, cwd=vault, env=T).returncode == 0
+    (vault / "people" / "zoe" / "summary.md").write_bytes(summary)
+    git(vault, "add", "-A")
+    git(vault, "commit", "-qm", "past the hooks", "--no-verify")
+    r = memgit("synthesize", "--json", cwd=vault, env=T)
+    assert r.returncode == 0, r.stdout + r.stderr
+    out = json.loads(r.stdout)
+    assert out["entities"] == ["people/bob"]
+    warned = "\n".join(out["warnings"])
+    assert f"not synthesized: people/zoe/summary.md: {said}" in warned and "fix people/zoe/summary.md" in warned
+    named = memgit("synthesize", "--entity", "people/zoe", cwd=vault, env=T)
+    assert named.returncode == 2 and f"people/zoe/summary.md: {said}" in named.stderr, named.stdout + named.stderr
+    assert (vault / "people" / "zoe" / "summary.md").read_bytes() == summary and status(vault) == ""
+    beat = memgit("heartbeat", "--json", cwd=vault, env={"MEMGIT_NOW": "2026-01-11T10:00:00"})
+    assert beat.returncode in (0, 1), beat.stdout + beat.stderr

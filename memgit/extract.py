@@ -144,6 +144,8 @@ def extract(vault: Vault, cmd: str, since: str | None = None) -> dict[str, Any]:
         )
 
     def build(tx: Transaction) -> dict[str, Any]:
+        from memgit.validity import closed_until
+
         ids = []
         for p in planned:
             path = f"{p['folder']}/items.json"
@@ -164,6 +166,10 @@ def extract(vault: Vault, cmd: str, since: str | None = None) -> dict[str, Any]:
                 if old["status"] != "active":
                     raise MemgitError(f"{p['supersedes']} is retired twice in one answer", "nothing was written")
                 old["status"], old["supersededBy"] = "superseded", item["id"]
+                # closed at the successor's valid_from, as `memgit supersede` does (DESIGN §9: valid time)
+                old["valid_until"] = closed_until(
+                    old.get("valid_from"), old.get("valid_until"), str(item["valid_from"])
+                )
             items.append(item)
             tx.write(path, itemsfile.canonical(items))
             ids.append(item["id"])

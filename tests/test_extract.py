@@ -335,3 +335,22 @@ def test_an_answer_with_no_facts_still_records_how_far_extraction_read(vault: Pa
     assert again.returncode == 1 and "nothing to extract" in again.stdout + again.stderr
     assert len(model.calls()) == 1  # the same entries are not sent twice
     assert status(vault) == "" and memgit("verify", cwd=vault).returncode == 0
+
+
+def test_a_supersede_by_extract_closes_the_old_facts_window_as_memgit_supersede_does(vault: Path, model: Model) -> None:
+    """DESIGN §9: a supersede closes the old fact's valid_until at its successor's valid_from, so "what was true on
+    D" keeps the old fact for the days before the change. extract's supersede left it open (null): a retired fact
+    without a closing date is not vouched for, so `fact list --valid-at` (and recall --valid-at) lost Sarah's
+    Berlin for every day before she moved, where `memgit supersede` keeps it."""
+    add = ("fact", "add", "people/sarah", "Lives in Berlin", "--category", "status", "--valid-from", "2025-06-01")
+    berlin = memgit_json(*add, cwd=vault, env=T1)["id"]
+    memgit_json("log", "Sarah moved to Lisbon", cwd=vault, env=T2)
+    spec = {"entity": "people/sarah", "fact": "Lives in Lisbon", "category": "status"}
+    spec |= {"source": {"entry_with": "Lisbon"}, "supersedes": berlin}
+    [lisbon] = memgit_json("extract", "--cmd", model.answer({"facts": [spec]}), cwd=vault, env=T2)["ids"]
+    facts = items(vault, "people/sarah")
+    assert facts[berlin]["valid_until"] == facts[lisbon]["valid_from"] == "2026-01-16", facts[berlin]
+    then = memgit_json("fact", "list", "people/sarah", "--valid-at", "2026-01-10", cwd=vault)["facts"]
+    now = memgit_json("fact", "list", "people/sarah", "--valid-at", "2026-01-16", cwd=vault)["facts"]
+    assert [f["id"] for f in then] == [berlin] and [f["id"] for f in now] == [lisbon]
+    assert memgit("verify", cwd=vault).returncode == 0

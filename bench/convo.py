@@ -1,11 +1,14 @@
 """A seeded conversational memory set: multi-session dialogues written as journals, in English and German,
 with questions whose evidence is the journal lines that answer them.
 
-    python bench/convo.py --seed 3 [--out bench/out] [--sessions 10]
+    python bench/convo.py --seed 3 [--out bench/out] [--sessions 10] [--background VAULT]
 
 makes `bench/out/convo-<seed>/` (`convo-<seed>x<N>` with `--sessions N` other than 10) (a vault from `memgit init`; one session = one day's journal,
 `- HH:MM Speaker: utterance` per turn, committed once) and `bench/out/convo-<seed>.json` (sessions, questions,
-evidence as `path:line`). Question categories (fixed templates, written before any result was seen):
+evidence as `path:line`). With `--background VAULT` (`convo-<seed>...-on-<VAULT's folder name>`) the vault is a copy
+of VAULT (e.g. bench/genvault.py's 10k-entity vault: its files and history), the dialogues written into it in one
+more commit (a session's turns appended to that day's journal when VAULT has one) with the dialogue set's own
+configuration, so a question's words also match the background's lines, as in a large vault. Question categories (fixed templates, written before any result was seen):
 - single-hop: one evidence line; the question shares the speaker's name and one or two words with it.
 - multi-hop: two evidence lines in different sessions (a relative named in one, what they did in another).
 - temporal: "which city did X visit in <month> <year>" (two trips, different months: the date decides),
@@ -264,26 +267,54 @@ LONG_TALK = {
 }
 
 
-def name(seed: int, sessions: int = 10, long_talk: bool = False) -> str:
+def name(seed: int, sessions: int = 10, long_talk: bool = False, background: Path | None = None) -> str:
     """The set's folder and truth file name: convo-3, convo-3x40 for 40 sessions per pair, convo-3-long with
-    --long-talk."""
-    return (f"convo-{seed}" if sessions == 10 else f"convo-{seed}x{sessions}") + ("-long" if long_talk else "")
+    --long-talk, convo-3x40-on-large with --background .../large."""
+    return (
+        (f"convo-{seed}" if sessions == 10 else f"convo-{seed}x{sessions}")
+        + ("-long" if long_talk else "")
+        + (f"-on-{background.resolve().name}" if background else "")
+    )
 
 
-def generate(seed: int, out: Path, sessions: int = 10, long_talk: bool = False) -> tuple[Path, Path]:
+def _journal(vault: Path, path: str, date: dt.date, background: Path | None) -> list[str]:
+    """A session's journal as it starts: the background's lines of that day, if it has that day's journal."""
+    if background is not None and (vault / path).is_file():
+        return (vault / path).read_text(encoding="utf-8").splitlines()
+    return [f"# {date.isoformat()}", ""]
+
+
+def _background_now(vault: Path) -> str:
+    """The evening after the background's last journal day (its own entries must not lie in the future)."""
+    days = sorted(p.stem for p in (vault / "memory").glob("[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9].md"))
+    return (dt.date.fromisoformat(days[-1]) + dt.timedelta(days=1)).isoformat() + "T20:00:00" if days else ""
+
+
+def generate(
+    seed: int, out: Path, sessions: int = 10, long_talk: bool = False, background: Path | None = None
+) -> tuple[Path, Path]:
     rng = random.Random(seed)
     filler = {lang: FILLER[lang] + (LONG_TALK[lang] if long_talk else []) for lang in FILLER}
-    vault, truth_path = out / name(seed, sessions, long_talk), out / f"{name(seed, sessions, long_talk)}.json"
+    set_name = name(seed, sessions, long_talk, background)
+    vault, truth_path = out / set_name, out / f"{set_name}.json"
     if vault.exists():
         shutil.rmtree(vault)
     out.mkdir(parents=True, exist_ok=True)
     exe = Path(sys.executable).parent / "memgit"
     env = {**os.environ, "MEMGIT_NOW": "2023-01-01T09:00:00"}
     env.pop("MEMGIT_AGENT", None)
+    init = vault if background is None else out / f"{set_name}.template"
+    if init.exists():
+        shutil.rmtree(init)
     subprocess.run(
-        [str(exe) if exe.exists() else "memgit", "init", str(vault)], check=True, env=env, stdout=subprocess.DEVNULL
+        [str(exe) if exe.exists() else "memgit", "init", str(init)], check=True, env=env, stdout=subprocess.DEVNULL
     )
+    if background is not None:  # the background's files and history; the dialogue set's configuration
+        shutil.copytree(background, vault, symlinks=True)
+        shutil.copyfile(init / ".memgit.yaml", vault / ".memgit.yaml")
+        shutil.rmtree(init)
     files: dict[str, list[str]] = {}  # journal path -> its lines
+    turns_written = 0
     questions: list[dict[str, Any]] = []
     day = dt.date(2023, 3, 1)
     plan = [(lang, pair) for lang in ("en", "de") for pair in PAIRS[lang]]
@@ -313,7 +344,7 @@ def generate(seed: int, out: Path, sessions: int = 10, long_talk: bool = False) 
     where: dict[tuple[str, str], list[tuple[str, str]]] = {}  # (speaker, kind) -> [(cite, date)]
     for lang, pair, i, date in schedule:
         path = f"memory/{date.isoformat()}.md"
-        lines = files.setdefault(path, [f"# {date.isoformat()}", ""])
+        lines = files.get(path) or files.setdefault(path, _journal(vault, path, date, background))
         turns = 16 + rng.randrange(9)
         facts = [(spk, f) for spk in pair for f in said.get((spk, i), [])]
         slots = sorted(rng.sample(range(turns), min(turns, len(facts))))
@@ -331,6 +362,7 @@ def generate(seed: int, out: Path, sessions: int = 10, long_talk: bool = False) 
             else:
                 text = rng.choice(filler[lang]).format(**fill)
             lines.append(f"- {minute // 60:02d}:{minute % 60:02d} {spk}: {text}")
+            turns_written += 1
             minute += 1 + rng.randrange(3)
     for lang, pair in plan:
         for spk in pair:
@@ -385,11 +417,13 @@ def generate(seed: int, out: Path, sessions: int = 10, long_talk: bool = False) 
     now = (day + dt.timedelta(days=1)).isoformat() + "T20:00:00"
     truth = {
         "seed": seed,
-        "now": now,
+        "now": max(now, _background_now(vault)) if background is not None else now,
         "sessions": len(schedule),
-        "lines": sum(len(v) - 2 for v in files.values()),
+        "lines": turns_written,
         "questions": questions,
     }
+    if background is not None:
+        truth["background"] = str(background.resolve())
     truth_path.write_text(json.dumps(truth, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return vault, truth_path
 
@@ -400,8 +434,9 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=Path(__file__).parent / "out")
     ap.add_argument("--sessions", type=int, default=10, help="sessions per pair of speakers (10: the standard set)")
     ap.add_argument("--long-talk", action="store_true", help="small talk that rambles, longer than the facts")
+    ap.add_argument("--background", type=Path, help="a vault to write the dialogues into (a copy of it)")
     a = ap.parse_args()
-    vault, truth = generate(a.seed, a.out, a.sessions, a.long_talk)
+    vault, truth = generate(a.seed, a.out, a.sessions, a.long_talk, a.background)
     data = json.loads(truth.read_text())
     print(f"{vault}: {data['sessions']} sessions, {data['lines']} turns, {len(data['questions'])} questions")
 

@@ -1,6 +1,12 @@
 """Conversational recall: memgit recall vs plain BM25 over the dialogue lines vs plain `rg`, on bench/convo.py's set.
 
     python bench/convo_eval.py --seed 3 [--sessions 10] [--regen] [--write-doc FILE] [--set KNOB=VALUE ...]
+    python bench/convo_eval.py --seed 3 --sessions 40 --background VAULT [--candidates K] [--dump FILE]
+
+`--background VAULT`: the dialogues written into a copy of VAULT (bench/convo.py), e.g. bench/genvault.py's 10k-entity
+vault, so the questions' words match thousands of other lines and recall's first stage (memgit/recall_cut.py) acts;
+the baselines still read the journals only (the background's journals too). `--dump FILE`: every question's
+memgit hits as JSON lines, with whether the first stage cut (bench/cut_eval.py compares them across K).
 
 Metrics, per category and language: turn hit@1 (the top hit is an evidence line), any@10 (an evidence line is in
 the top 10), session hit@5 (a top-5 hit is in a session, i.e. a day's journal, that holds evidence); on the
@@ -24,7 +30,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from convo import name
-from recall_eval import BM25Lines, memgit_version, pct, rg_search
+from recall_eval import BM25Lines, cuts, memgit_version, pct, rg_search
 
 from memgit import Vault
 
@@ -33,7 +39,14 @@ NAMES = {"memgit": "memgit recall", "bm25": "BM25, journal lines", "rg": "rg -i,
 CATS = ("single-hop", "multi-hop", "temporal", "open-domain")
 
 
-def run(vault: Path, truth: dict[str, Any]) -> list[dict[str, Any]]:
+def run(vault: Path, truth: dict[str, Any], warm: bool = False) -> list[dict[str, Any]]:
+    """WARM: recall as the MCP server answers it (memgit/prewarm.py first: the work-tree watch, the index held)."""
+    cut = cuts()
+    if warm:
+        from memgit.prewarm import prewarm
+
+        prewarm(vault)
+        cut.clear()
     v = Vault(vault)
     bm25 = BM25Lines(vault, content_only=True, languages=("english", "german"), only="memory/")
     rows = []
@@ -42,6 +55,7 @@ def run(vault: Path, truth: dict[str, Any]) -> list[dict[str, Any]]:
         t = time.perf_counter()
         res = v.recall(q["question"], k=10)
         row["memgit_t"] = time.perf_counter() - t
+        row["cut"] = bool(cut and cut[-1])
         row["memgit"] = [
             f"{h['path']}:{h['line']}" for h in res["hits"] or res.get("weak", [])
         ]  # ranked, weak included
@@ -74,11 +88,17 @@ def score(rows: list[dict[str, Any]], s: str) -> dict[str, float]:
 
 
 def render(
-    truth: dict[str, Any], rows: list[dict[str, Any]], command: str, per_pair: int = 10, long_talk: bool = False
+    truth: dict[str, Any],
+    rows: list[dict[str, Any]],
+    command: str,
+    per_pair: int = 10,
+    long_talk: bool = False,
+    background: Path | None = None,
 ) -> str:
+    bg = f" --background {background}" if background else ""
     L = [
-        f"Set: `bench/out/{name(truth['seed'], per_pair, long_talk)}` from `bench/convo.py --seed {truth['seed']}"
-        f"{'' if per_pair == 10 else f' --sessions {per_pair}'}{' --long-talk' if long_talk else ''}`: "
+        f"Set: `bench/out/{name(truth['seed'], per_pair, long_talk, background)}` from `bench/convo.py --seed {truth['seed']}"
+        f"{'' if per_pair == 10 else f' --sessions {per_pair}'}{' --long-talk' if long_talk else ''}{bg}`: "
         f"{truth['sessions']} sessions "
         f"({truth['lines']} dialogue turns, English and German), {len(rows)} questions. memgit under test: {memgit_version()}.",
         "",
@@ -120,6 +140,9 @@ def render(
     )
     times = sorted(r["memgit_t"] for r in rows)
     L += ["", f"memgit median latency per question: {1000 * times[len(times) // 2]:.1f} ms (in process)."]
+    if background:
+        L[-1] = L[-1].replace("(in process)", "(in process, after the MCP server's warm-up: memgit/prewarm.py)")
+        L += [f"The first stage cut the matching lines for {sum(r['cut'] for r in rows)} of {len(rows)} questions."]
     return f"Command: `{command}`\n\n" + "\n".join(L) + "\n"
 
 
@@ -138,6 +161,8 @@ def main() -> None:
     ap.add_argument("--write-doc", type=Path)
     ap.add_argument("--set", action="append", default=[], metavar="KNOB=VALUE")
     ap.add_argument("--misses", type=int, default=0, help="print memgit's first N misses")
+    ap.add_argument("--background", type=Path, help="write the dialogues into a copy of this vault (bench/convo.py)")
+    ap.add_argument("--dump", type=Path, help="write every question's memgit hits as JSON lines")
     ap.add_argument(
         "--candidates", type=int, help="memgit.recall.CANDIDATES: lines ranked in full past the first stage"
     )
@@ -149,21 +174,22 @@ def main() -> None:
     for knob in a.set:
         key, _, value = knob.partition("=")
         recall_mod.TUNING[key] = type(recall_mod.TUNING[key])(float(value))
-    set_name = name(a.seed, a.sessions, a.long_talk)
+    set_name = name(a.seed, a.sessions, a.long_talk, a.background)
     vault, truth_path = a.out / set_name, a.out / f"{set_name}.json"
     if a.regen or not vault.is_dir() or not truth_path.is_file():
         from convo import generate
 
-        generate(a.seed, a.out, a.sessions, a.long_talk)
+        generate(a.seed, a.out, a.sessions, a.long_talk, a.background)
     truth = json.loads(truth_path.read_text(encoding="utf-8"))
     os.environ["MEMGIT_NOW"] = truth["now"]
     os.environ.pop("MEMGIT_AGENT", None)
-    rows = run(vault, truth)
+    rows = run(vault, truth, warm=a.background is not None)
     sessions = [f"--sessions {a.sessions}"] if a.sessions != 10 else []
     sessions += [f"--candidates {a.candidates}"] if a.candidates else []
     sessions += ["--long-talk"] if a.long_talk else []
+    sessions += [f"--background {a.background}"] if a.background else []
     command = " ".join(["python bench/convo_eval.py", f"--seed {a.seed}", *sessions, *(f"--set {k}" for k in a.set)])
-    doc = render(truth, rows, command, a.sessions, a.long_talk)
+    doc = render(truth, rows, command, a.sessions, a.long_talk, a.background)
     print(doc)
     shown = 0
     for r in rows:
@@ -172,6 +198,10 @@ def main() -> None:
             print(r["q"]["category"], r["q"]["question"], r["q"]["evidence"], "->", r["memgit"][:3])
     if a.write_doc:
         a.write_doc.write_text(doc, encoding="utf-8")
+    if a.dump:
+        with a.dump.open("w", encoding="utf-8") as fh:
+            for r in rows:
+                fh.write(json.dumps(r, ensure_ascii=False) + "\n")
 
 
 if __name__ == "__main__":

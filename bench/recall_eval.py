@@ -16,6 +16,13 @@ work tree in the same run:
 Both baselines read the work tree at HEAD, also for as-of queries: they have no notion of time.
 
 MEMGIT_NOW is set to the simulation's last evening, so decay ages are simulated ages.
+
+    /work/venv/bin/python bench/recall_eval.py --seed 7 --background VAULT [--candidates K] [--dump FILE]
+
+`--background VAULT`: the life lived in a copy of VAULT (bench/simlife.py --background), e.g. bench/genvault.py's
+10k-entity vault, so recall's first stage (memgit/recall_cut.py, CANDIDATES lines) and L1's entity limit act; memgit
+only (the baselines would index ~1.5M lines in Python), recalls as the MCP server answers them (memgit/prewarm.py
+first), and the report says for how many queries the first stage cut. `--candidates K` sets memgit.recall.CANDIDATES.
 """
 
 from __future__ import annotations
@@ -149,6 +156,25 @@ def rg_search(root: Path, query: str, k: int = K) -> list[dict[str, Any]]:
 # ---- evaluation ----------------------------------------------------------------------------------
 
 
+def cuts() -> list[bool]:
+    """A list that gets, after each recall of this process, whether its first stage kept only some of the matching
+    lines (memgit.recall.Recall.cut; bench/cut_eval.py counts the questions where it acted)."""
+    from memgit import recall as recall_mod
+
+    seen: list[bool] = getattr(recall_mod.Recall.run, "cuts", [])
+    if not hasattr(recall_mod.Recall.run, "cuts"):
+        plain = recall_mod.Recall.run
+
+        def run(self: recall_mod.Recall) -> Any:
+            out = plain(self)
+            seen.append(self.cut)
+            return out
+
+        run.cuts = seen  # type: ignore[attr-defined]
+        recall_mod.Recall.run = run  # type: ignore[method-assign]
+    return seen
+
+
 class Eval:
     def __init__(self, vault_dir: Path, truth: dict[str, Any]) -> None:
         self.root = vault_dir
@@ -208,20 +234,32 @@ class Eval:
         return bool(h["ref"] == g)
 
     def run(self, queries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        cut = cuts()
+        baselines = "bm25" in SYSTEMS
         t0 = time.perf_counter()
-        bm25 = BM25Lines(self.root)
+        bm25 = BM25Lines(self.root) if baselines else None
         self.bm25_build = time.perf_counter() - t0
-        self.bm25_lines = bm25.n
-        bm25c = BM25Lines(self.root, content_only=True)
-        self.bm25c_lines = bm25c.n
+        self.bm25_lines = bm25.n if bm25 else 0
+        bm25c = BM25Lines(self.root, content_only=True) if baselines else None
+        self.bm25c_lines = bm25c.n if bm25c else 0
+        if not baselines:  # the background's vault: as the MCP server answers (the watch, the index held)
+            from memgit.prewarm import prewarm
+
+            prewarm(self.root)
         rows = []
         for q in queries:
             row: dict[str, Any] = {"q": q}
             t = time.perf_counter()
+            cut.clear()
             res = self.vault.recall(q["query"], k=K, as_of=q["as_of"])
             row["memgit_t"] = time.perf_counter() - t
+            row["cut"] = bool(cut and cut[-1])
             row["memgit"] = self.refs(res["hits"] or res.get("weak", []), "memgit")  # ranked, weak ones included
             row["memgit_said_none"] = not res["hits"]  # the calibrated "nothing relevant"
+            if bm25 is None or bm25c is None:
+                row["memgit_rank"] = next((i + 1 for i, h in enumerate(row["memgit"]) if self.is_gold(q, h)), None)
+                rows.append(self.valid_at(q, row))
+                continue
             t = time.perf_counter()
             row["bm25"] = self.refs(bm25.search(q["query"]), "bm25")
             row["bm25_t"] = time.perf_counter() - t
@@ -233,15 +271,18 @@ class Eval:
             row["rg_t"] = time.perf_counter() - t
             for s in SYSTEMS:
                 row[f"{s}_rank"] = next((i + 1 for i, h in enumerate(row[s]) if self.is_gold(q, h)), None)
-            if q["type"] == "asof":  # the same question about what was true on that day, as believed now
-                gold = self.valid_gold(q)
-                if gold is not None:
-                    res = self.vault.recall(q["query"], k=K, valid_at=q["as_of"])
-                    hits = self.refs(res["hits"] or res.get("weak", []), "memgit")
-                    row["validat_gold"] = gold
-                    row["validat_rank"] = next((i + 1 for i, h in enumerate(hits) if h["ref"] == gold), None)
-            rows.append(row)
+            rows.append(self.valid_at(q, row))
         return rows
+
+    def valid_at(self, q: dict[str, Any], row: dict[str, Any]) -> dict[str, Any]:
+        if q["type"] == "asof":  # the same question about what was true on that day, as believed now
+            gold = self.valid_gold(q)
+            if gold is not None:
+                res = self.vault.recall(q["query"], k=K, valid_at=q["as_of"])
+                hits = self.refs(res["hits"] or res.get("weak", []), "memgit")
+                row["validat_gold"] = gold
+                row["validat_rank"] = next((i + 1 for i, h in enumerate(hits) if h["ref"] == gold), None)
+        return row
 
     def valid_gold(self, q: dict[str, Any]) -> str | None:
         """The one fact of the asked entity+attribute whose valid window (at HEAD) holds the as-of day."""
@@ -447,7 +488,9 @@ def render(
     t, n = ev.truth, ev.n
     L = []
     L.append(
-        f"Vault: `bench/out/simlife-{t['seed']}` from `bench/simlife.py --seed {t['seed']}`: {t['writes']} writes "
+        f"Vault: `bench/out/simlife-{t['seed']}` from `bench/simlife.py --seed {t['seed']}`"
+        + (f" in a copy of `{t['background']}`" if t.get("background") else "")
+        + f": {t['writes']} writes "
         f"(one commit each) over {t['days']} simulated days from {t['start']}, {len(t['people'])} people and "
         f"{len(t['companies'])} companies, {sum(len(v) - 1 for v in t['timeline'].values())} supersedes "
         f"({sum(1 for v in t['timeline'].values() for r in v if r['corrects'])} of them late corrections), "
@@ -555,7 +598,7 @@ def render(
             L.append(
                 f"[{q['type']}] {q['query']!r}"
                 + (f" as_of={q['as_of']}" if q["as_of"] else "")
-                + f"  gold rank: memgit={r['memgit_rank']} bm25={r['bm25_rank']} bm25c={r['bm25c_rank']}"
+                + f"  gold rank: memgit={r['memgit_rank']} bm25={r.get('bm25_rank')} bm25c={r.get('bm25c_rank')}"
             )
             L.append(f"  gold  {ev.gold_text(q)}")
             for i, h in enumerate(r["memgit"][:3], 1):
@@ -579,6 +622,10 @@ def main() -> None:
         metavar="KNOB=VALUE",
         help="change one of memgit.recall.TUNING for an ablation, e.g. --set coord=0",
     )
+    ap.add_argument("--background", type=Path, help="live the life in a copy of this vault (bench/simlife.py)")
+    ap.add_argument(
+        "--candidates", type=int, help="memgit.recall.CANDIDATES: lines ranked in full past the first stage"
+    )
     a = ap.parse_args()
     from memgit import recall as recall_mod
 
@@ -587,13 +634,20 @@ def main() -> None:
         if key not in recall_mod.TUNING:
             ap.error(f"unknown knob {key!r}: one of {', '.join(recall_mod.TUNING)}")
         recall_mod.TUNING[key] = type(recall_mod.TUNING[key])(float(value))
-    vault = a.out / f"simlife-{a.seed}"
-    truth_path = a.out / f"simlife-{a.seed}.json"
+    if a.candidates:
+        recall_mod.CANDIDATES = a.candidates
+    if a.background:
+        global SYSTEMS
+        SYSTEMS = ("memgit",)
+    from simlife import name
+
+    vault = a.out / name(a.seed, a.background)
+    truth_path = a.out / f"{name(a.seed, a.background)}.json"
     if a.regen or not vault.is_dir() or not truth_path.is_file():
         from simlife import generate
 
         t0 = time.perf_counter()
-        generate(a.seed, a.out)
+        generate(a.seed, a.out, background=a.background)
         print(f"generated {vault} in {time.perf_counter() - t0:.1f}s", file=sys.stderr)
     truth = json.loads(truth_path.read_text())
     os.environ["MEMGIT_NOW"] = truth["now"]
@@ -607,12 +661,16 @@ def main() -> None:
         for x in (
             f"--seed {a.seed}",
             "--regen" if a.regen else "",
+            f"--background {a.background}" if a.background else "",
+            f"--candidates {a.candidates}" if a.candidates else "",
             *(f"--set {k}" for k in a.set),
             f"--write-doc {a.write_doc}" if a.write_doc else "",
         )
         if x
     )
     doc = render(ev, m, bt, rows, command, a.examples)
+    if a.background:
+        doc += f"\nThe first stage cut the matching lines for {sum(r['cut'] for r in rows)} of {len(rows)} queries.\n"
     print(doc)
     if a.write_doc:
         a.write_doc.parent.mkdir(parents=True, exist_ok=True)

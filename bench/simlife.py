@@ -1,11 +1,13 @@
 """A seeded simulated life, written through memgit's library API, with gold answers for recall.
 
-    python bench/simlife.py --seed 7 [--out bench/out] [--days 120] [--people 50] [--companies 20]
+    python bench/simlife.py --seed 7 [--out bench/out] [--days 120] [--people 50] [--companies 20] [--background VAULT]
 
 makes `bench/out/simlife-<seed>/` (a vault from `memgit init`) and `bench/out/simlife-<seed>.json`
 (the truth: every fact's timeline, the journal lines that announced each change, and the queries
 with their gold). The truth file lives OUTSIDE the vault, so nothing that searches the work tree
-can see it.
+can see it. With `--background VAULT` (`simlife-<seed>-on-<VAULT's folder name>`) the life is lived in a copy of
+VAULT (e.g. bench/genvault.py's 10k-entity vault, whose history ends before the simulation starts) with the
+template's configuration, so the queries' words also match the background's lines and entities.
 
 The clock: MEMGIT_NOW is set before every write (day d of the simulation, 08:00 plus 37 s per write
 that day), so commits carry simulated time and `recall --as-of DATE` sees what the vault knew then.
@@ -892,15 +894,40 @@ def memgit_bin() -> str:
     return str(here) if here.exists() else "memgit"
 
 
-def generate(seed: int, out: Path, days: int = 120, people: int = 50, companies: int = 20) -> tuple[Path, Path]:
-    vault = out / f"simlife-{seed}"
-    truth_path = out / f"simlife-{seed}.json"
-    if vault.exists():
-        shutil.rmtree(vault)
+def name(seed: int, background: Path | None = None) -> str:
+    """The vault's folder and truth file name: simlife-7, simlife-7-on-large with --background .../large."""
+    return f"simlife-{seed}" + (f"-on-{background.resolve().name}" if background else "")
+
+
+def generate(
+    seed: int, out: Path, days: int = 120, people: int = 50, companies: int = 20, background: Path | None = None
+) -> tuple[Path, Path]:
+    vault = out / name(seed, background)
+    truth_path = out / f"{name(seed, background)}.json"
+    init = vault if background is None else out / f"{name(seed, background)}.template"
+    for old in {vault, init}:
+        if old.exists():
+            shutil.rmtree(old)
     out.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "MEMGIT_NOW": f"{START.isoformat()}T07:00:00"}
     env.pop("MEMGIT_AGENT", None)
-    subprocess.run([memgit_bin(), "init", str(vault)], check=True, env=env, stdout=subprocess.DEVNULL)
+    subprocess.run([memgit_bin(), "init", str(init)], check=True, env=env, stdout=subprocess.DEVNULL)
+    if background is not None:  # the background's files and history, the template's configuration, committed
+        shutil.copytree(background, vault, symlinks=True)
+        shutil.copyfile(init / ".memgit.yaml", vault / ".memgit.yaml")
+        shutil.rmtree(init)
+        when = {
+            "GIT_AUTHOR_DATE": f"{START.isoformat()}T07:00:00Z",
+            "GIT_COMMITTER_DATE": f"{START.isoformat()}T07:00:00Z",
+        }
+        subprocess.run(["git", "add", ".memgit.yaml"], cwd=vault, check=True, env=env)
+        subprocess.run(
+            ["git", "commit", "-q", "--allow-empty", "-m", "config: the template's"],
+            cwd=vault,
+            check=True,
+            env={**env, **when},  # before the simulation's first write: --as-of walks the history by time
+            stdout=subprocess.DEVNULL,
+        )
     saved = os.environ.get("MEMGIT_NOW")
     try:
         sim = Sim(vault, seed, days, people, companies)
@@ -912,6 +939,8 @@ def generate(seed: int, out: Path, days: int = 120, people: int = 50, companies:
         else:
             os.environ["MEMGIT_NOW"] = saved
     truth["seed"] = seed
+    if background is not None:
+        truth["background"] = str(background.resolve())
     truth_path.write_text(json.dumps(truth, indent=1) + "\n")
     return vault, truth_path
 
@@ -923,9 +952,10 @@ def main() -> None:
     ap.add_argument("--days", type=int, default=120)
     ap.add_argument("--people", type=int, default=50)
     ap.add_argument("--companies", type=int, default=20)
+    ap.add_argument("--background", type=Path, help="a vault to live the life in (a copy of it)")
     a = ap.parse_args()
     t0 = time.perf_counter()
-    vault, truth = generate(a.seed, a.out, a.days, a.people, a.companies)
+    vault, truth = generate(a.seed, a.out, a.days, a.people, a.companies, a.background)
     data = json.loads(truth.read_text())
     print(
         f"{vault}: {data['writes']} writes, {len(data['queries'])} queries, {time.perf_counter() - t0:.1f}s; truth in {truth}"

@@ -123,7 +123,7 @@ def rows(file_id: int, data: bytes, shift: int) -> list[Row]:
     except ValueError:
         return []
     keys = text.count('\n    "')
-    if sum(map(len, items)) != keys or len({str(i["id"]) for i in items}) != len(items):
+    if sum(map(len, items)) != keys or len({str(i.get("id")) for i in items}) != len(items):
         return []  # a key twice in a fact (unparseable) or an id twice (the first one's line for both)
     out = [marker]
     dumps = json.JSONEncoder(separators=(",", ":")).encode  # ASCII: a lone surrogate is never stored

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict
 
-from memgit.errors import MemgitError, NotFound
+from memgit.errors import MemgitError, NotFound, UsageError
 
 if TYPE_CHECKING:
     from memgit.context import VaultContext as Vault
@@ -103,7 +103,8 @@ def _expire(vault: Vault, s: dict[str, Any], dry: bool) -> Step:
     if dry:
         from memgit.ops.facts import past_valid_until
 
-        due = [i["id"] for _path, _facts, hit in past_valid_until(vault, vault.head_tree(), vault.today()) for i in hit]
+        skipped: list[UsageError] = []  # the real step names them
+        due = [i["id"] for _, _, hit in past_valid_until(vault, vault.head_tree(), vault.today(), skipped) for i in hit]
         return Step("expire", "would" if due else "nothing", ", ".join(due) or "no active fact is past its valid_until")
     from memgit.ops.facts import expire
 

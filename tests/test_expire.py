@@ -36,7 +36,15 @@ def test_expire_retires_facts_past_valid_until_in_one_commit(vault: Path) -> Non
     launch = add(
         vault, "projects/apollo", "Launch window is open", "--valid-from", "2026-01-01", "--valid-until", "2026-01-05"
     )
-    budget = add(vault, "companies/acme", "Budget frozen until the audit", "--valid-until", "2026-01-08")
+    budget = add(
+        vault,
+        "companies/acme",
+        "Budget frozen until the audit",
+        "--valid-from",
+        "2026-01-02",
+        "--valid-until",
+        "2026-01-08",
+    )
     lease = add(
         vault, "projects/apollo", "Office lease runs through January", "--valid-until", "2026-01-24"
     )  # ref + 14
@@ -135,6 +143,9 @@ def test_the_sweep_expires_every_other_entity_past_one_it_cannot_write(vault: Pa
     assert out["ids"] == [bob]
     assert items(vault, "people/bob")[bob]["status"] == "expired"
     warned = "\n".join(out["warnings"])
-    assert "people/zo\\xe9/items.json: not expired" in warned and "git mv $'people/zo\\xe9' 'people/zoé'" in warned
+    assert (
+        "not expired: people/zo\\xe9/items.json: its name is not one line of UTF-8" in warned
+        and "git mv $'people/zo\\xe9' 'people/zoé'" in warned
+    )
     assert "projects/broken/items.json: line 2: invalid JSON" in warned and "fix projects/broken/items.json" in warned
     assert status(vault) == ""

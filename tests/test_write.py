@@ -298,6 +298,11 @@ BAD: list[tuple[str, list[str], str | None]] = [
         ],
         None,
     ),
+    (
+        "until-before-today",
+        ["fact", "add", "people/x", "t", "--category", "status", "--valid-until", "2000-01-01"],
+        None,
+    ),
     ("bad-expire-until", ["expire", "x-abcdef", "--until", "2026-13-01"], None),
     ("future-expire-until", ["expire", "x-abcdef", "--until", "2099-01-01"], None),
     ("bad-topic", ["lesson", "../etc", "t", "b"], None),

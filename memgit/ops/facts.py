@@ -115,6 +115,11 @@ def add(
     valid_until = parse_date(valid_until) if valid_until else None
     if valid_from and valid_until and valid_until < valid_from:
         raise UsageError(f"--valid-until {valid_until} is before --valid-from {valid_from}", "swap them")
+    if valid_until and not valid_from and valid_until < vault.today():
+        raise UsageError(
+            f"--valid-until {valid_until} is before the fact's valid_from {vault.today()} (--valid-from's default: today)",
+            "a fact that stopped being true before today: give --valid-from, the day it became true",
+        )
     path = f"{folder}/items.json"
     slug = folder.split("/")[1]
 
@@ -262,13 +267,18 @@ def expire(vault: Vault, fact_id: str | None, until: str | None) -> dict[str, An
             expired.append(item["id"])
             scope = path.rsplit("/", 1)[0]
         else:
-            for path, facts, hit in past_valid_until(vault, tx.tree, today):
+            skipped: list[UsageError] = []
+            for path, facts, hit in past_valid_until(vault, tx.tree, today, skipped):
                 for i in hit:
                     i["status"] = "expired"
                     expired.append(i["id"])
                 tx.write(path, itemsfile.canonical(facts))
+            if not expired and skipped:  # nothing else to commit: the broken file is the answer (exit 2)
+                raise skipped[0]
             if not expired:
                 raise NotFound("no active fact is past its valid_until", "nothing to expire")
+            for problem in skipped:  # committed with the rest; the answer names what was left
+                vault.warnings.append(f"not expired: {problem.message} ({problem.hint})")
             scope = "facts"
         tx.describe(
             "expire",
@@ -284,12 +294,13 @@ def expire(vault: Vault, fact_id: str | None, until: str | None) -> dict[str, An
 
 
 def past_valid_until(
-    vault: Vault, tree: str | None, today: str
+    vault: Vault, tree: str | None, today: str, skipped: list[UsageError]
 ) -> Iterator[tuple[str, list[dict[str, Any]], list[dict[str, Any]]]]:
     """Each items.json of TREE holding active facts past their valid_until: (path, its facts, those facts), for
     `expire`'s sweep and the heartbeat's dry run. One that cannot be written back (committed past the hooks: a
-    name that is not one line of UTF-8, a file that does not parse) is left out with a warning naming it and its
-    fix, so one broken entity does not stop every other fact's expiry (the heartbeat's expire step, every day)."""
+    name that is not one line of UTF-8, a file that does not parse) is left out, what is wrong with it and its fix
+    added to SKIPPED, so one broken entity does not stop every other fact's expiry (the heartbeat's expire step,
+    every day)."""
     from memgit.detect import usable_name
 
     for kind in vault.config.entity_kinds:
@@ -299,12 +310,12 @@ def past_valid_until(
             if not usable_name(path):
                 from memgit.rules.file_name import fix, shown
 
-                vault.warnings.append(f"{shown(path)}: not expired: its name is not one line of UTF-8 ({fix(path)})")
+                skipped.append(UsageError(f"{shown(path)}: its name is not one line of UTF-8", fix(path)))
                 continue
             try:
                 facts = itemsfile.parse_file(path, vault.repo.blob(blob) or b"[]")
             except UsageError as exc:
-                vault.warnings.append(f"not expired: {exc.message} ({exc.hint})")
+                skipped.append(exc)
                 continue
             hit = [
                 i

@@ -204,7 +204,9 @@ class Recall(Ranking):
         found = None
         rx = recall_grep.LazyPattern(self.pairs, re.I)
         if self.use_index:  # the same lines and bytes as rg's, from the index under .git/memgit/recall/
-            first = recall_stage.Stage(rx, self._spec(), CANDIDATES, self._keep, self._wanted)
+            first = recall_stage.Stage(
+                rx, self._spec(), CANDIDATES, self._keep, self._wanted, setting=(self.languages, self.verbs)
+            )
             with contextlib.suppress(recall_index.Unusable):  # no index here (read-only .git): rg
                 if tree is None:
                     found = recall_grep.grep(self.vault, rx, alternatives(self.pairs), first)

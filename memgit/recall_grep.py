@@ -254,6 +254,13 @@ def warm(vault: Vault) -> None:
                 index._names((), every=True)
                 index.file_ids(())  # their reverse (a question's stored facts are asked for by path)
             recall_held.build(index)
+            if index.held is not None:  # what the ranking reads of each held line (its question's setting)
+                from memgit import recall_terms
+                from memgit.recall_tuning import TUNING
+
+                recall_terms.hold(
+                    index.held, (tuple(vault.config.get("languages", ["english"])), bool(TUNING["lemmas"]))
+                )
             line_words("é")  # compiles tokens' CJK pattern (~35 ms), which the first line not in ASCII needs
             from memgit.config import KEEP_KINDS
 

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from memgit.recall_index import Index
+    from memgit.recall_terms import Terms
 
 HOLD_ROWS = 500  # a word on this many plain lines or more is held as a bitset (143 words, ~4 MB at 10k entities)
 HOLD_SHARE = 0.002  # ... and on this share of them (a bigger vault: as few words, each bitset longer)
@@ -112,6 +113,8 @@ class Held:
             if w not in skip and w not in self.words:
                 self.slots[w] = array("i", [at[start[r >> shift] + (r & line_of)] for r in _rowids(db, _quote(w))])
         self.terms: dict[tuple[tuple[str, bool], ...], int] = {}
+        self.analysis: Terms | None = None  # what the ranking reads of each line (memgit/recall_terms.py)
+        self.analysing = False  # being worked out (in a thread)
 
     def _of(self, slots: Iterable[int]) -> int:
         buf = bytearray((len(self.ids) + 7) >> 3)
@@ -212,6 +215,8 @@ class Held:
             self.ids.append(r)
             self.moved[r] = s
             self.more[s] = text
+            if self.analysis is not None:
+                self.analysis.add(s, text)
             self.length.append(min(len(text), LONGEST - 1))
             said = entry(text)
             self.said.append(NO_ENTRY if said is None else hash(said))

@@ -410,6 +410,20 @@ class Ranking:
         )
 
 
+def offered(texts: list[str], found: list[tuple[Setting, tuple[str, ...], int]]) -> None:
+    """Analyses worked out ahead (memgit/recall_terms.py: the held lines' a first stage lets through), kept for the
+    texts not kept in their setting yet: the ranking reads them instead of analysing those texts."""
+    get = _TOKENS.get
+    _TOKENS.update(
+        {
+            text: new
+            for text, new in zip(texts, found, strict=True)
+            if (old := get(text)) is None or old[0] != new[0] or old[2] < 0
+        }
+    )
+    _trim(_TOKENS, KEEP_TOKENS)
+
+
 def _name_field(text_tf: int) -> float:
     """BM25F over an entity's memory: its name is one field (weight `name_text`), the fact's text another
     (weight 1); a name word the text repeats adds to the name's evidence, saturating. 1.0: the name alone."""

@@ -37,6 +37,8 @@ class Stage(NamedTuple):
     wanted: Callable[[str], bool]  # a path whose lines recall keeps (the layer asked for; no index page)
     dirty: frozenset[str] = frozenset()
     work: tuple[tuple[str, int, str], ...] = ()
+    # the ranking's setting (languages, German verbs): the lines let through offer their held analysis in it
+    setting: tuple[tuple[str, ...], bool] | None = None
 
 
 def first_stage(index: Index, first: Stage) -> list[tuple[str, int, str]] | None:
@@ -103,7 +105,7 @@ def first_stage(index: Index, first: Stage) -> list[tuple[str, int, str]] | None
     tied = [r for sc, r in known if sc == edge]
     line_of = (1 << shift) - 1
     if held is not None:  # every path is known (names) and every plain line's length, entry hash and text are held
-        return _chosen(held, slots, sure, tied, extra, names, first.k, shift)
+        return _chosen(held, slots, sure, tied, extra, names, first.k, shift, first.setting)
     length = _lengths(index, [r for r in tied if r >= 0])
     names = index._names({r >> shift for r in sure + tied if r >= 0})
     # small talk yields: a journal entry said again among the tied lines comes after those said fewer times
@@ -132,10 +134,12 @@ def _chosen(
     names: dict[int, str],
     k: int,
     shift: int,
+    setting: tuple[tuple[str, ...], bool] | None = None,
 ) -> list[tuple[str, int, str]]:
     """first_stage's tie-break over the held lines: the lines scoring more than the k-th one, then those tied with
     it by (how often their journal entry is said among the tied lines, length, path, line), each line's key made
-    in one comprehension and the keys sorted as tuples (no Python key function per line)."""
+    in one comprehension and the keys sorted as tuples (no Python key function per line). With the ranking's
+    `setting`, the plain lines that go on offer it their held analysis (memgit/recall_terms.py)."""
     from memgit.recall_cut import entry
     from memgit.recall_held import NO_ENTRY
 
@@ -157,10 +161,17 @@ def _chosen(
     keys = [(at(h, 1), length[s], names[r >> shift], r & line_of, r, s) for r, s, h in plain]
     keys += [(at(h, 1), len(line[2]), line[0], line[1], r, -1) for r, line, h in odd]
     keys.sort()  # (path, line) tells every two lines apart: r and s are never compared
-    out = [extra[-1 - r] if r < 0 else (names[r >> shift], r & line_of, held.text_of((slots[r],))[0]) for r in sure]
     rest = keys[: k - len(sure)]
-    texts = iter(held.text_of([s for *_, s in rest if s >= 0]))
-    return out + [extra[-1 - r] if r < 0 else (path, line, next(texts)) for _, _, path, line, r, _ in rest]
+    plain_slots = [slots[r] for r in sure if r >= 0] + [s for *_, s in rest if s >= 0]
+    read = held.text_of(plain_slots)
+    texts = iter(read)
+    out = [extra[-1 - r] if r < 0 else (names[r >> shift], r & line_of, next(texts)) for r in sure]
+    out += [extra[-1 - r] if r < 0 else (path, line, next(texts)) for _, _, path, line, r, _ in rest]
+    if setting is not None:
+        from memgit.recall_terms import offer
+
+        offer(held, plain_slots, read, setting)
+    return out
 
 
 def _whole(

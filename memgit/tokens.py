@@ -7,7 +7,8 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
-from itertools import islice
+from itertools import islice, repeat
+from operator import is_
 
 DEFAULT_LANGUAGES = ("english",)
 _WORD = re.compile(r"[^\W_]+")
@@ -175,6 +176,46 @@ def words_and_terms(
     return split, found
 
 
+END = "."  # the word, and term, that ends each text in `terms_end_to_end` (no text's word: those are runs of a-z, 0-9)
+
+
+def terms_end_to_end(
+    texts: Sequence[str],
+    languages: Sequence[str] = DEFAULT_LANGUAGES,
+    verbs: bool = True,
+    known: dict[str, str] | None = None,
+) -> tuple[tuple[str, ...], list[int]] | None:
+    """`terms` of every text, end to end in one tuple, each text's followed by END, and how many each text has: for
+    many one-line ASCII texts at once (a long-running process's held lines, memgit/recall_terms.py), their words
+    split and looked up in C calls over all of them, not a few calls a text. The words are learnt in `known`, a dict
+    of the caller's (not the process's own: it stays as small as the words the process meets), so a term is one str
+    object wherever it is. None when a text is not one line of ASCII."""
+    langs = tuple(languages) or DEFAULT_LANGUAGES
+    if not texts:
+        return (), []
+    low = "\n".join(texts).casefold()
+    if not low.isascii() or low.count("\n") != len(texts) - 1:
+        return None
+    words = low.encode().translate(_LINES).decode().replace("\n", f" {END} ").split()
+    words.append(END)
+    if known is None:
+        known = {}
+    known[END] = END
+    new = set(words).difference(known)
+    # kept as new str objects made together (a word of `words` kept in `known` would keep its neighbours' memory)
+    _learn(known, " ".join(new).split(), langs, verbs, most=0)
+    try:
+        found = tuple(filter(None, map(known.__getitem__, words)))
+    except KeyError:  # a word without a term to keep: each text as `analyze` reads it, as `terms` then does
+        parts: list[str] = []
+        for text in texts:
+            parts += [t for _, t in analyze(text, langs, verbs)]
+            parts.append(END)
+        found = tuple(parts)
+    ends = bytes(map(is_, found, repeat(END)))  # 1 at each text's end
+    return found, list(map(len, ends.split(b"\x01")))[:-1]
+
+
 def learn(words: Iterable[str], languages: Sequence[str] = DEFAULT_LANGUAGES, verbs: bool = True) -> int:
     """Each folded ASCII word's term worked out ahead (a long-running process's warm-up: the vault's vocabulary, so
     a question's never-seen lines cost no stemming), up to half of KEEP_WORDS in all; how many are known."""
@@ -186,10 +227,13 @@ def learn(words: Iterable[str], languages: Sequence[str] = DEFAULT_LANGUAGES, ve
     return len(known)
 
 
-def _learn(known: dict[str, str], words: Iterable[str], langs: tuple[str, ...], verbs: bool) -> None:
-    """Each new folded ASCII word's term into `known` ("" for a stop word or a one-letter word: `analyze` drops it)."""
+def _learn(
+    known: dict[str, str], words: Iterable[str], langs: tuple[str, ...], verbs: bool, most: int = KEEP_WORDS
+) -> None:
+    """Each new folded ASCII word's term into `known` ("" for a stop word or a one-letter word: `analyze` drops it);
+    past `most` words (0: no bound), it starts again."""
     new = [w for w in words if w not in known]
-    if len(known) + len(new) > KEEP_WORDS:
+    if most and len(known) + len(new) > most:
         known.clear()  # rare (a vault of more distinct words than that): start again
     stop = stop_words(langs)
     stem = _german_aware(langs[0]) if verbs and "german" in langs else _stemmer(langs[0])

@@ -232,7 +232,8 @@ def alerts_block(
     for ekind in config.entity_kinds:
         for p in sections.get(ekind, []):
             part = parts.get(f"{ekind}~{p['shard']}", {})
-            for fid, fact, until in part.get("until", []):
+            for fid, fact, raw in part.get("until", []):
+                until = str(raw)  # a hand-written fact's valid_until may be a number (verify names it)
                 if until and ref and until < ref:
                     stale.append(
                         (until, f"- {fid}: {_clip(fact, 70)}: valid until {until}, still active (`memgit expire`)")

@@ -51,12 +51,12 @@ def review(vault: Vault, rev_range: str) -> dict[str, Any]:
                 continue
             by_id = itemsfile.by_id(after)
             for item in after:
-                prev = before.get(item["id"])
+                prev = before.get(str(item.get("id")))  # a hand-written fact may lack one
                 if prev is None and item.get("status") == "active":
                     entry = {
-                        "id": item["id"],
+                        "id": item.get("id"),
                         "path": d.path,
-                        "fact": item["fact"],
+                        "fact": item.get("fact"),
                         "category": item.get("category"),
                         "source": item.get("source"),
                         "supersedes": item.get("supersedes"),
@@ -68,8 +68,8 @@ def review(vault: Vault, rev_range: str) -> dict[str, Any]:
                     succ = by_id.get(str(item.get("supersededBy")), {})
                     out["facts_superseded"].append(
                         {
-                            "id": item["id"],
-                            "old": item["fact"],
+                            "id": item.get("id"),
+                            "old": item.get("fact"),
                             "new_id": item.get("supersededBy"),
                             "new": succ.get("fact"),
                             "path": d.path,
@@ -77,7 +77,12 @@ def review(vault: Vault, rev_range: str) -> dict[str, Any]:
                     )
                 elif prev is not None and prev.get("status") == "active" and item.get("status") == "expired":
                     out["facts_expired"].append(
-                        {"id": item["id"], "fact": item["fact"], "valid_until": item.get("valid_until"), "path": d.path}
+                        {
+                            "id": item.get("id"),
+                            "fact": item.get("fact"),
+                            "valid_until": item.get("valid_until"),
+                            "path": d.path,
+                        }
                     )
         elif kind in ("journal", "session"):
             if new is None:

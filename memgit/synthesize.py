@@ -56,15 +56,15 @@ def changed_entities(vault: Vault, since_days: int) -> list[str]:
 
 def deterministic(name: str, active: list[dict[str, Any]]) -> str:
     newest = sorted(active, key=itemsfile.sort_key, reverse=True)
-    lead = newest[0]["fact"] if newest else "No active facts."
+    lead = str(newest[0].get("fact")) if newest else "No active facts."
     lines = [f"# {name}", "", lead, "", "## Facts", ""]
     by_cat: dict[str, list[dict[str, Any]]] = {}
     for item in newest:
-        by_cat.setdefault(str(item["category"]), []).append(item)
+        by_cat.setdefault(str(item.get("category")), []).append(item)  # a hand-written fact may lack one
     for cat in sorted(by_cat):
         for item in by_cat[cat]:
             since = f", since {item['valid_from']}" if item.get("valid_from") else ""
-            lines.append(f"- {item['fact']} ({cat}{since}) [{item['id']}]")
+            lines.append(f"- {item.get('fact')} ({cat}{since}) [{item.get('id')}]")
     return "\n".join(lines) + "\n"
 
 

@@ -35,12 +35,14 @@ def register(sub: Any) -> None:
 
 
 def _line(item: dict[str, Any]) -> str:
+    # .get and str: a fact written by hand past the hooks may lack a field or hold another type (verify names it)
+    status = item.get("status")
     extra = (
         ""
-        if item["status"] == "active"
-        else f" [{item['status']}" + (f" by {item['supersededBy']}" if item.get("supersededBy") else "") + "]"
+        if status == "active"
+        else f" [{status}" + (f" by {item['supersededBy']}" if item.get("supersededBy") else "") + "]"
     )
-    return f"{item['id']}  {item['category']:<12} {item['fact']}{extra}"
+    return f"{item.get('id')}  {item.get('category')!s:<12} {item.get('fact')}{extra}"
 
 
 def run_add(args: argparse.Namespace) -> int:

@@ -159,9 +159,11 @@ def forget(db: sqlite3.Connection, file_ids: list[int], shift: int) -> None:
 def lines_of(
     db: sqlite3.Connection, files: dict[str, int], wanted: dict[str, list[int]], shift: int
 ) -> dict[str, dict[int, Fields]]:
-    """For each path with stored facts: the fields of its lines asked for (a line without any: not a fact's)."""
-    ids = [files[p] << shift for p in wanted if p in files]
-    ids += [(files[p] << shift) | n for p, ns in wanted.items() if p in files for n in ns]
+    """For each path with stored facts: the fields of its "fact" lines asked for (every line asked for is one, as
+    recall keeps only those of an items.json). Every "fact" line of a stored file has a row (`rows`: a canonical
+    file's "fact" lines are its facts' second keys) and no line of another file has one, so a path is stored when
+    one of its lines has a row: no marker row is read (half the rows on a question matching many facts)."""
+    ids = [(files[p] << shift) | n for p, ns in wanted.items() if p in files for n in ns]
     found: dict[int, Any] = {}
     for at in range(0, len(ids), CHUNK):
         part = ids[at : at + CHUNK]
@@ -170,8 +172,9 @@ def lines_of(
     out: dict[str, dict[int, Fields]] = {}
     for p, ns in wanted.items():
         base = files[p] << shift if p in files else -1
-        if base in found:
-            out[p] = {n: tuple(found[base | n]) for n in ns if base | n in found}
+        got = {n: tuple(found[base | n]) for n in ns if base | n in found}
+        if got:
+            out[p] = got
     return out
 
 

@@ -13,7 +13,17 @@ from memgit import recall_cut
 from memgit.config import KEEP_KINDS
 from memgit.errors import UsageError
 from memgit.kept import keep
-from memgit.recall_docs import Doc, entity_facts, fact_doc, lines_at, read_at, scan_tree, subfolders, to_doc
+from memgit.recall_docs import (
+    Doc,
+    entity_facts,
+    fact_doc,
+    line_doc,
+    lines_at,
+    read_at,
+    scan_tree,
+    subfolders,
+    to_doc,
+)
 from memgit.recall_rank import COMPOUNDING, TUNING, Ranking, _day, _true_at
 from memgit.recall_time import window
 from memgit.tokens import alternatives, analyze, fold, pattern
@@ -250,7 +260,10 @@ class Recall(Ranking):
             kind = kinds[path]
             found_spec = specs.get(kind) or specs.setdefault(kind, spec_of(kind))
             if kind != "entity-items":
-                doc = to_doc(vault, Match(path, n, text, (), ()), kind, "grep", found_spec)
+                if found_spec.recall in ("none", "facts"):
+                    doc = to_doc(vault, Match(path, n, text, (), ()), kind, "grep", found_spec)
+                else:  # a line read alone: no Match made
+                    doc = line_doc(vault, path, n, text, kind, "grep", found_spec)
             else:
                 known = stored.get(path)
                 if known is not None:  # a line without fields is no fact's: to_doc would find none

@@ -149,3 +149,29 @@ def test_the_sweep_expires_every_other_entity_past_one_it_cannot_write(vault: Pa
     )
     assert "projects/broken/items.json: line 2: invalid JSON" in warned and "fix projects/broken/items.json" in warned
     assert status(vault) == ""
+
+
+def test_the_sweep_expires_every_other_entity_past_one_the_rules_refuse(vault: Path) -> None:
+    """An items.json that parses but that the items rule refuses as a whole (here: a category .memgit.yaml no longer
+    lists, committed before; the same for an id not starting with its slug, a schema problem from a hand edit)
+    holding one fact past its valid_until: the sweep's one commit was refused, so no fact of the vault expired,
+    every day (heartbeat's expire step: failed). It leaves that file out with the rule's words and expires the
+    rest; with nothing else due, the rule's answer is the answer (exit 1), as before."""
+    bob = add(vault, "people/bob", "Bob sells bread", "--valid-from", "2026-01-01", "--valid-until", "2026-01-05")
+    ann = add(vault, "people/ann", "Ann bakes rye", "--valid-from", "2026-01-01", "--valid-until", "2026-01-05")
+    path = vault / "people" / "ann" / "items.json"
+    facts = json.loads(path.read_text())
+    facts[0]["category"] = "hobby"  # a category the vault had, then dropped from .memgit.yaml
+    path.write_text(json.dumps(facts, indent=2, ensure_ascii=False) + "\n")
+    git(vault, "commit", "-qam", "a category the config no longer lists", "--no-verify")
+    out = memgit("expire", "--json", cwd=vault, env=T)
+    assert out.returncode == 0, out.stdout + out.stderr
+    got = json.loads(out.stdout)
+    assert got["ids"] == [bob]
+    assert items(vault, "people/bob")[bob]["status"] == "expired"
+    assert items(vault, "people/ann")[ann]["status"] == "active"
+    assert "people/ann/items.json" in "\n".join(got["warnings"]) and "hobby" in "\n".join(got["warnings"])
+    assert status(vault) == ""
+    again = memgit("expire", cwd=vault, env=T)  # nothing else due: what the rule says of that file is the answer
+    assert again.returncode == 1 and "unknown category 'hobby'" in again.stderr, again.stdout + again.stderr
+    assert items(vault, "people/ann")[ann]["status"] == "active" and status(vault) == ""

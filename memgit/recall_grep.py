@@ -11,7 +11,9 @@ indexed lines are dropped and the files themselves are searched.
 from __future__ import annotations
 
 import contextlib
+import re
 import sqlite3
+import string
 from collections.abc import Collection, Container, Iterable, Iterator
 from functools import lru_cache
 from pathlib import Path
@@ -24,8 +26,6 @@ from memgit.recall_status import Status
 from memgit.tokens import line_words
 
 if TYPE_CHECKING:
-    import re
-
     from memgit.context import VaultContext as Vault
     from memgit.recall_stage import Stage
     from memgit.worktree_watch import Watch
@@ -36,41 +36,91 @@ class LazyPattern:
     tree's): whether a line matches is asked of each alternative, each compiled once per process (a broad question's
     whole pattern, each letter a class of its accented forms, takes 2-10 ms to compile; its words recur), and only of
     the alternatives whose prefix the folded line holds (no other can match: memgit/tokens.py `pattern_sources`); on
-    an ASCII line, as its plain ASCII regex. The whole pattern is compiled only to count a long line's matches."""
+    an ASCII line, as its plain ASCII regex. With re.IGNORECASE alone, a prefix of a-z and 0-9 needs no regex on a
+    line none of whose characters may stand for a letter (any ASCII line; one with "—" or "東" but no "é"): it matches
+    where one of the line's words (runs of word characters, ASCII letters lowered) starts with it: the pattern's word
+    boundary, then letters that only the line's ASCII characters can be. The whole pattern is compiled only to count a
+    long line's matches."""
 
     def __init__(self, pairs: Iterable[tuple[str, str]], flags: int = 0) -> None:
         from memgit.tokens import ascii_source, pattern_sources
 
         sources = pattern_sources(pairs)
         self.parts, self.flags = sorted({source for _t, _c, source in sources}), flags
-        self.plain = [(text, ascii_source(text)) for text, cjk, _source in sources if not cjk and text.isascii()]
-        self.sources = sources
+        self.every = sources
+        # " " + each prefix found as a word's start, not by its regex (re.IGNORECASE alone)
+        self.starts = (
+            [" " + t for t, cjk, _s in sources if not cjk and _SIMPLE.fullmatch(t)] if flags == re.IGNORECASE else []
+        )
+        found = {start[1:] for start in self.starts}
+        self.sources = [(text, cjk, source) for text, cjk, source in sources if text not in found or cjk]
+        self.plain = [(text, ascii_source(text)) for text, cjk, _source in self.sources if not cjk and text.isascii()]
         self._whole: re.Pattern[str] | None = None
 
     def search(self, text: str) -> bool:
         if text.isascii():
+            if self.starts and _starts(text, self.starts):
+                return True
             low = text.lower()
             return any(_part(source, self.flags).search(text) for prefix, source in self.plain if prefix in low)
+        sources = self.sources
+        if self.starts:
+            if any(_lettered(c) for c in set(text) if not c.isascii()):
+                sources = self.every  # a letter in another form: every alternative's regex decides
+            elif _starts(text, self.starts):
+                return True
         from memgit.tokens import fold
 
         folded = fold(text)
-        return any(
-            _part(source, self.flags).search(text) for prefix, cjk, source in self.sources if cjk or prefix in folded
-        )
+        return any(_part(source, self.flags).search(text) for prefix, cjk, source in sources if cjk or prefix in folded)
 
     def finditer(self, text: str) -> Iterator[re.Match[str]]:
         if self._whole is None:
-            import re
-
             self._whole = re.compile("(?:" + "|".join(self.parts) + ")" if self.parts else r"(?!)", self.flags)
         return self._whole.finditer(text)
 
 
 @lru_cache(maxsize=4096)
 def _part(source: str, flags: int) -> re.Pattern[str]:
-    import re
-
     return re.compile(source, flags)
+
+
+_SIMPLE = re.compile(r"[a-z0-9]+")  # a prefix found as a word's start
+_RUN = re.compile(r"\w+")  # a word as the pattern's \b sees it
+_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)  # ASCII letters only
+KEEP_SPACED = 1024  # a text longer than this (a whole file's, file_lines): its words are not kept
+
+
+def _starts(text: str, starts: list[str]) -> bool:
+    r"""Whether one of a text's words (runs of \w, ASCII letters lowered) starts with one of the prefixes (each
+    " " + prefix: found in " " + the words joined by spaces, one C search each)."""
+    spaced = _spaced(text) if len(text) > KEEP_SPACED else _spaced_line(text)
+    return any(start in spaced for start in starts)
+
+
+def _spaced(text: str) -> str:
+    return " " + " ".join(_RUN.findall(text.translate(_LOWER)))
+
+
+@lru_cache(maxsize=256)
+def _spaced_line(text: str) -> str:
+    """_spaced, kept for a line asked again (the odd lines recur across questions; 256 of at most 1 KB)."""
+    return _spaced(text)
+
+
+@lru_cache(maxsize=4096)
+def _lettered(c: str) -> bool:
+    """Whether a character may match a letter of the pattern: an ASCII letter or one of a letter's accented forms in
+    memgit/tokens.py's classes, with re.IGNORECASE (so "ı" for "i", "K" for "k")."""
+    return _letters().fullmatch(c) is not None
+
+
+@lru_cache(maxsize=1)
+def _letters() -> re.Pattern[str]:
+    from memgit.tokens import _variants
+
+    chars = string.ascii_lowercase + "".join(v[1:-1] for v in _variants().values())
+    return re.compile("[" + "".join(map(re.escape, sorted(set(chars)))) + "]", re.IGNORECASE)
 
 
 _WorkTree = Status  # git status of the work tree (memgit/recall_status.py)

@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from memgit import recall_cut, recall_grep, recall_index, recall_stage
 from memgit.api import Vault
@@ -293,7 +295,7 @@ def test_an_alternative_is_compiled_only_for_a_line_whose_folded_words_hold_its_
             lazy = recall_grep.LazyPattern(pairs, re.I)
             assert lazy.search(line) == bool(whole.search(line)), (question, line)
             folded = fold(line)
-            assert recall_grep._part.cache_info().currsize <= sum(1 for t, _c, _s in lazy.sources if t in folded)
+            assert recall_grep._part.cache_info().currsize <= sum(1 for t, _c, _s in lazy.every if t in folded)
     recall_grep._part.cache_clear()
     assert not recall_grep.LazyPattern(analyze("project weeks zurich"), re.I).search("Zürcher Töpfe")
     assert recall_grep._part.cache_info().currsize == 0  # no folded prefix there: nothing compiled
@@ -309,6 +311,66 @@ def test_an_alternative_is_compiled_only_for_a_line_whose_folded_words_hold_its_
         for letter, rx in compiled.items():
             if rx.fullmatch(ch):
                 assert fold(ch) == letter, (hex(cp), letter)
+
+
+PIECES = [
+    "Zürich",
+    "zurich",
+    "ZURICH",
+    "ſuper",
+    "ıstanbul",
+    "İstanbul",
+    "\u212aelvin",
+    "ﬁle",
+    "Straße",
+    "a_zurich_b",
+    "—",
+    "東京",
+    "office",
+    "OFFICE2",
+    "week",
+    "x",
+    " ",
+    ", ",
+    "_",
+    "-",
+    "é",
+    "2024",
+    "ｆｕｌｌ",
+    "σ",
+    "ﬅ",
+]
+
+
+@given(
+    st.lists(st.sampled_from(PIECES), max_size=12),
+    st.sampled_from(["zurich office", "istanbul kelvin file", "week 2024 super", "full straße"]),
+)
+def test_a_prefix_found_as_a_words_start_matches_where_the_whole_pattern_does(pieces: list[str], question: str) -> None:
+    """A prefix of a-z and 0-9 is found as the start of one of a line's words, not by its regex, on a line none of whose
+    characters may stand for a letter (an ASCII line, one with "—" or "東"): the answer is the whole pattern's, also
+    next to letters that case-fold oddly (long s, dotless i, Kelvin sign, ligatures, fullwidth)."""
+    import re
+
+    from memgit.tokens import analyze, pattern
+
+    pairs = analyze(question)
+    line = "".join(pieces)
+    assert recall_grep.LazyPattern(pairs, re.I).search(line) == bool(re.search(pattern(pairs), line, re.I)), line
+
+
+def test_a_line_with_no_letter_in_another_form_compiles_no_alternative() -> None:
+    import re
+
+    from memgit.tokens import analyze
+
+    recall_grep._part.cache_clear()
+    lazy = recall_grep.LazyPattern(analyze("canonical policy weeks"), re.I)
+    assert lazy.search("# AGENTS.md — canonical policy") and lazy.search("superseded_by: x-weeks")
+    assert lazy.search("superseded_by: weekly_x") and not lazy.search("superseded_by: no_policy — 東京")
+    assert recall_grep._part.cache_info().currsize == 0  # found as words' starts: nothing compiled
+    assert lazy.search("Canonical Pölicy — weeks")  # a letter in another form ("ö"): every alternative's regex decides
+    assert recall_grep._part.cache_info().currsize > 0
 
 
 def test_terms_rows_kept_by_a_warm_process_follow_commits(lived: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811

@@ -251,7 +251,9 @@ class Recall(Ranking):
                     facts.setdefault(path, []).append(n)
             whole = self._entity_paths(tree)  # and those of the entities L1 brings along: one transaction
             if facts or whole:
-                stored, self._stored = recall_grep.stored_facts(self.vault, found, facts, whole)
+                stored, self._stored = recall_grep.stored_facts(
+                    self.vault, found, facts, whole, (self.languages, self.verbs)
+                )
         # each line a Doc: its path's kind is wanted (self._wanted) and read (_read_as); no context for a line that
         # is no fact's; a fact's fields as stored, else from its file's lines around it
         vault, files, spec_of = self.vault, dict[str, list[str]](), self._spec_of
@@ -317,7 +319,7 @@ class Recall(Ranking):
         if stored is None and self.found is not None and paths:  # a clean file's facts as the index stored them
             from memgit import recall_grep
 
-            stored = recall_grep.stored_facts(self.vault, self.found, {}, paths)[1]
+            stored = recall_grep.stored_facts(self.vault, self.found, {}, paths, (self.languages, self.verbs))[1]
         kind_of = self.vault.config.kind_of
         for path in paths:
             kind = kind_of(path)

@@ -260,15 +260,20 @@ def _status_tree(vault: Vault) -> tuple[str | None, set[str]]:
 
 
 def stored_facts(
-    vault: Vault, found: Found, lines: dict[str, list[int]], whole: list[str]
+    vault: Vault,
+    found: Found,
+    lines: dict[str, list[int]],
+    whole: list[str],
+    setting: tuple[tuple[str, ...], bool] | None = None,
 ) -> tuple[dict[str, dict[int, tuple[Any, ...]]], dict[str, list[tuple[Any, ...]]]]:
-    """Index.facts for the paths of the work tree `found` (a grep's) left clean; nothing where it cannot tell."""
+    """Index.facts for the paths of the work tree `found` (a grep's) left clean; nothing where it cannot tell. With
+    the ranking's `setting`: the held analysis of the whole paths' facts offered to it."""
     index = recall_index._OPEN.get(recall_index.folder(vault))
     if found.tree is None or index is None:
         return {}, {}
     clean = {p: ns for p, ns in lines.items() if p not in found.dirty}
     with contextlib.suppress(sqlite3.Error):
-        got = index.facts(found.tree, clean, [p for p in whole if p not in found.dirty])
+        got = index.facts(found.tree, clean, [p for p in whole if p not in found.dirty], setting)
         if got is not None:
             return got
     return {}, {}

@@ -260,11 +260,16 @@ class Index:
         return {p: int(found.get(p, 0)) for p in paths}
 
     def facts(
-        self, tree: str, lines: dict[str, list[int]], whole: list[str]
+        self,
+        tree: str,
+        lines: dict[str, list[int]],
+        whole: list[str],
+        setting: tuple[tuple[str, ...], bool] | None = None,
     ) -> tuple[dict[str, dict[int, tuple[Any, ...]]], dict[str, list[tuple[Any, ...]]]] | None:
         """The stored fields of these paths' fact lines (memgit/recall_facts.py), and every fact of the `whole`
         paths; a path without stored facts is left out. None when the index holds another tree by now (another process
-        moved it) or was closed."""
+        moved it) or was closed. With the ranking's `setting`, the held analysis of the `whole` paths' facts is
+        offered to it (memgit/recall_terms.py)."""
         with self.lock:
             if self.closed:
                 return None
@@ -273,10 +278,12 @@ class Index:
                 if self.tree() != tree:
                     return None
                 files = self.file_ids({*lines, *whole})
-                return (
-                    recall_facts.lines_of(self.db, files, lines, SHIFT),
-                    recall_facts.facts_of(self.db, files, whole, SHIFT),
-                )
+                every = recall_facts.facts_of(self.db, files, whole, SHIFT)
+                if setting is not None and self.held is not None and every:
+                    from memgit.recall_terms import offer_rows
+
+                    offer_rows(self.held, [files[p] << SHIFT | n for p, fs in every.items() for n, *_ in fs], setting)
+                return recall_facts.lines_of(self.db, files, lines, SHIFT), every
             finally:
                 self.db.execute("COMMIT")
 

@@ -410,6 +410,11 @@ class Ranking:
         )
 
 
+def kept(text: str) -> tuple[Setting, tuple[str, ...], int] | None:
+    """What the ranking keeps of a text's analysis (its setting, terms, how many it says: -1 unknown), if anything."""
+    return _TOKENS.get(text)
+
+
 def offered(texts: list[str], found: list[tuple[Setting, tuple[str, ...], int]]) -> None:
     """Analyses worked out ahead (memgit/recall_terms.py: the held lines' a first stage lets through), kept for the
     texts not kept in their setting yet: the ranking reads them instead of analysing those texts."""

@@ -25,6 +25,8 @@ from memgit.recall_lines import said as said_text
 from memgit.tokens import END, terms_end_to_end
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from memgit.recall_held import Held
 
 Setting = tuple[tuple[str, ...], bool]  # the vault's languages, and whether German verbs are read as their infinitive
@@ -66,6 +68,12 @@ class Terms:
         self.at = array("q", accumulate(map((1).__add__, counts), initial=0))
         self.more: dict[int, tuple[str, tuple[str, ...], int]] = {}  # a slot added since: its key, terms, said
 
+    def catch_up(self, held: Held) -> None:
+        """The lines added to `held` since it was built (its update), those not analysed yet."""
+        for slot, line in list(held.more.items()):
+            if slot not in self.more:
+                self.add(slot, line)
+
     def add(self, slot: int, line: str) -> None:
         """A line added since (the index's update) takes its slot."""
         text = line.strip()
@@ -75,8 +83,11 @@ class Terms:
         elif key[0] != NONE and flat[0] == "fact":
             self.more[slot] = (text[len(_FACT) : -key[0]], flat[1:-1], -1)
 
-    def offer(self, slots: list[int], lines: list[str]) -> tuple[list[str], list[Analysis]]:
-        """The keys and analyses of these slots' lines, those that offer any."""
+    def offer(
+        self, slots: list[int], lines: list[str], kept: Callable[[str], Analysis | None]
+    ) -> tuple[list[str], list[Analysis]]:
+        """The keys and analyses of these slots' lines, those that offer one the ranking does not keep yet (`kept`:
+        what it keeps of a text)."""
         keys: list[str] = []
         found: list[Analysis] = []
         setting, flat, at, said, key, built, more = (
@@ -91,15 +102,23 @@ class Terms:
         for s, line in zip(slots, lines, strict=True):
             if s < built:
                 k = key[s]
+                if k == NONE:
+                    continue
+                text = line.strip() if k == LINE else line.strip()[len(_FACT) : -k]
+                old = kept(text)
+                if old is not None and old[0] == setting and (old[2] >= 0 or k != LINE):
+                    continue  # kept (a fact's: what it says is worked out by the ranking if ever asked, -1)
+                keys.append(text)
                 if k == LINE:
-                    keys.append(line.strip())
                     found.append((setting, flat[at[s] : at[s + 1] - 1], said[s]))
-                elif k != NONE:  # a fact: what it says is worked out by the ranking if ever asked (-1)
-                    keys.append(line.strip()[len(_FACT) : -k])
+                else:  # its line's first term is "fact"
                     found.append((setting, flat[at[s] + 1 : at[s + 1] - 1], -1))
             else:
                 added = more.get(s)
-                if added is not None:
+                if added is None:
+                    continue
+                old = kept(added[0])
+                if old is None or old[0] != setting or (old[2] < 0 <= added[2]):
                     keys.append(added[0])
                     found.append((setting, added[1], added[2]))
         return keys, found
@@ -144,7 +163,9 @@ def hold(held: Held, setting: Setting) -> None:
     held.analysing = True
     try:
         found = Terms(held, setting)
+        found.catch_up(held)
         held.analysis = found
+        found.catch_up(held)  # added meanwhile (an update while it was made in a thread)
     finally:
         held.analysing = False
 
@@ -158,6 +179,17 @@ def offer(held: Held, slots: list[int], texts: list[str], setting: Setting) -> N
             held.analysing = True
             threading.Thread(target=hold, args=(held, setting), daemon=True, name="memgit-recall-terms").start()
         return
-    from memgit.recall_rank import offered
+    from memgit.recall_rank import kept, offered
 
-    offered(*found.offer(slots, texts))
+    offered(*found.offer(slots, texts, kept))
+
+
+def offer_rows(held: Held, rows: list[int], setting: Setting) -> None:
+    """The analysis of these rows' held lines (the facts of the entities a question names, which come along
+    without the first stage), offered to the ranking when it is held in the recall's setting."""
+    found = held.analysis
+    if found is not None and found.setting == setting:
+        from memgit.recall_rank import kept, offered
+
+        slots = [s for s in map(held.slot, rows) if s >= 0]
+        offered(*found.offer(slots, held.text_of(slots), kept))

@@ -41,7 +41,7 @@ def check(v: Vault) -> int:
     assert found is not None and found.analysis is not None
     terms = found.analysis
     slots = found.positions(found.alive)
-    keys, offered = terms.offer(slots, found.text_of(slots))
+    keys, offered = terms.offer(slots, found.text_of(slots), {}.get)
     ranking = Ranking()
     ranking.languages, ranking.verbs = terms.setting
     recall_rank._TOKENS.clear()
@@ -80,7 +80,7 @@ def analysed(warm: Vault, monkeypatch: pytest.MonkeyPatch) -> Vault:  # noqa: F8
     monkeypatch.setattr(recall_terms, "CHUNK", 7)
     memgit_json("log", "Zurich vendor decided, the company note", "--kind", "decision", cwd=warm.root)
     memgit_json("log", "Zurich company note said by Lena", "--source", "call with Lena", cwd=warm.root)
-    memgit_json("fact", "add", "people/sarah", 'Says "zurich company" note', "--category", "status", cwd=warm.root)
+    memgit_json("fact", "add", "companies/acme", 'Says "zurich company" note', "--category", "status", cwd=warm.root)
     memgit_json("fact", "add", "people/sarah", "Zurich company note lead", "--category", "status", cwd=warm.root)
     (warm.root / "contexts" / "spaced.md").write_text("   zurich company note, indented   \n", encoding="utf-8")
     commit(warm.root)
@@ -217,3 +217,32 @@ def test_terms_end_to_end_of_a_word_without_a_term_to_keep(monkeypatch: pytest.M
     assert done is not None
     assert done == (("", "compani", tokens.END, "zurich", "note", tokens.END, tokens.END, "", tokens.END), [2, 2, 0, 1])
     assert tokens.terms_end_to_end(["one\ntwo"]) is None
+
+
+def test_the_facts_of_the_entities_a_question_names_are_offered_too(
+    analysed: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """L1: the facts of the entities a question names come along without the first stage; their held analysis is
+    offered as they are read from the index."""
+    agree(analysed, monkeypatch, ["zurich"])
+    settled()
+    offered: list[str] = []
+    keep = recall_rank.offered
+
+    def counted(texts: list[str], found: list[tuple[recall_rank.Setting, tuple[str, ...], int]]) -> None:
+        offered.extend(texts)
+        keep(texts, found)
+
+    monkeypatch.setattr(recall_rank, "offered", counted)
+    recall_rank._TOKENS.clear()
+    asked = recall(analysed, "where does sarah work", k=50)
+    assert "Works at Acme Corp" in offered and "Zurich company note lead" in offered  # sarah's facts
+    assert any(h["text"] == "Works at Acme Corp" for h in asked["hits"])
+    offered.clear()
+    assert recall(analysed, "where does sarah work", k=50) == asked
+    assert offered == []  # asked again: every text kept, nothing offered
+    offered.clear()
+    recall(analysed, "acme company zurich note", k=50)
+    assert 'Says "zurich company" note' not in offered  # an escape in its line: the ranking analyses it
+    monkeypatch.setattr(recall_rank, "offered", keep)
+    assert agree(analysed, monkeypatch, ["where does sarah work", "sarah zurich", "acme company zurich"]) > 0

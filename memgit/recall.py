@@ -21,6 +21,7 @@ from memgit.recall_docs import (
     lines_at,
     read_at,
     scan_tree,
+    stored_docs,
     subfolders,
     to_doc,
 )
@@ -328,11 +329,12 @@ class Recall(Ranking):
             found_spec = self._spec_of(kind)
             known = stored.get(path) if stored else None
             if known is not None:  # fields given: the text is not read
-                for n, *fields in known:
-                    if found_spec.recall != "facts":
-                        doc = to_doc(self.vault, Match(path, n, "", (), ()), kind, "index", found_spec)
-                    else:
-                        doc = fact_doc(path, n, kind, "index", tuple(fields)) if fields else None
+                if found_spec.recall == "facts":
+                    for fact in stored_docs(path, kind, "index", known):
+                        docs.setdefault((path, fact.line), fact)
+                    continue
+                for n, *_fields in known:
+                    doc = to_doc(self.vault, Match(path, n, "", (), ()), kind, "index", found_spec)
                     if doc is not None:
                         docs.setdefault((path, n), doc)
                 continue
@@ -362,8 +364,19 @@ class Recall(Ranking):
                 named.append((ekind, slug, words))
         if len(named) > ENTITIES:  # "kelfo labs" in a vault of 500 labs: the entities it names best
             share = {w: 1 / n for w, n in Counter(w for _, _, words in named for w in words).items()}
-            best = sorted(named, key=lambda e: (-len(e[2]), -sum([share[w] for w in e[2]]), e[0], e[1]))
-            keep = {(e[0], e[1]) for e in best[:ENTITIES]}
+            # each entity's key made once, sorted as tuples (a name holding one word: its share, summed alone)
+            keys = [
+                (
+                    (-1, -share[next(iter(words))])
+                    if len(words) == 1
+                    else (-len(words), -sum([share[w] for w in words])),
+                    e,
+                    s,
+                )
+                for e, s, words in named
+            ]
+            keys.sort()  # (kind, slug) tells every two entities apart
+            keep = {(e, s) for _key, e, s in keys[:ENTITIES]}
             named = [e for e in named if (e[0], e[1]) in keep]
         self._named = [f"{ekind}/{slug}/items.json" for ekind, slug, _words in named]
         return self._named

@@ -74,18 +74,22 @@ def top(
         need = k - len(known)
         if need <= 0:
             break
-        bits = plain.get(sc, 0) & ~away
+        bits = plain.get(sc, 0)
+        if away:
+            bits &= ~away
         extras: dict[int, list[int]] = {}
         for j in extra_at.get(sc, []):
             extras.setdefault(bucket_of[min(len(extra[j][2]), LONGEST - 1)], []).append(j)
         here: list[tuple[float, int]] = []
         once, copies = 0, Counter[int]()  # lines here that are no entry; entries' hashes
         last, seen, read = len(upto) - 1, 0, 0  # buckets up to `read` - 1 read, their `seen` lines
+        below = 0  # the lines here of buckets 0 to `read` - 1
         whole = bits.bit_count() + len(extra_at.get(sc, ())) <= need  # a level that goes on whole: read at once
         while read <= last:
             # up to the first bucket where enough lines would be seen to be as many as still go on, said once
             at = last if whole else _first(upto, bits, read, seen + max(1, need - len(here)))
-            chunk = bits & upto[at] & ~(upto[read - 1] if read else 0)
+            upto_at = bits & upto[at]
+            chunk, below = upto_at ^ below, upto_at  # upto[at] holds upto[read - 1]
             slots_read = held.positions(chunk) if chunk else []
             if slots_read:  # a comprehension a step, no Python statement per line
                 kept, rows = slots_read, [ids[slot] for slot in slots_read]

@@ -16,7 +16,7 @@ from memgit.kept import keep
 from memgit.recall_facts import fact_from_context, fact_values
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable
 
     from memgit.context import VaultContext as Vault
     from memgit.kinds import KindSpec
@@ -55,6 +55,35 @@ def fact_doc(path: str, line: int, kind: str, tier: str, v: tuple[Any, ...]) -> 
     return made(
         path, line, v[0], kind, tier, v[1], v[2], v[3], v[4], v[5], v[6], v[6], v[7], extra, {"category": v[9]}, v[8]
     )
+
+
+def stored_docs(path: str, kind: str, tier: str, rows: Iterable[tuple[Any, ...]]) -> list[Doc]:
+    """fact_doc of each of a file's stored facts, given as (line, *fields) (memgit/recall_facts.py `facts_of`); the
+    entity's words worked out once for them all."""
+    slug = path.split("/")[1] if "/" in path else ""
+    extra = slug.replace("-", " ")
+    return [
+        made(
+            path,
+            r[0],
+            r[1],
+            kind,
+            tier,
+            r[2],
+            r[3],
+            r[4],
+            r[5],
+            r[6],
+            r[7],
+            r[7],
+            r[8],
+            extra,
+            {"category": r[10]},
+            r[9],
+        )
+        for r in rows
+        if len(r) > 1
+    ]
 
 
 def made(

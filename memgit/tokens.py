@@ -228,11 +228,12 @@ def learn(words: Iterable[str], languages: Sequence[str] = DEFAULT_LANGUAGES, ve
 
 
 def _learn(
-    known: dict[str, str], words: Iterable[str], langs: tuple[str, ...], verbs: bool, most: int = KEEP_WORDS
+    known: dict[str, str], words: Iterable[str], langs: tuple[str, ...], verbs: bool, most: int | None = None
 ) -> None:
     """Each new folded ASCII word's term into `known` ("" for a stop word or a one-letter word: `analyze` drops it);
-    past `most` words (0: no bound), it starts again."""
+    past `most` words (KEEP_WORDS when not given; 0: no bound), it starts again."""
     new = [w for w in words if w not in known]
+    most = KEEP_WORDS if most is None else most
     if most and len(known) + len(new) > most:
         known.clear()  # rare (a vault of more distinct words than that): start again
     stop = stop_words(langs)

@@ -286,3 +286,16 @@ def test_verify_of_a_range_reads_the_tips_index_files_not_the_caches_word_for_th
     meta_path.write_bytes(meta_bytes(meta))  # as memgit would save it (with its checksum): verify must not trust it
     r = memgit("verify", "HEAD~1..HEAD", cwd=vault)
     assert r.returncode == 1 and "index-generated" in r.stdout + r.stderr, r.stdout + r.stderr
+
+
+def test_verify_accepts_a_fact_older_memgit_wrote_with_its_window_ending_before_it_began(vault: Path) -> None:
+    """`fact add --valid-until <a past day>` without --valid-from wrote valid_from = today, after valid_until, until
+    it was refused there; such vaults' whole history must still verify (no rule judges the window: a rule added now
+    would turn every such vault's `memgit verify` red after an upgrade)."""
+    fid = memgit_json("fact", "add", "people/ann", "Ann ran the bakery", "--category", "status", cwd=vault)["id"]
+    items = json.loads((vault / "people/ann/items.json").read_text())
+    items[0]["valid_until"] = "2000-01-01"  # the shape the old default made: valid_from (today) after valid_until
+    (vault / "people/ann/items.json").write_text(json.dumps(items, indent=2) + "\n")
+    git(vault, "commit", "-qam", "a fact as memgit wrote it before", "--no-verify")
+    r = memgit("verify", cwd=vault)
+    assert r.returncode == 0 and "every rule holds" in r.stdout, (fid, r.stdout + r.stderr)

@@ -111,7 +111,6 @@ def check(change: Change, ctx: Context) -> list[Problem]:
             )
         )
 
-    known = {str(old.get("id")) for old in old_items}  # facts already committed: judged as they were
     for fid, item in ids.items():
         line = at(fid, "status")
         status = item["status"]
@@ -167,15 +166,6 @@ def check(change: Change, ctx: Context) -> list[Problem]:
                         f'set "status": "superseded", "supersededBy": "{fid}" on {prev}',
                     )
                 )
-        since, until = item.get("valid_from"), item.get("valid_until")
-        if fid not in known and isinstance(since, str) and isinstance(until, str) and until[:10] < since[:10]:
-            found.append(
-                problem(
-                    at(fid, "valid_until"),
-                    f"fact {fid}: valid_until {until} is before its valid_from {since}",
-                    "a fact cannot stop being true before it became true: fix one of the two dates",
-                )
-            )
         if status == "expired" and str(item.get("valid_until")) > ctx.today:
             found.append(
                 problem(

@@ -588,18 +588,3 @@ def test_an_entity_folder_named_with_a_byte_that_is_not_utf8_is_named_once_with_
         "the entity folder's name is not one line of UTF-8: no fact id can start with it"
     ]
     assert "git mv $'people/zo\\xe9' 'people/zoé'" in ps[0].hint
-
-
-def test_a_new_fact_cannot_stop_being_true_before_it_became_true() -> None:
-    """valid_until before valid_from (a raw commit, any door): refused for a new fact; a fact already committed that
-    way (older vaults, `fact add --valid-until` in the past before it was refused) does not block the file."""
-    bad = fact("sarah-bbbbbb", valid_from="2026-01-15", valid_until="2025-06-01")
-    only(
-        check(None, canon(bad)),
-        RULE,
-        ITEMS,
-        field_line(canon(bad), "sarah-bbbbbb", "valid_until"),
-        "is before its valid_from",
-    )
-    later = fact("sarah-cccccc", fact="Lives in Berlin", ts="2026-01-16T10:00:00+01:00")
-    assert check(canon(bad), canon(bad, later)) == []

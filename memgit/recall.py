@@ -52,9 +52,10 @@ LAYERS = {
 }
 _WORD = re.compile(r"[^\W_]+")
 ENTITIES = 30  # entities whose facts come along (L1); past it, those whose name holds most (and the rarest) words
-CANDIDATES = (
-    300  # matching lines ranked in full; past it, the first stage (memgit/recall_cut.py) keeps those with most words
-)
+# matching lines ranked in full; past it, the first stage (memgit/recall_cut.py) keeps those with most words (200,
+# was 300: the labelled sets written into the 10k vault lose nothing; 150 answered more unanswerable questions:
+# docs/RECALL.md "How many candidates", bench/cut_eval.py)
+CANDIDATES = 200
 WHO = {"who", "whom", "whose", "wer", "wem", "wen", "wessen", "qui", "quien", "quienes", "chi", "quem"}
 
 

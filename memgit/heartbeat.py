@@ -103,8 +103,9 @@ def _expire(vault: Vault, s: dict[str, Any], dry: bool) -> Step:
     if dry:
         from memgit.ops.facts import past_valid_until
 
-        skipped: list[UsageError] = []  # the real step names them
+        skipped: list[UsageError] = []
         due = [i["id"] for _, _, hit in past_valid_until(vault, vault.head_tree(), vault.today(), skipped) for i in hit]
+        vault.warnings.extend(f"would not expire: {e.message} ({e.hint})" for e in skipped)  # as the real step says
         return Step("expire", "would" if due else "nothing", ", ".join(due) or "no active fact is past its valid_until")
     from memgit.ops.facts import expire
 

@@ -171,6 +171,7 @@ def call(path: Path, name: str, arguments: Mapping[str, Any], vault: Vault | Non
     out = fn(v, **{n: arguments[n] for n in names})
     if len(v.warnings) > seen:  # what the CLI prints and its --json carries (a file left out, a work tree not updated)
         out = {**out, "warnings": v.warnings[seen:]}
+        del v.warnings[seen:]  # said: a vault the server keeps across calls does not hold them on
     return out
 
 

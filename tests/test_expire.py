@@ -139,6 +139,8 @@ def test_the_sweep_expires_every_other_entity_past_one_it_cannot_write(vault: Pa
     git(vault, "commit", "-qm", "past the hooks", "--no-verify")
     dry = memgit_json("heartbeat", "--dry-run", "--step", "expire", cwd=vault, env=T)
     assert [(s["name"], s["status"], s["detail"]) for s in dry["steps"]] == [("expire", "would", bob)]
+    said = "\n".join(dry["warnings"])  # what the real step will leave out, the dry run names too
+    assert "would not expire: projects/broken/items.json: line 2" in said and "people/zo\\xe9/items.json" in said
     out = memgit_json("expire", cwd=vault, env=T)
     assert out["ids"] == [bob]
     assert items(vault, "people/bob")[bob]["status"] == "expired"
@@ -175,3 +177,25 @@ def test_the_sweep_expires_every_other_entity_past_one_the_rules_refuse(vault: P
     again = memgit("expire", cwd=vault, env=T)  # nothing else due: what the rule says of that file is the answer
     assert again.returncode == 1 and "unknown category 'hobby'" in again.stderr, again.stdout + again.stderr
     assert items(vault, "people/ann")[ann]["status"] == "active" and status(vault) == ""
+
+
+def test_an_mcp_answer_takes_the_warnings_off_a_vault_the_server_keeps(vault: Path) -> None:
+    """The server keeps one Vault across calls: a call's warnings go into its answer and leave the vault, so the
+    next answer does not repeat them and the kept vault does not collect them."""
+    from memgit import mcp_tools
+    from memgit.api import Vault
+
+    add(vault, "people/bob", "Bob sells bread", "--valid-from", "2026-01-01", "--valid-until", "2026-01-05")
+    (vault / "projects" / "broken").mkdir(parents=True)
+    (vault / "projects" / "broken" / "items.json").write_text('[{"id": "broken-1",\n')
+    git(vault, "add", "-A")
+    git(vault, "commit", "-qm", "past the hooks", "--no-verify")
+    import os
+
+    os.environ["MEMGIT_NOW"] = T["MEMGIT_NOW"]
+    try:
+        kept = Vault(vault)
+        out = mcp_tools.call(vault, "expire", {"id": None, "until": None}, kept)
+    finally:
+        del os.environ["MEMGIT_NOW"]
+    assert any("projects/broken/items.json" in w for w in out["warnings"]) and kept.warnings == []

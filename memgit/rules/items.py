@@ -53,7 +53,7 @@ def check(change: Change, ctx: Context) -> list[Problem]:
 
     found: list[Problem] = []
     slug = _entity_slug(path)
-    odd = not slug.isprintable() and not usable_name(slug)  # committed past the file-name rule: no id can match it
+    odd = not usable_name(slug)  # committed past the file-name rule: no fact id can start with it
     if odd:
         from memgit.rules.file_name import fix
 

@@ -11,8 +11,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 BIN = Path(sys.executable).parent
+
+# Property tests run real work (regexes, git, sqlite) on two shared cores: their examples are judged by what they
+# find, never by how long one takes on a loaded machine (a too_slow health check failed a passing test under load).
+settings.register_profile("memgit", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("memgit")
 
 
 @pytest.fixture(autouse=True)

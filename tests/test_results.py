@@ -86,9 +86,17 @@ def test_every_command_json_is_its_typed_result(vault: Path) -> None:
     check("decide", "Use git", "--context", "c", "--decision", "d")
     check("lesson", "git", "Rebase", "body")
     check("prefer", "git", "tabs")
-    fid = check("fact add", "people/sarah", "Works at Acme", "--category", "status", "--valid-until", "2026-01-15")[
-        "id"
-    ]
+    fid = check(
+        "fact add",
+        "people/sarah",
+        "Works at Acme",
+        "--category",
+        "status",
+        "--valid-from",
+        "2026-01-01",
+        "--valid-until",
+        "2026-01-15",
+    )["id"]
     check("fact list", "people/sarah", "--all")
     check("fact show", fid)
     check("cite", fid)
@@ -102,6 +110,8 @@ def test_every_command_json_is_its_typed_result(vault: Path) -> None:
         "Lives in Oslo",
         "--category",
         "status",
+        "--valid-from",
+        "2026-01-01",
         "--valid-until",
         "2026-01-15",
         cwd=vault,

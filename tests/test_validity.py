@@ -163,3 +163,43 @@ def test_valid_at_through_the_mcp_recall_tool(vault: Path, tmp_path: Path) -> No
     then, now = mcp_run(vault, tmp_path, body, env=NOW)
     assert [h["id"] for h in then["hits"]] == [old] and then["valid_at"] == "2025-06-01"
     assert [h["id"] for h in now["hits"]] == [new]
+
+
+def test_a_window_that_holds_on_no_day_is_refused_and_the_vault_is_unchanged(vault: Path) -> None:
+    """[D, D) holds on no day, and a valid_until before the default valid_from (today) ends before it begins:
+    neither is ever found by --valid-at, so both are refused with the day that says what the writer meant."""
+    from memgit.api import Vault
+    from memgit.errors import UsageError
+
+    before = git(vault, "rev-parse", "HEAD").stdout
+    for window, says in (
+        (["--valid-until", "2026-03-01"], "give --valid-until 2026-03-02"),  # today, by NOW
+        (["--valid-from", "2026-01-03", "--valid-until", "2026-01-03T10:00"], "give --valid-until 2026-01-04"),
+        (["--valid-until", "2026-02-01"], "give --valid-from"),
+    ):
+        r = memgit("fact", "add", "people/sarah", "Sarah is away", "--category", "status", *window, cwd=vault, env=NOW)
+        assert r.returncode == 2 and says in r.stderr, r.stderr
+    lib = Vault(vault)
+    try:
+        lib.fact_add("people/sarah", "Sarah is away", "status", None, "2026-01-03", "2026-01-03")
+        raise AssertionError("the library wrote an empty window")
+    except UsageError as e:
+        assert "first day it no longer holds" in str(e)
+    assert git(vault, "rev-parse", "HEAD").stdout == before
+    assert git(vault, "status", "--porcelain").stdout == ""
+    # the day after is a one-day window, found at that day and not the next
+    fid = run(
+        vault,
+        "fact",
+        "add",
+        "people/sarah",
+        "Sarah is away",
+        "--category",
+        "status",
+        "--valid-from",
+        "2026-01-03",
+        "--valid-until",
+        "2026-01-04",
+    )["id"]
+    assert fid in hits(vault, "sarah away", "--valid-at", "2026-01-03")
+    assert fid not in hits(vault, "sarah away", "--valid-at", "2026-01-04")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -120,6 +121,12 @@ def add(
         raise UsageError(
             f"--valid-until {valid_until} is before the fact's valid_from {vault.today()} (--valid-from's default: today)",
             "a fact that stopped being true before today: give --valid-from, the day it became true",
+        )
+    if valid_until and valid_until == (valid_from or vault.today()):
+        # the window is [valid_from, valid_until): the same day twice holds on no day, and no --valid-at finds it
+        raise UsageError(
+            f"--valid-until {valid_until} is the fact's valid_from: valid_until is the first day it no longer holds",
+            f"for a fact true through {valid_until}, give --valid-until {dt.date.fromisoformat(valid_until) + dt.timedelta(days=1)}",
         )
     path = f"{folder}/items.json"
     slug = folder.split("/")[1]

@@ -85,10 +85,18 @@ class VaultContext:
         w = writer or self.writer()
         return Context(self.config, today or self.today(), w.is_agent, w.label)
 
-    def transact(self, build: Callable[[Transaction], T]) -> tuple[T, str]:
+    def transact(self, build: Callable[[Transaction], T], sweep: str = "") -> tuple[T, str]:
+        """(build's result, the commit). SWEEP, its verb: a path that cannot be written is left out with a
+        warning, not the whole write (memgit/txn.py)."""
         from memgit import txn
 
-        return txn.run(self, build)
+        return txn.run(self, build, sweep)
+
+    def preview(self, build: Callable[[Transaction], T], sweep: str = "") -> T:
+        """What transact would commit, for a dry run: build's result, a sweep's refusals as warnings, no write."""
+        from memgit import txn
+
+        return txn.preview(self, build, sweep)
 
     def head_tree(self) -> str | None:
         head = self.repo.head_id()

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict
 
-from memgit.errors import MemgitError, NotFound, UsageError
+from memgit.errors import MemgitError, NotFound
 
 if TYPE_CHECKING:
     from memgit.context import VaultContext as Vault
@@ -100,19 +100,14 @@ def _extract(vault: Vault, s: dict[str, Any], dry: bool) -> Step:
 
 
 def _expire(vault: Vault, s: dict[str, Any], dry: bool) -> Step:
-    if dry:
-        from memgit.ops.facts import past_valid_until
-
-        skipped: list[UsageError] = []
-        due = [i["id"] for _, _, hit in past_valid_until(vault, vault.head_tree(), vault.today(), skipped) for i in hit]
-        vault.warnings.extend(f"would not expire: {e.message} ({e.hint})" for e in skipped)  # as the real step says
-        return Step("expire", "would" if due else "nothing", ", ".join(due) or "no active fact is past its valid_until")
     from memgit.ops.facts import expire
 
     try:
-        r = expire(vault, None, None)
+        r = expire(vault, None, None, dry_run=dry)  # the dry run leaves out what the real step leaves out
     except NotFound as exc:
         return Step("expire", "nothing", exc.message)
+    if dry:
+        return Step("expire", "would", ", ".join(r["ids"]))
     return Step("expire", "done", f"expired {', '.join(r['ids'])}", r["commit"])
 
 
@@ -135,18 +130,17 @@ def _archive(vault: Vault, s: dict[str, Any], dry: bool) -> Step:
 
 
 def _synthesize(vault: Vault, s: dict[str, Any], dry: bool) -> Step:
-    from memgit.synthesize import changed_entities, synthesize
+    from memgit.synthesize import synthesize
 
     why = _weekly(vault, "synthesize", s["synthesize_day"])
     if why:
         return Step("synthesize", "skipped", why)
-    if dry:
-        changed = changed_entities(vault, 7)
-        return Step("synthesize", "would" if changed else "nothing", f"{len(changed)} entities changed in 7 days")
-    try:
-        r = synthesize(vault, "7d", s["synthesize_cmd"])
+    try:  # the dry run leaves out what the real step leaves out (it asks no model)
+        r = synthesize(vault, "7d", s["synthesize_cmd"], dry_run=dry)
     except NotFound as exc:
         return Step("synthesize", "nothing", exc.message)
+    if dry:
+        return Step("synthesize", "would", f"{len(r['entities'])} summaries: {', '.join(r['entities'])}")
     return Step("synthesize", "done", f"{len(r['entities'])} summaries", r["commit"])
 
 

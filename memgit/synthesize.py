@@ -40,17 +40,6 @@ def changed_entities(vault: Vault, since_days: int) -> list[str]:
         for d in repo.diff_trees(parent, info.tree):
             if vault.config.kind_of(d.path) == "entity-items":
                 folders.add(d.path.rsplit("/", 1)[0])
-    odd = [f for f in folders if not f.isprintable()]
-    if odd:  # a folder name that is not one line of UTF-8 (the file-name rule) cannot name a summary: left out
-        from memgit.detect import usable_name
-        from memgit.rules.file_name import shown
-
-        for folder in odd:
-            if not usable_name(folder):
-                folders.discard(folder)
-                vault.warnings.append(
-                    f"{shown(folder)}: not synthesized: its name is not one line of UTF-8 (rename it)"
-                )
     return sorted(folders)
 
 
@@ -135,7 +124,11 @@ def synthesize(
     cmd: str | None = None,
     entities: list[str] | None = None,
     progress: Progress = None,
+    dry_run: bool = False,
 ) -> dict[str, Any]:
+    """Rewrite the summaries of ENTITIES (None: a sweep of those changed within SINCE, which leaves out, with a
+    warning, an entity it cannot read or write: memgit/txn.py). DRY_RUN: which it would rewrite, the model not
+    asked, nothing written."""
     from memgit import frontmatter
     from memgit.archive import parse_days
 
@@ -144,28 +137,27 @@ def synthesize(
     if not folders:
         raise NotFound(f"no entity changed in the last {since}", "widen --since")
     bodies: dict[str, tuple[dict[str, Any], str]] = {}
-    skipped: list[UsageError] = []
+    left: dict[str, MemgitError] = {}  # what the sweep cannot read: left out in the transaction, with the rest
     tree = vault.head_tree()
     for n, folder in enumerate(folders):
         tick(progress, n, len(folders))
-        data = vault.repo.read(tree, f"{folder}/items.json")
-        if data is None:
-            if sweep:  # its items.json went this week (a file without facts may): no facts to summarise
-                continue
-            raise UsageError(f"{folder}: has no items.json", "synthesize works on entities with facts")
         try:
-            every = itemsfile.parse_file(f"{folder}/items.json", data)
-            old = _summary(f"{folder}/summary.md", vault.repo.read(tree, f"{folder}/summary.md"))
+            read = _read(vault, tree, folder)
         except UsageError as exc:  # committed past the hooks; the heartbeat's weekly step must not stop on it
             if not sweep:
                 raise
-            skipped.append(exc)
+            left[f"{folder}/summary.md"] = exc
             continue
+        if read is None:
+            if sweep:  # its items.json went this week (a file without facts may): no facts to summarise
+                continue
+            raise UsageError(f"{folder}: has no items.json", "synthesize works on entities with facts")
+        every, old = read
         active = [i for i in every if i.get("status") == "active"]
         fm = frontmatter.split(old) if old else None
         meta = dict(fm.meta or {}) if fm else {}
         name = str(meta.get("name") or folder.split("/")[-1])
-        if cmd:
+        if cmd and not dry_run:
             prompt = PROMPT + json.dumps(
                 {"entity": folder, "name": name, "facts": active, "current_summary": fm.body if fm else ""},
                 ensure_ascii=False,
@@ -179,16 +171,15 @@ def synthesize(
         meta.setdefault("kind", folder.split("/")[0])
         bodies[folder] = (meta, body)
     tick(progress, len(folders), len(folders))
-    if not bodies:
-        if skipped:  # nothing else to write: what is wrong with the one it could not read is the answer
-            raise skipped[0]
-        raise NotFound(f"no entity with facts changed in the last {since}", "widen --since")
-    for problem in skipped:
-        vault.warnings.append(f"not synthesized: {problem.message} ({problem.hint})")
 
     def build(tx: Transaction) -> dict[str, Any]:
+        for path, error in left.items():
+            tx.leave_out(path, error)
+        done = []
         for folder, (meta, body) in bodies.items():
             path = f"{folder}/summary.md"
+            if tx.leaves_out(path):
+                continue
             old = _summary(path, tx.read(path))
             # Notes from the summary as it is now: a human may have committed one while the model was answering
             notes_m = _NOTES.search(frontmatter.split(old).body if old else "")
@@ -197,14 +188,36 @@ def synthesize(
             text = frontmatter.update(old, {"updated": meta["updated"]}) if old else frontmatter.render(meta, "")
             head = text[: len(text) - len(frontmatter.split(text).body)]
             tx.write(path, (head + body).encode())
+            done.append(folder)
+        if not done:
+            raise NotFound(f"no entity with facts changed in the last {since}", "widen --since")
         tx.describe(
             "synthesize",
             "entities",
-            f"{len(bodies)} summaries from active facts",
+            f"{len(done)} summaries from active facts",
             ("Memgit-Op", "synthesize"),
             ("Memgit-Synthesizer", "cmd" if cmd else "deterministic"),
         )
-        return {"entities": sorted(bodies)}
+        return {"entities": sorted(done)}
 
-    result, commit = vault.transact(build)
+    sweeping = "synthesize" if sweep else ""
+    if dry_run:
+        return {**vault.preview(build, sweeping), "commit": None}
+    result, commit = vault.transact(build, sweeping)
     return {**result, "commit": commit}
+
+
+def _read(vault: Vault, tree: str | None, folder: str) -> tuple[list[dict[str, Any]], str] | None:
+    """FOLDER's facts and summary.md's text; None when it has no items.json (UsageError when named: --entity)."""
+    from memgit.detect import usable_name
+
+    if not usable_name(folder):  # a folder name that is not one line of UTF-8 (the file-name rule) names no summary
+        from memgit.rules.file_name import fix, shown
+
+        path = f"{folder}/summary.md"
+        raise UsageError(f"{shown(path)}: its name is not one line of UTF-8", fix(path))
+    data = vault.repo.read(tree, f"{folder}/items.json")
+    if data is None:
+        return None
+    every = itemsfile.parse_file(f"{folder}/items.json", data)
+    return every, _summary(f"{folder}/summary.md", vault.repo.read(tree, f"{folder}/summary.md"))

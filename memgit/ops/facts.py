@@ -7,13 +7,12 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from memgit import itemsfile
-from memgit.errors import NotFound, RuleViolation, UsageError
+from memgit.errors import NotFound, UsageError
 from memgit.names import locate
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from memgit.changes import Problem
     from memgit.context import VaultContext as Vault
     from memgit.txn import Transaction
 
@@ -244,8 +243,9 @@ def supersede(
     return {**result, "commit": commit}
 
 
-def expire(vault: Vault, fact_id: str | None, until: str | None) -> dict[str, Any]:
-    """Expire one fact (valid_until = until or today), or with no id every active fact past valid_until."""
+def expire(vault: Vault, fact_id: str | None, until: str | None, dry_run: bool = False) -> dict[str, Any]:
+    """Expire one fact (valid_until = until or today), or with no id every active fact past valid_until: a sweep,
+    which leaves out a file it cannot write with a warning (memgit/txn.py). DRY_RUN: what it would expire, no write."""
     from memgit.clock import parse_date
 
     today = vault.today()
@@ -256,12 +256,8 @@ def expire(vault: Vault, fact_id: str | None, until: str | None) -> dict[str, An
             "a fact expires on or after its valid_until date; set it with fact add --valid-until",
         )
 
-    left: list[str] = []  # what the sweep leaves out, said once it committed (build may run more than once)
-    refused: dict[str, list[Problem]] = {}  # files of the sweep the rules refuse as they are, and why
-
     def build(tx: Transaction) -> dict[str, Any]:
         expired: list[str] = []
-        left.clear()
         if fact_id is not None:
             path, items, item = locate(vault, fact_id, tx.tree)
             if item["status"] != "active":
@@ -279,22 +275,13 @@ def expire(vault: Vault, fact_id: str | None, until: str | None) -> dict[str, An
             expired.append(item["id"])
             scope = path.rsplit("/", 1)[0]
         else:
-            skipped: list[UsageError] = []
-            for path, facts, hit in past_valid_until(vault, tx.tree, today, skipped):
-                if path in refused:
-                    continue
+            for path, facts, hit in past_valid_until(vault, tx, today):
                 for i in hit:
                     i["status"] = "expired"
                     expired.append(i["id"])
                 tx.write(path, itemsfile.canonical(facts))
-            if not expired and refused:  # nothing else to commit: what the rules say of those files is the answer
-                raise RuleViolation([p for found in refused.values() for p in found], "nothing was written")
-            if not expired and skipped:  # nothing else to commit: the broken file is the answer (exit 2)
-                raise skipped[0]
             if not expired:
                 raise NotFound("no active fact is past its valid_until", "nothing to expire")
-            left.extend(f"not expired: {problem.message} ({problem.hint})" for problem in skipped)
-            left.extend(f"not expired: {p.render()}" for found in refused.values() for p in found)
             scope = "facts"
         tx.describe(
             "expire",
@@ -305,46 +292,35 @@ def expire(vault: Vault, fact_id: str | None, until: str | None) -> dict[str, An
         )  # one key: trailers are a dict
         return {"ids": expired, "id": expired[0] if len(expired) == 1 else None}
 
-    while True:
-        try:
-            result, commit = vault.transact(build)
-            break
-        except RuleViolation as exc:
-            # the sweep: a file committed past the hooks that the rules refuse as a whole (a category dropped from
-            # .memgit.yaml since, an id not starting with its slug) is left out, and every other fact expires
-            by_path: dict[str, list[Problem]] = {}
-            for p in exc.problems:
-                by_path.setdefault(p.path, []).append(p)
-            if fact_id is not None or refused.keys() & by_path or not all(p.endswith("/items.json") for p in by_path):
-                raise
-            refused.update(by_path)
-    vault.warnings.extend(left)
+    sweep = "expire" if fact_id is None else ""
+    if dry_run:
+        return {**vault.preview(build, sweep), "commit": None}
+    result, commit = vault.transact(build, sweep)
     return {**result, "commit": commit}
 
 
 def past_valid_until(
-    vault: Vault, tree: str | None, today: str, skipped: list[UsageError]
+    vault: Vault, tx: Transaction, today: str
 ) -> Iterator[tuple[str, list[dict[str, Any]], list[dict[str, Any]]]]:
-    """Each items.json of TREE holding active facts past their valid_until: (path, its facts, those facts), for
-    `expire`'s sweep and the heartbeat's dry run. One that cannot be written back (committed past the hooks: a
-    name that is not one line of UTF-8, a file that does not parse) is left out, what is wrong with it and its fix
-    added to SKIPPED, so one broken entity does not stop every other fact's expiry (the heartbeat's expire step,
-    every day)."""
+    """Each items.json of the transaction's tree holding active facts past their valid_until: (path, its facts,
+    those facts), for `expire`'s sweep. One it cannot write back (committed past the hooks: a name that is not one
+    line of UTF-8, a file that does not parse) is left out of the sweep (tx.leave_out), as is one the rules
+    refused, so one broken entity does not stop every other fact's expiry (the heartbeat's expire step, every day)."""
     from memgit.detect import usable_name
 
     for kind in vault.config.entity_kinds:
-        for path, blob in vault.repo.files(tree, kind):
-            if not path.endswith("/items.json"):
+        for path, blob in vault.repo.files(tx.tree, kind):
+            if not path.endswith("/items.json") or tx.leaves_out(path):
                 continue
             if not usable_name(path):
                 from memgit.rules.file_name import fix, shown
 
-                skipped.append(UsageError(f"{shown(path)}: its name is not one line of UTF-8", fix(path)))
+                tx.leave_out(path, UsageError(f"{shown(path)}: its name is not one line of UTF-8", fix(path)))
                 continue
             try:
                 facts = itemsfile.parse_file(path, vault.repo.blob(blob) or b"[]")
             except UsageError as exc:
-                skipped.append(exc)
+                tx.leave_out(path, exc)
                 continue
             hit = [
                 i

@@ -203,3 +203,12 @@ def test_a_window_that_holds_on_no_day_is_refused_and_the_vault_is_unchanged(vau
     )["id"]
     assert fid in hits(vault, "sarah away", "--valid-at", "2026-01-03")
     assert fid not in hits(vault, "sarah away", "--valid-at", "2026-01-04")
+
+
+def test_a_one_day_window_on_the_last_day_there_is_is_refused_with_a_fix_not_an_internal_error(vault: Path) -> None:
+    """--valid-from 9999-12-31 --valid-until 9999-12-31: the hint's day after overflowed (exit 4, a traceback)."""
+    before = git(vault, "rev-parse", "HEAD").stdout
+    last = ("--valid-from", "9999-12-31", "--valid-until", "9999-12-31")
+    r = memgit("fact", "add", "people/sarah", "Sarah is away", "--category", "status", *last, cwd=vault, env=NOW)
+    assert r.returncode == 2 and "leave out --valid-until" in r.stderr, r.stderr
+    assert git(vault, "rev-parse", "HEAD").stdout == before

@@ -123,9 +123,12 @@ def add(
         )
     if valid_until and valid_until == (valid_from or vault.today()):
         # the window is [valid_from, valid_until): the same day twice holds on no day, and no --valid-at finds it
+        day = dt.date.fromisoformat(valid_until)
         raise UsageError(
             f"--valid-until {valid_until} is the fact's valid_from: valid_until is the first day it no longer holds",
-            f"for a fact true through {valid_until}, give --valid-until {dt.date.fromisoformat(valid_until) + dt.timedelta(days=1)}",
+            f"for a fact true through {valid_until}, give --valid-until {day + dt.timedelta(days=1)}"
+            if day < dt.date.max
+            else "the last day there is has no day after it: leave out --valid-until (a fact with no end)",
         )
     path = f"{folder}/items.json"
     slug = folder.split("/")[1]

@@ -25,6 +25,7 @@ from memgit.recall_docs import (
     subfolders,
     to_doc,
 )
+from memgit.recall_prior import open_windows
 from memgit.recall_rank import COMPOUNDING, TUNING, Ranking, _day, _true_at
 from memgit.recall_time import window
 from memgit.tokens import alternatives, analyze, fold, pattern
@@ -392,7 +393,8 @@ class Recall(Ranking):
     def run(self) -> dict[str, Any]:
         docs = self.candidates()
         self._decision_status(docs)
-        if self.valid_at:
+        if self.valid_at:  # the day a retired fact was true on decides whether it is a candidate
+            open_windows(self.vault, self.tree, docs)
             docs = [d for d in docs if _true_at(d, self.valid_at)]
         elif not self.history:
             docs = [d for d in docs if d.status == "active"]
@@ -405,6 +407,8 @@ class Recall(Ranking):
                 if succ is not None and d.score >= succ.score:
                     d.score = succ.score * 0.9
             docs.sort(key=lambda d: (-d.score, d.path, d.line))
+        if self.history and not self.valid_at:  # only the window a retired hit shows
+            open_windows(self.vault, self.tree, docs[: self.k])
         hits = [self.hit(d) for d in docs[: self.k]]
         result: dict[str, Any] = {
             "query": self.query,

@@ -122,6 +122,29 @@ def decision_status(vault: Vault, tree: str | None, docs: list[Doc]) -> None:
         d.status = "active" if status in ("active", "proposed") else status
 
 
+def open_windows(vault: Vault, tree: str | None, docs: list[Doc]) -> None:
+    """A superseded fact whose window was left open is read closed at its successor's valid_from (memgit/validity.py
+    `read_until`), its file read once per recall; only such facts (vaults whose `extract` superseded before it closed
+    windows) cost anything. For --valid-at and --history, where a retired fact's window is asked about."""
+    from memgit.validity import read_until
+
+    files: dict[str, dict[str, Any]] = {}
+    for d in docs:
+        if d.status != "superseded" or d.valid_until or not isinstance(d.successor, str):
+            continue
+        if d.path not in files:
+            import json
+
+            try:
+                items = json.loads(read_at(vault, tree, d.path) or b"[]")
+            except ValueError:
+                items = []
+            facts = items if isinstance(items, list) else []
+            files[d.path] = {str(i.get("id")): i for i in facts if isinstance(i, dict)}
+        succ = files[d.path].get(d.successor)
+        d.valid_until = read_until(d.status, d.valid_from, None, succ.get("valid_from") if succ else None)
+
+
 def _true_at(d: Doc, day: str) -> bool:
     """Valid time (memgit/validity.py): a fact by its window; other memory by its status, as now."""
     from memgit.validity import true_at

@@ -19,7 +19,7 @@ def in_window(valid_from: Any, valid_until: Any, day: str) -> bool:
 
 def true_at(status: Any, valid_from: Any, valid_until: Any, day: str) -> bool:
     """Whether a fact held on `day`, as believed now. A retired fact still held inside its closed window;
-    one retired without a closing date (written before supersedes closed windows) is not vouched for."""
+    one retired without a closing date is not vouched for (a superseded one is read with `read_until` first)."""
     if status != "active" and not valid_until:
         return False
     return in_window(valid_from, valid_until, day)
@@ -34,3 +34,19 @@ def closed_until(old_from: Any, old_until: Any, successor_from: str) -> str:
     if old_from and str(old_from)[:10] > end:
         end = str(old_from)[:10]
     return end
+
+
+def read_until(status: Any, valid_from: Any, valid_until: Any, successor_from: Any) -> Any:
+    """The valid_until a fact is read with (fact list --valid-at, recall --valid-at / --history): its own; a
+    superseded fact whose window was left open (`extract` superseded so before it closed windows as `memgit
+    supersede` always did) closed at its successor's valid_from, what a supersede writes. Nothing is rewritten."""
+    if valid_until or status != "superseded" or not successor_from:
+        return valid_until
+    return closed_until(valid_from, None, str(successor_from))
+
+
+def successor_from(item: dict[str, Any], by_id: dict[str, dict[str, Any]]) -> Any:
+    """The valid_from of ITEM's successor among its file's facts BY_ID (None when it names none there)."""
+    succ = item.get("supersededBy")
+    found = by_id.get(succ) if isinstance(succ, str) else None
+    return found.get("valid_from") if isinstance(found, dict) else None

@@ -212,3 +212,43 @@ def test_a_one_day_window_on_the_last_day_there_is_is_refused_with_a_fix_not_an_
     r = memgit("fact", "add", "people/sarah", "Sarah is away", "--category", "status", *last, cwd=vault, env=NOW)
     assert r.returncode == 2 and "leave out --valid-until" in r.stderr, r.stderr
     assert git(vault, "rev-parse", "HEAD").stdout == before
+
+
+def test_a_fact_superseded_with_its_window_left_open_is_read_closed_at_its_successors_start(vault: Path) -> None:
+    """`extract` superseded facts without closing their window before it did as `memgit supersede` does: such a
+    fact (status superseded, valid_until null) was never found by --valid-at, for any day it was true. It is read
+    as closed at its successor's valid_from, what a supersede writes, in `fact list`, `recall --valid-at` and
+    `--history`, with `--as-of`; nothing is rewritten. A successor not in its file leaves it unvouched."""
+    acme = ("people/sarah", "Sarah works at Acme", "--category", "relationship", "--valid-from", "2025-01-01")
+    old = run(vault, "fact", "add", *acme, when={"MEMGIT_NOW": "2026-01-10T10:00:00"})["id"]
+    path = vault / "people" / "sarah" / "items.json"
+    facts = json.loads(path.read_text())
+    new = {**facts[0], "id": "sarah-x1y2z3", "fact": "Sarah works at Initech", "supersedes": old}
+    new |= {"timestamp": "2026-02-01T09:00:00+00:00", "valid_from": "2026-02-01"}
+    facts[0] |= {"status": "superseded", "supersededBy": new["id"]}  # its window left open, as extract wrote it
+    path.write_text(json.dumps([*facts, new], indent=2, ensure_ascii=False) + "\n")
+    done = git(vault, "commit", "-qam", "extract: Sarah moved (as extract wrote it)", check=False)
+    assert done.returncode == 0, done.stdout + done.stderr  # the rules let it in: older memgit wrote it so
+    written = path.read_bytes()
+
+    listed = run(vault, "fact", "list", "people/sarah", "--valid-at", "2025-06-01")["facts"]
+    assert [f["id"] for f in listed] == [old] and listed[0]["valid_until"] is None  # the file as it is
+    assert [f["id"] for f in run(vault, "fact", "list", "people/sarah", "--valid-at", "2026-02-01")["facts"]] == [
+        new["id"]
+    ]
+    then = hits(vault, "sarah works", "--valid-at", "2025-06-01")
+    assert set(then) == {old} and then[old]["valid"] is True and then[old]["valid_until"] == "2026-02-01"
+    assert set(hits(vault, "sarah works", "--valid-at", "2026-02-15")) == {new["id"]}
+    assert set(hits(vault, "sarah works", "--valid-at", "2025-06-01", "--as-of", "HEAD")) == {old}
+    history = hits(vault, "sarah works", "--history")
+    assert history[old]["valid"] is False and history[old]["valid_until"] == "2026-02-01"
+    assert set(hits(vault, "sarah works")) == {new["id"]}
+    assert path.read_bytes() == written and git(vault, "status", "--porcelain").stdout == ""
+
+    # a successor its file does not hold (hand-made): no day to close it at, so still not vouched for
+    facts = json.loads(path.read_text())
+    facts[0]["supersededBy"] = "sarah-gone00"
+    path.write_text(json.dumps(facts, indent=2, ensure_ascii=False) + "\n")
+    git(vault, "commit", "-qam", "a successor elsewhere", "--no-verify")
+    assert old not in hits(vault, "sarah works", "--valid-at", "2025-06-01")
+    assert run(vault, "fact", "list", "people/sarah", "--valid-at", "2025-06-01")["facts"] == []

@@ -178,9 +178,19 @@ def list_facts(
         raise NotFound(f"{folder}: no facts yet", f'add one with `memgit fact add {folder} "..." --category status`')
     items = itemsfile.parse_file(f"{folder}/items.json", data)
     if day is not None:
-        from memgit.validity import true_at
+        from memgit.validity import read_until, successor_from, true_at
 
-        return [i for i in items if true_at(i.get("status"), i.get("valid_from"), i.get("valid_until"), day)]
+        known = itemsfile.by_id(items)
+        return [
+            i
+            for i in items
+            if true_at(
+                i.get("status"),
+                i.get("valid_from"),
+                read_until(i.get("status"), i.get("valid_from"), i.get("valid_until"), successor_from(i, known)),
+                day,
+            )
+        ]
     return [i for i in items if all or i.get("status") == "active"]
 
 

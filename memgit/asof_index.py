@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
     from memgit.context import VaultContext as Vault
     from memgit.recall_grep import LazyPattern
-    from memgit.recall_stage import Stage
+    from memgit.recall_stage import Kept, Stage
 
 FOLDER = "asof"  # .git/memgit/recall/asof/
 SLOTS = 2  # old trees' databases kept (each about as big as the index: ~28 MB at 10k entities)
@@ -67,7 +67,7 @@ def grep(
             return recall_grep.overlaid(vault, head, {c.path for c in changes}, work, size, rx, alternatives, first)
     rows, total, cut = _search(vault, tree, moment, alternatives, first)
     if cut is not None:
-        return Found(cut, total, True)
+        return Found(cut.lines, total, True, left=cut.left)
     return Found(recall_grep.shown(rx, rows), total)
 
 
@@ -86,7 +86,7 @@ def scan(vault: Vault, tree: str, rx: re.Pattern[str] | LazyPattern) -> Found:
 
 def _search(
     vault: Vault, tree: str, moment: int, alternatives: list[tuple[str, bool]], first: Stage | None
-) -> tuple[list[tuple[str, int, str]], int, list[tuple[str, int, str]] | None]:
+) -> tuple[list[tuple[str, int, str]], int, Kept | None]:
     where = folder(vault)
     try:
         for _attempt in range(3):

@@ -135,6 +135,7 @@ class Recall(Ranking):
         self.entity_words: set[str] = set()  # query words that name an entity (filled while gathering)
         self.unseen: list[str] = []  # the question's words no matching line holds (filled while ranking)
         self.cut = False  # the first stage kept only some of the matching lines
+        self.left: dict[str, int] = {}  # ... and how many of those it left out hold each term (the ranking's df)
         self._first: list[recall_cut.Term] | None = None
         self._paths = _wanted_paths(vault.config, self.kind_filter)  # path -> _wanted, shared by this layer's recalls
         self._slug_cache: dict[str, tuple[str, ...]] = {}
@@ -218,7 +219,13 @@ class Recall(Ranking):
         rx = recall_grep.LazyPattern(self.pairs, re.I)
         if self.use_index:  # the same lines and bytes as rg's, from the index under .git/memgit/recall/
             first = recall_stage.Stage(
-                rx, self._spec(), CANDIDATES, self._keep, self._wanted, setting=(self.languages, self.verbs)
+                rx,
+                self._spec(),
+                CANDIDATES,
+                self._keep,
+                self._wanted,
+                setting=(self.languages, self.verbs),
+                counted=self._counted,
             )
             with contextlib.suppress(recall_index.Unusable):  # no index here (read-only .git): rg
                 if tree is None:
@@ -236,14 +243,21 @@ class Recall(Ranking):
             matched = grep_lines(self.vault.root, self.pattern(), globs, searched=searched)
         kinds: dict[str, str] = {}  # a path's kind, worked out once for all its lines
         lines = []
+        others = []  # the texts of matching lines of paths not wanted (another layer's): the df counts them
         for p, n, t in matched:
             kind = kinds.get(p) or kinds.setdefault(p, cfg.kind_of(p))
-            if (kind != "entity-items" or t.lstrip().startswith('"fact":')) and self._wanted(p):
-                lines.append((p, n, t))
+            if kind != "entity-items" or t.lstrip().startswith('"fact":'):
+                if self._wanted(p):
+                    lines.append((p, n, t))
+                else:
+                    others.append(t)
         self.corpus_bytes += sum(searched)
+        left = found.left if found is not None else ()  # how many lines the first stage left out hold each term
         if len(lines) > CANDIDATES:  # the first stage (memgit/recall_cut.py); the index's search has done it
-            lines = recall_cut.cut(lines, self._spec(), CANDIDATES)
+            lines, left = recall_cut.cut_left(lines, self._spec(), CANDIDATES, others)
             self.cut = True
+        if left:
+            self.left = {t.term: n for t, n in zip(self._spec(), left, strict=True) if n}
         lines.sort(key=lambda hit: (hit[0], hit[1]))  # one order, whichever search found them
         self.found = found
         stored: dict[str, dict[int, tuple[Any, ...]]] = {}
@@ -307,8 +321,11 @@ class Recall(Ranking):
 
     def _keep(self, path: str, text: str) -> bool:
         """A matched line recall reads: of a wanted path; of an entity's items.json, only its "fact" lines."""
-        if not self._wanted(path):
-            return False
+        return self._wanted(path) and self._counted(path, text)
+
+    def _counted(self, path: str, text: str) -> bool:
+        """A matched line the ranking's document frequency counts, whatever layer is asked for: of an entity's
+        items.json, only its "fact" lines (those the recall index holds)."""
         return self.vault.config.kind_of(path) != "entity-items" or text.lstrip().startswith('"fact":')
 
     def _entity_docs(self, tree: str | None, docs: dict[tuple[str, int], Doc]) -> None:

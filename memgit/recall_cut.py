@@ -134,8 +134,17 @@ def entry(text: str) -> str | None:
 
 def cut(lines: list[tuple[str, int, str]], spec: Sequence[Term], k: int) -> list[tuple[str, int, str]]:
     """The k lines that go on (all of them when there are no more)."""
+    return cut_left(lines, spec, k)[0]
+
+
+def cut_left(
+    lines: list[tuple[str, int, str]], spec: Sequence[Term], k: int, others: Iterable[str] = ()
+) -> tuple[list[tuple[str, int, str]], tuple[int, ...]]:
+    """`cut`, and how many of the lines it did not let through hold each term (the ranking's document frequency:
+    memgit/recall_rank.py), `others` (the texts of matching lines no candidate, such as another layer's) among them;
+    no term's when no line is left out."""
     if len(lines) <= k:
-        return lines
+        return lines, ()
     masks = [mask(text, spec) for _, _, text in lines]
     score = Scorer(spec)
     scores = [score(m) for m in masks]
@@ -147,4 +156,11 @@ def cut(lines: list[tuple[str, int, str]], spec: Sequence[Term], k: int) -> list
         return -scores[i], said[(scores[i], e)] if e is not None else 1, len(lines[i][2]), lines[i][0], lines[i][1]
 
     order = sorted(range(len(lines)), key=key)
-    return [lines[i] for i in order[:k]]
+    rest = Counter(masks[i] for i in order[k:])
+    rest.update(mask(text, spec) for text in others)
+    return [lines[i] for i in order[:k]], held_by(rest, len(spec))
+
+
+def held_by(masks: Counter[int], n: int) -> tuple[int, ...]:
+    """How many lines hold each of n terms, from how many lines have each mask."""
+    return tuple(sum(c for m, c in masks.items() if m >> i & 1) for i in range(n))

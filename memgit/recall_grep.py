@@ -183,14 +183,13 @@ def overlaid(
     paths = sorted(p for p in dirty if searched_by_rg(p))
     stage = None
     if first is not None:
-        stage = first._replace(
-            dirty=frozenset(dirty), work=tuple(line for line in work if first.keep(line[0], line[2]))
-        )
+        counted = first.counted or first.keep
+        stage = first._replace(dirty=frozenset(dirty), work=tuple(line for line in work if counted(line[0], line[2])))
     rows, total, cut = recall_index._search(vault, tree, alternatives, stage)
     committed = _committed(vault, tree, paths) if tree is not None and paths else {}
     searched = total - sum(committed.values()) + work_bytes  # a dirty file's committed bytes were counted in total
     if cut is not None:
-        return Found(cut, searched, True, tree, frozenset(dirty))
+        return Found(cut.lines, searched, True, tree, frozenset(dirty), cut.left)
     return Found(shown(rx, rows, dirty) + work, searched, False, tree, frozenset(dirty))
 
 

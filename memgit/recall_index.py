@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from memgit.context import VaultContext as Vault
     from memgit.recall_grep import LazyPattern
     from memgit.recall_held import Held
-    from memgit.recall_stage import Stage
+    from memgit.recall_stage import Kept, Stage
 
 FOLDER = "recall"  # .git/memgit/recall/
 ALL_PATHS = 500  # a query matching lines in more files than this reads every path at once (and keeps them)
@@ -48,6 +48,9 @@ class Found(NamedTuple):
     cut: bool = False  # the first stage kept only these of more matching lines
     tree: str | None = None  # the index's tree the lines are of (None: not the work tree's index) ...
     dirty: frozenset[str] = frozenset()  # ... but these paths', read from the work tree
+    # with `cut`: how many of the matching lines it did not keep hold each of its terms (memgit/recall_cut.py
+    # cut_left; every matching line counts, whatever layer is asked for)
+    left: tuple[int, ...] = ()
 
 
 enabled = recall_status.enabled
@@ -100,7 +103,7 @@ class Index:
 
     def search(
         self, vault: Vault, tree: str, alternatives: list[tuple[str, bool]], first: Stage | None = None
-    ) -> tuple[list[tuple[str, int, str]], int, list[tuple[str, int, str]] | None]:
+    ) -> tuple[list[tuple[str, int, str]], int, Kept | None]:
         """The indexed lines of `tree` holding a word that starts with one of the alternatives' prefixes (a CJK
         term: that character or bigram) and the bytes of the indexed files. The index is first brought to `tree`
         (re-indexing only the blobs a tree diff names); the stamp check, the update and the query share one
@@ -352,7 +355,7 @@ class Unusable(Exception):
 
 def _search(
     vault: Vault, tree: str | None, alternatives: list[tuple[str, bool]], first: Stage | None = None
-) -> tuple[list[tuple[str, int, str]], int, list[tuple[str, int, str]] | None]:
+) -> tuple[list[tuple[str, int, str]], int, Kept | None]:
     try:
         index = _open(vault, tree)
         try:

@@ -51,6 +51,7 @@ class Ranking:
     asks_who: bool
     entity_words: set[str]
     unseen: list[str]
+    left: dict[str, int]
     corpus_bytes: int
     when: Window | None
     k: int
@@ -168,11 +169,14 @@ class Ranking:
         sets = list(map(set, bags))
         n = len(docs)
         if TUNING["corpus_idf"] and docs and self.corpus_bytes:
-            # idf against the whole vault, not the candidates: every line holding a query word is a candidate
-            # (its df is exact), and the vault's line count is estimated from the bytes searched
+            # idf against the whole vault, not the candidates: the vault's line count is estimated from the bytes
+            # searched, and a term's df counts every line holding it (below)
             n = max(n, int(self.corpus_bytes / ((sum(map(len, [d.text for d in docs])) + len(docs)) / len(docs))))
         avgdl = (sum(lens) / len(lens)) if lens else 1.0
         df = Counter(chain.from_iterable(map(frozenset(self.weights).intersection, sets)))
+        if self.left:  # the lines the first stage left out (memgit/recall_cut.py cut_left): their terms count too
+            df.update(self.left)
+            n = max(n, *df.values())
         idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in self.weights}
         if TUNING["syn_cap"]:  # a related word never weighs more than the word the question used
             for t in self.weights:

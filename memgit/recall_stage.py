@@ -8,7 +8,7 @@ import json
 import sqlite3
 from array import array
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from operator import itemgetter
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -39,16 +39,27 @@ class Stage(NamedTuple):
     work: tuple[tuple[str, int, str], ...] = ()
     # the ranking's setting (languages, German verbs): the lines let through offer their held analysis in it
     setting: tuple[tuple[str, ...], bool] | None = None
+    # (path, text): a matched line the ranking's document frequency counts, whatever layer is asked for (`work` holds
+    # those; None: `keep`'s)
+    counted: Callable[[str, str], bool] | None = None
 
 
-def first_stage(index: Index, first: Stage) -> list[tuple[str, int, str]] | None:
-    """recall's first stage (memgit/recall_cut.py) over the index: the lines that go on, or None when no more
-    than `first.k` lines match. Plain lines come from FTS5: every row of the rarer terms (up to BUDGET rows), of
-    the commoner ones only the rows that hold another term too, which decide while the k-th line holds more than
-    a line holding one commoner term alone (else every term's rows are read); in a long-running process that holds
-    the index's lines (memgit/recall_held.py), every term's lines as bitsets instead. Odd lines, the lines of the
-    files that differ from the tree and the work tree's lines are matched in Python."""
-    from memgit.recall_cut import Scorer, entry, mask, mask_kept
+class Kept(NamedTuple):
+    """The lines that go on, and how many of the matching lines left out hold each term (recall_cut.cut_left)."""
+
+    lines: list[tuple[str, int, str]]
+    left: tuple[int, ...]
+
+
+def first_stage(index: Index, first: Stage) -> Kept | None:
+    """recall's first stage (memgit/recall_cut.py) over the index: the lines that go on, and how many of the matching
+    lines left out hold each term (recall_cut.cut_left); None when no more than `first.k` lines match. Plain lines
+    come from FTS5: every row of the rarer terms (up to BUDGET rows), of the commoner ones only the rows that hold
+    another term too, which decide while the k-th line holds more than a line holding one commoner term alone (else
+    every term's rows are read; each term's rows are counted whole); in a long-running process that holds the
+    index's lines (memgit/recall_held.py), every term's lines as bitsets instead. Odd lines, the lines of the files
+    that differ from the tree and the work tree's lines are matched in Python."""
+    from memgit.recall_cut import Scorer, entry, held_by, mask, mask_kept
 
     spec, shift = first.spec, index.shift
     atoms = [index._atoms(t.prefixes, t.exact, t.inner, EXPAND_INNER) for t in spec]
@@ -82,12 +93,14 @@ def first_stage(index: Index, first: Stage) -> list[tuple[str, int, str]] | None
     gone = {i for (i,) in index._in("SELECT id FROM files WHERE path IN ({})", sorted(first.dirty))}
     odd = index._odd_lines(every, gone, first.rx)  # odd lines: the pattern and the text decide, as in rg
     names = index._names({rowid >> shift for rowid, _ in odd})
-    extra = [(names[rowid >> shift], rowid & ((1 << shift) - 1), text) for rowid, text in odd]
-    extra = [line for line in extra if first.keep(line[0], line[2])] + list(first.work)
+    extra = [(names[rowid >> shift], rowid & ((1 << shift) - 1), text) for rowid, text in odd] + list(first.work)
+    others = [line[2] for line in extra if not first.keep(line[0], line[2])]  # counted, no candidate
+    extra = [line for line in extra if first.keep(line[0], line[2])] if others else extra
     counts = size.values() if held is None else (b.bit_count() for b in sets.values())
     if not _more(counts, first.k - len(extra)):
         return None  # no more lines than go on anyway
-    extra_bits = [(mask if held is None else mask_kept)(text, spec) for _, _, text in extra]
+    mask_of = mask if held is None else mask_kept
+    extra_bits = [mask_of(text, spec) for _, _, text in extra]
     score = Scorer(spec)
     slots: dict[int, int] = {}
     if held is not None:
@@ -97,7 +110,7 @@ def first_stage(index: Index, first: Stage) -> list[tuple[str, int, str]] | None
         known, complete, slots = top(held, sets, [int(u) for u in units], extra, extra_bits, score, first, gone, names)
     else:
         within = " OR ".join(f"({index._expr(w)})" for w in whole if w) if whole is not None else None
-        known, complete = _read(index, exprs, live, size, extra_bits, score, first, gone, within)
+        known, complete, bits_of = _read(index, exprs, live, size, extra_bits, score, first, gone, within)
     if complete and len(known) <= first.k:
         return None  # no more lines than go on
     edge = known[first.k - 1][0]
@@ -105,7 +118,11 @@ def first_stage(index: Index, first: Stage) -> list[tuple[str, int, str]] | None
     tied = [r for sc, r in known if sc == edge]
     line_of = (1 << shift) - 1
     if held is not None:  # every path is known (names) and every plain line's length, entry hash and text are held
-        return _chosen(held, slots, sure, tied, extra, names, first.k, shift, first.setting)
+        lines, kept_slots = _chosen(held, slots, sure, tied, extra, names, first.k, shift, first.setting)
+        # the plain lines left out: every line holding a term but those kept and those of the files that differ
+        out = held._of(kept_slots) | (held.files(gone) if gone else 0)
+        plain = [(sets[i] & ~out).bit_count() if i in sets else 0 for i in range(len(spec))]
+        return Kept(lines, _left(plain, extra, extra_bits, lines, others, spec, mask_of))
     length = _lengths(index, [r for r in tied if r >= 0])
     names = index._names({r >> shift for r in sure + tied if r >= 0})
     # small talk yields: a journal entry said again among the tied lines comes after those said fewer times
@@ -122,7 +139,48 @@ def first_stage(index: Index, first: Stage) -> list[tuple[str, int, str]] | None
 
     chosen = sure + sorted(tied, key=key)[: first.k - len(sure)]
     texts = dict(index._in("SELECT id, text FROM lines WHERE id IN ({})", [r for r in chosen if r >= 0]))
-    return [extra[-1 - r] if r < 0 else (names[r >> shift], r & line_of, texts[r]) for r in chosen]
+    lines = [extra[-1 - r] if r < 0 else (names[r >> shift], r & line_of, texts[r]) for r in chosen]
+    # the plain lines left out: each term's rows counted whole (but the files that differ's), less those kept (a row
+    # read holds every term it is read with: memgit/recall_stage.py _read)
+    kept = held_by(Counter(bits_of[r] for r in chosen if r >= 0), len(spec))
+    plain = [
+        _total(index, exprs[i], size[i], within, gone) - kept[i] if exprs[i] and within != "" else 0
+        for i in range(len(spec))
+    ]
+    return Kept(lines, _left(plain, extra, extra_bits, lines, others, spec, mask_of))
+
+
+def _left(
+    plain: list[int],
+    extra: list[tuple[str, int, str]],
+    extra_bits: list[int],
+    lines: list[tuple[str, int, str]],
+    others: list[str],
+    spec: list[Term],
+    mask_of: Callable[[str, Sequence[Term]], int],
+) -> tuple[int, ...]:
+    """How many lines left out hold each term: the plain ones counted, the odd and work-tree lines not kept (and
+    `others`, the counted lines no candidate) by their masks."""
+    from memgit.recall_cut import held_by
+
+    chosen = set(lines)
+    rest = Counter(b for line, b in zip(extra, extra_bits, strict=True) if line not in chosen)
+    rest.update(mask_of(text, spec) for text in others)
+    return tuple(p + e for p, e in zip(plain, held_by(rest, len(spec)), strict=True))
+
+
+def _total(index: Index, expr: str, size: int, within: str | None, gone: set[int]) -> int:
+    """A term's plain rows (holding one of the question's terms as a word of its own: `within`), but those of the
+    files in `gone` (the few that differ from the tree)."""
+    if within:
+        expr = f"({expr}) AND ({within})"
+    found = (
+        size if size <= BUDGET and not within else _count(index, expr, whole=True)
+    )  # `size`: counted up to BUDGET + 1
+    sql = "SELECT count(*) FROM terms WHERE terms MATCH ? AND rowid >= ? AND rowid < ?"
+    for f in gone:
+        found -= int(index.db.execute(sql, (expr, f << index.shift, (f + 1) << index.shift)).fetchone()[0])
+    return found
 
 
 def _chosen(
@@ -135,11 +193,11 @@ def _chosen(
     k: int,
     shift: int,
     setting: tuple[tuple[str, ...], bool] | None = None,
-) -> list[tuple[str, int, str]]:
+) -> tuple[list[tuple[str, int, str]], list[int]]:
     """first_stage's tie-break over the held lines: the lines scoring more than the k-th one, then those tied with
     it by (how often their journal entry is said among the tied lines, length, path, line), each line's key made
     in one comprehension and the keys sorted as tuples (no Python key function per line). With the ranking's
-    `setting`, the plain lines that go on offer it their held analysis (memgit/recall_terms.py)."""
+    `setting`, the plain lines that go on offer it their held analysis (memgit/recall_terms.py). And their slots."""
     from memgit.recall_cut import entry
     from memgit.recall_held import NO_ENTRY
 
@@ -171,7 +229,7 @@ def _chosen(
         from memgit.recall_terms import offer
 
         offer(held, plain_slots, read, setting)
-    return out
+    return out, plain_slots
 
 
 def _whole(
@@ -210,11 +268,12 @@ def _read(
     first: Stage,
     gone: set[int],
     within: str | None = None,
-) -> tuple[list[tuple[float, int]], bool]:
+) -> tuple[list[tuple[float, int]], bool, dict[int, int]]:
     """_top over the rows read from FTS5: every row of the rarer terms (up to BUDGET rows), of the commoner ones only
     the rows that hold another term too, which decide while the k-th line holds more than a line holding one
     commoner term alone (else every term's rows are read; not complete while some are not). `within`: only rows
-    matching it are candidates (the terms' words without compound heads)."""
+    matching it are candidates (the terms' words without compound heads). And the terms each row read holds: a row
+    holds every term it is read with (a commoner term's row is read only with another term it holds: all of them)."""
     order = sorted(live, key=lambda i: (size[i], i))
     cheap: list[int] = []
     for i in order:
@@ -241,10 +300,10 @@ def _read(
                 bits_of[rowid] = get(rowid, 0) | bits
         known, complete = _top(index, bits_of, extra_bits, score, first, gone)
         if not rest:
-            return known, complete
+            return known, complete, bits_of
         bound = max(score(1 << i) for i in rest)  # what a line holding one commoner term alone scores
         if len(known) >= first.k and known[first.k - 1][0] > bound:
-            return known, False
+            return known, False, bits_of
         cheap = order  # the rarer terms do not decide: every term's rows
 
 
@@ -292,16 +351,22 @@ def _top(
     return known, complete
 
 
-def _count(index: Index, expr: str) -> int:
-    """A term's rows, up to BUDGET + 1, kept while no connection has written since (common words recur)."""
+def _count(index: Index, expr: str, whole: bool = False) -> int:
+    """A term's rows, up to BUDGET + 1 (`whole`: all of them), kept while no connection has written since (common
+    words recur)."""
     version = int(index.db.execute("PRAGMA data_version").fetchone()[0])
     if index.counts[0] != version or len(index.counts[1]) > KEEP_COUNTS:
         index.counts = (version, {})
     known = index.counts[1]
-    found = known.get(expr)
+    key = "=" + expr if whole else expr  # an FTS query starts with '"' or '('
+    found = known.get(key)
     if found is None:
-        sql = "SELECT count(*) FROM (SELECT rowid FROM terms WHERE terms MATCH ? LIMIT ?)"
-        found = known[expr] = int(index.db.execute(sql, (expr, BUDGET + 1)).fetchone()[0])
+        if whole:
+            found = int(index.db.execute("SELECT count(*) FROM terms WHERE terms MATCH ?", (expr,)).fetchone()[0])
+        else:
+            sql = "SELECT count(*) FROM (SELECT rowid FROM terms WHERE terms MATCH ? LIMIT ?)"
+            found = int(index.db.execute(sql, (expr, BUDGET + 1)).fetchone()[0])
+        known[key] = found
     return found
 
 

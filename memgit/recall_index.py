@@ -79,6 +79,8 @@ class Index:
         self.closed = False  # another thread may close it while this one holds it: search it no more
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.meta = dict(self.db.execute("SELECT key, value FROM meta").fetchall())
+        # the vocabulary's words by their trigrams from the 4th letter on (memgit/recall_build.py TAILS)
+        self.tails = self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'tails'").fetchone() is not None
         self.names: tuple[int | None, dict[int, str]] = (None, {})  # (data_version, file id -> path) read whole
         # (the names dict it is of, path -> file id): names' reverse, made when asked for, kept in step by the update
         self.ids: tuple[dict[int, str], dict[str, int]] | None = None
@@ -188,21 +190,26 @@ class Index:
     ) -> list[tuple[str, bool]] | None:
         """A first-stage term's words, as (word, False), and the prefixes starting more than EXPAND words, as
         (prefix, True); None when its compound head is inside more than `most` words."""
-        inner: list[str] = []
-        if head:
-            inner = [
-                w
-                for (w,) in self.db.execute(
-                    "SELECT word FROM vocab WHERE instr(substr(word, 4), ?) > 0 LIMIT ?", (head, most + 1)
-                )
-            ]
-            if len(inner) > most:
-                return None
+        inner = self._inner(head, most) if head else []
+        if inner is None:
+            return None
         atoms: list[tuple[str, bool]] = []
         for prefix in prefixes:
             words = self._vocab(prefix)
             atoms += [(prefix, True)] if words is None else [(w, False) for w in words]
         return atoms + [(w, False) for w in exact] + [(w, False) for w in inner]
+
+    def _inner(self, head: str, most: int) -> list[str] | None:
+        """The indexed words holding `head` from their 4th letter on, in the vocabulary's order; None when there are
+        more than `most`. From `tails` (the words' trigrams from their 4th letter on: the rows of the head's
+        trigrams, not every word), else by reading every word."""
+        if self.tails and len(head) >= 3:  # a trigram query finds nothing shorter than a trigram
+            found = self.db.execute("SELECT word FROM tails WHERE tail MATCH ?", (_quote(head),))
+            words = sorted(w for (w,) in found if w.find(head, 3) >= 0)  # SQLite's BINARY order is code points'
+        else:
+            query = "SELECT word FROM vocab WHERE instr(substr(word, 4), ?) > 0 LIMIT ?"
+            words = [w for (w,) in self.db.execute(query, (head, most + 1))]
+        return None if len(words) > most else words
 
     def _expr(self, atoms: list[tuple[str, bool]]) -> str:
         return " OR ".join(map(_atom, atoms))

@@ -69,14 +69,20 @@ def expire_through(door: str, vault: Path, monkeypatch: pytest.MonkeyPatch) -> d
         return memgit_json("expire", cwd=vault, env=T)
     if door == "heartbeat":
         beat = memgit_json("heartbeat", "--step", "expire", cwd=vault, env=T)
+    monkeypatch.setenv("MEMGIT_NOW", T["MEMGIT_NOW"])
+    if door.startswith("mcp"):
+        from memgit import mcp_tools
+
+        if door == "mcp":
+            return mcp_tools.call(vault, "expire", {"id": None, "until": None})
+        dry = mcp_tools.call(vault, "heartbeat", {"dry_run": True, "steps": ["expire"]})
+        beat = mcp_tools.call(vault, "heartbeat", {"dry_run": False, "steps": ["expire"]})
+        assert dry["steps"][0]["detail"] == beat["steps"][0]["detail"].removeprefix("expired "), (dry, beat)
+        assert [w.replace("would not expire", "not expired") for w in dry["warnings"]] == beat["warnings"]
+    if door.endswith("heartbeat"):
         step = beat["steps"][0]
         assert step["status"] == "done", beat
         return {"ids": step["detail"].removeprefix("expired ").split(", "), "commit": step["commit"], **beat}
-    monkeypatch.setenv("MEMGIT_NOW", T["MEMGIT_NOW"])
-    if door == "mcp":
-        from memgit import mcp_tools
-
-        return mcp_tools.call(vault, "expire", {"id": None, "until": None})
     from memgit.api import Vault
 
     v = Vault(vault)
@@ -84,7 +90,7 @@ def expire_through(door: str, vault: Path, monkeypatch: pytest.MonkeyPatch) -> d
 
 
 @pytest.mark.parametrize("hooks", [True, False], ids=["hooked", "no-hooks"])
-@pytest.mark.parametrize("door", ["cli", "library", "mcp", "heartbeat"])
+@pytest.mark.parametrize("door", ["cli", "library", "mcp", "heartbeat", "mcp-heartbeat"])
 def test_the_sweep_commits_every_file_but_those_it_cannot_write_through_every_door(
     vault: Path, monkeypatch: pytest.MonkeyPatch, door: str, hooks: bool
 ) -> None:

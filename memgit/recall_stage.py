@@ -110,7 +110,7 @@ def first_stage(index: Index, first: Stage) -> Kept | None:
         known, complete, slots = top(held, sets, [int(u) for u in units], extra, extra_bits, score, first, gone, names)
     else:
         within = " OR ".join(f"({index._expr(w)})" for w in whole if w) if whole is not None else None
-        known, complete, bits_of = _read(index, exprs, live, size, extra_bits, score, first, gone, within)
+        known, complete, bits_of, every_row = _read(index, exprs, live, size, extra_bits, score, first, gone, within)
     if complete and len(known) <= first.k:
         return None  # no more lines than go on
     edge = known[first.k - 1][0]
@@ -140,13 +140,17 @@ def first_stage(index: Index, first: Stage) -> Kept | None:
     chosen = sure + sorted(tied, key=key)[: first.k - len(sure)]
     texts = dict(index._in("SELECT id, text FROM lines WHERE id IN ({})", [r for r in chosen if r >= 0]))
     lines = [extra[-1 - r] if r < 0 else (names[r >> shift], r & line_of, texts[r]) for r in chosen]
-    # the plain lines left out: each term's rows counted whole (but the files that differ's), less those kept (a row
-    # read holds every term it is read with: memgit/recall_stage.py _read)
+    # the plain lines left out: each term's rows counted whole (but the files that differ's; from the rows read when
+    # every term's were), less those kept (a row read holds every term it is read with: _read)
     kept = held_by(Counter(bits_of[r] for r in chosen if r >= 0), len(spec))
-    plain = [
-        _total(index, exprs[i], size[i], within, gone) - kept[i] if exprs[i] and within != "" else 0
-        for i in range(len(spec))
-    ]
+    if every_row:
+        rows = held_by(Counter(b for r, b in bits_of.items() if r >> shift not in gone), len(spec))
+        plain = [n - m for n, m in zip(rows, kept, strict=True)]
+    else:
+        plain = [
+            _total(index, exprs[i], size[i], within, gone) - kept[i] if exprs[i] and within != "" else 0
+            for i in range(len(spec))
+        ]
     return Kept(lines, _left(plain, extra, extra_bits, lines, others, spec, mask_of))
 
 
@@ -268,12 +272,13 @@ def _read(
     first: Stage,
     gone: set[int],
     within: str | None = None,
-) -> tuple[list[tuple[float, int]], bool, dict[int, int]]:
+) -> tuple[list[tuple[float, int]], bool, dict[int, int], bool]:
     """_top over the rows read from FTS5: every row of the rarer terms (up to BUDGET rows), of the commoner ones only
     the rows that hold another term too, which decide while the k-th line holds more than a line holding one
     commoner term alone (else every term's rows are read; not complete while some are not). `within`: only rows
     matching it are candidates (the terms' words without compound heads). And the terms each row read holds: a row
-    holds every term it is read with (a commoner term's row is read only with another term it holds: all of them)."""
+    holds every term it is read with (a commoner term's row is read only with another term it holds: all of them),
+    and whether every term's rows were read."""
     order = sorted(live, key=lambda i: (size[i], i))
     cheap: list[int] = []
     for i in order:
@@ -300,10 +305,10 @@ def _read(
                 bits_of[rowid] = get(rowid, 0) | bits
         known, complete = _top(index, bits_of, extra_bits, score, first, gone)
         if not rest:
-            return known, complete, bits_of
+            return known, complete, bits_of, True
         bound = max(score(1 << i) for i in rest)  # what a line holding one commoner term alone scores
         if len(known) >= first.k and known[first.k - 1][0] > bound:
-            return known, False, bits_of
+            return known, False, bits_of, False
         cheap = order  # the rarer terms do not decide: every term's rows
 
 

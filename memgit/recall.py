@@ -225,7 +225,7 @@ class Recall(Ranking):
                 self._keep,
                 self._wanted,
                 setting=(self.languages, self.verbs),
-                counted=self._counted,
+                counted=None if self.kind_filter else self._counted,
             )
             with contextlib.suppress(recall_index.Unusable):  # no index here (read-only .git): rg
                 if tree is None:
@@ -243,20 +243,20 @@ class Recall(Ranking):
             matched = grep_lines(self.vault.root, self.pattern(), globs, searched=searched)
         kinds: dict[str, str] = {}  # a path's kind, worked out once for all its lines
         lines = []
-        others = []  # the texts of matching lines of paths not wanted (another layer's): the df counts them
+        others = []  # the texts of matching lines of paths not wanted (the archive log): the df counts them
         for p, n, t in matched:
             kind = kinds.get(p) or kinds.setdefault(p, cfg.kind_of(p))
             if kind != "entity-items" or t.lstrip().startswith('"fact":'):
                 if self._wanted(p):
                     lines.append((p, n, t))
-                else:
+                elif not self.kind_filter:
                     others.append(t)
         self.corpus_bytes += sum(searched)
         left = found.left if found is not None else ()  # how many lines the first stage left out hold each term
         if len(lines) > CANDIDATES:  # the first stage (memgit/recall_cut.py); the index's search has done it
             lines, left = recall_cut.cut_left(lines, self._spec(), CANDIDATES, others)
             self.cut = True
-        if left:
+        if left and not self.kind_filter:  # a layer's recall: df over its candidates, as uncut (docs/RECALL.md)
             self.left = {t.term: n for t, n in zip(self._spec(), left, strict=True) if n}
         lines.sort(key=lambda hit: (hit[0], hit[1]))  # one order, whichever search found them
         self.found = found

@@ -39,8 +39,8 @@ class Stage(NamedTuple):
     work: tuple[tuple[str, int, str], ...] = ()
     # the ranking's setting (languages, German verbs): the lines let through offer their held analysis in it
     setting: tuple[tuple[str, ...], bool] | None = None
-    # (path, text): a matched line the ranking's document frequency counts, whatever layer is asked for (`work` holds
-    # those; None: `keep`'s)
+    # (path, text): a matched line the ranking's document frequency counts (`work` holds those); None: `keep`'s, and
+    # the lines left out are not counted (a layer's recall)
     counted: Callable[[str, str], bool] | None = None
 
 
@@ -120,6 +120,8 @@ def first_stage(index: Index, first: Stage) -> Kept | None:
     if held is not None:  # every path is known (names) and every plain line's length, entry hash and text are held
         lines, kept_slots = _chosen(held, slots, sure, tied, extra, names, first.k, shift, first.setting)
         # the plain lines left out: every line holding a term but those kept and those of the files that differ
+        if first.counted is None:
+            return Kept(lines, ())
         out = held._of(kept_slots) | (held.files(gone) if gone else 0)
         plain = [(sets[i] & ~out).bit_count() if i in sets else 0 for i in range(len(spec))]
         return Kept(lines, _left(plain, extra, extra_bits, lines, others, spec, mask_of))
@@ -140,6 +142,8 @@ def first_stage(index: Index, first: Stage) -> Kept | None:
     chosen = sure + sorted(tied, key=key)[: first.k - len(sure)]
     texts = dict(index._in("SELECT id, text FROM lines WHERE id IN ({})", [r for r in chosen if r >= 0]))
     lines = [extra[-1 - r] if r < 0 else (names[r >> shift], r & line_of, texts[r]) for r in chosen]
+    if first.counted is None:
+        return Kept(lines, ())
     # the plain lines left out: each term's rows counted whole (but the files that differ's; from the rows read when
     # every term's were), less those kept (a row read holds every term it is read with: _read)
     kept = held_by(Counter(bits_of[r] for r in chosen if r >= 0), len(spec))

@@ -1,7 +1,8 @@
 """The ranking's document frequency counts every matching line, also those recall's first stage left out
 (memgit/recall_cut.py cut_left): the same counts whichever search cut the lines (rg over the work tree, the recall
 index's FTS5 rows, a long-running process's held bitsets), in a vault of several languages, compounds, CJK, odd and
-omitted lines, another layer's lines and uncommitted work."""
+omitted lines, the archive log's lines (no candidate, counted) and uncommitted work; a layer's recall counts over its own
+candidates, as its uncut ranking does."""
 
 from __future__ import annotations
 
@@ -83,8 +84,9 @@ def test_every_search_gives_the_ranking_the_same_counts_of_the_lines_left_out(
             dirty(mixed.root)
         by_rg = every(mixed)
         assert sum(cut for cut, _ in by_rg.values()) >= 10, step  # the cut did decide
-        assert all(counts for cut, counts in by_rg.values() if cut)
-        assert all(not counts for cut, counts in by_rg.values() if not cut)  # no cut: nothing changes
+        assert all(counts for (_q, layer), (cut, counts) in by_rg.items() if cut and layer is None)
+        # no cut: nothing changes; a layer's recall counts over its candidates, as its uncut ranking does
+        assert all(not counts for (_q, layer), (cut, counts) in by_rg.items() if not cut or layer is not None)
         by_index = {key: left(mixed, key[0], index=True, layer=key[1]) for key in by_rg}
         assert by_index == by_rg, step
         answers = {q: recall(mixed, q, k=50, index=False) for q in QUESTIONS}

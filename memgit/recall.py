@@ -257,7 +257,14 @@ class Recall(Ranking):
             lines, left = recall_cut.cut_left(lines, self._spec(), CANDIDATES, others)
             self.cut = True
         if left and not self.kind_filter:  # a layer's recall: df over its candidates, as uncut (docs/RECALL.md)
-            self.left = {t.term: n for t, n in zip(self._spec(), left, strict=True) if n}
+            # a term the first stage finds by a prefix of under 4 letters shorter than itself ("ko" for "Koeln", its
+            # umlaut spelled out) is held by many a left-out line that does not say it: its df is the kept lines'
+            # alone, as before (else an unseen word looks common, and a question the vault cannot answer is answered)
+            self.left = {
+                t.term: n
+                for t, n in zip(self._spec(), left, strict=True)
+                if n and all(len(p) >= min(len(t.term), 4) for p in t.prefixes)
+            }
         lines.sort(key=lambda hit: (hit[0], hit[1]))  # one order, whichever search found them
         self.found = found
         stored: dict[str, dict[int, tuple[Any, ...]]] = {}

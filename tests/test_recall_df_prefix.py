@@ -1,0 +1,38 @@
+"""The ranking's document frequency counts the lines the first stage left out (memgit/recall_cut.py cut_left) only
+for a term the first stage tells apart: a word whose umlaut is spelled out ("Koeln") is found by a short prefix
+("ko"), which many a line holds that never says it; counted, the unseen word looked common and a question the vault
+cannot answer was answered."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memgit.api import Vault
+from memgit.recall import Recall
+from tests.conftest import git
+
+
+@pytest.mark.parametrize("index", [True, False], ids=["index", "rg"])
+def test_a_word_spelled_without_its_umlaut_is_not_counted_by_its_short_prefix(
+    vault: Path, monkeypatch: pytest.MonkeyPatch, index: bool
+) -> None:
+    import memgit.recall
+
+    config = vault / ".memgit.yaml"
+    config.write_text(config.read_text().replace("languages: [english]", "languages: [german, english]"))
+    lines = [f"Budget review number {n} with the team" for n in range(8)]
+    lines += [f"Konto {n} und Kosten der Kollegen" for n in range(40)]  # words starting "ko", none "Köln"
+    (vault / "contexts").mkdir(exist_ok=True)
+    (vault / "contexts" / "notes.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    git(vault, "add", "-A")
+    git(vault, "commit", "-qm", "notes", "--no-verify")
+    question = "Koeln budget review"
+    uncut = Recall(Vault(vault), question, k=10, index=index).run()
+    assert not uncut["hits"] and uncut["weak"]  # nothing relevant: the vault never says Köln
+    monkeypatch.setattr(memgit.recall, "CANDIDATES", 5)
+    r = Recall(Vault(vault), question, k=10, index=index)
+    cut = r.run()
+    assert r.cut and "koln" not in r.left and r.left.get("budg"), r.left  # the other terms still count
+    assert not cut["hits"], cut["hits"][:2]

@@ -53,10 +53,11 @@ LAYERS = {
 }
 _WORD = re.compile(r"[^\W_]+")
 ENTITIES = 30  # entities whose facts come along (L1); past it, those whose name holds most (and the rarest) words
-# matching lines ranked in full; past it, the first stage (memgit/recall_cut.py) keeps those with most words (200,
-# was 300: the labelled sets written into the 10k vault lose nothing; 150 answered more unanswerable questions:
-# docs/RECALL.md "How many candidates", bench/cut_eval.py)
-CANDIDATES = 200
+# matching lines ranked in full; past it, the first stage (memgit/recall_cut.py) keeps those with most words (150,
+# was 200 and 300: since the ranking's df counts every matching line, the labelled sets written into the 10k vault
+# lose nothing against 200 and answer no more unanswerable questions: docs/RECALL.md "How many candidates",
+# bench/cut_eval.py)
+CANDIDATES = 150
 WHO = {"who", "whom", "whose", "wer", "wem", "wen", "wessen", "qui", "quien", "quienes", "chi", "quem"}
 
 

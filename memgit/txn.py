@@ -95,23 +95,35 @@ def _no_symlink(vault: Vault, path: str) -> None:
             )
 
 
-def _check_clean(vault: Vault, tx: Transaction) -> dict[str, str | None]:
-    """Each path we write must be unchanged in index and work tree: we never overwrite a user's work."""
+def _check_clean(vault: Vault, tx: Transaction) -> tuple[dict[str, str | None], dict[str, MemgitError]]:
+    """Each path we write must be unchanged in index and work tree: we never overwrite a user's work. Returns the
+    index blobs the paths must still have, and for a sweep, instead of the error, each path it may not write (a
+    person's work on it, such as the fix of a file it left out before; a link)."""
     repo = vault.repo
     expected: dict[str, str | None] = {}
+    busy: dict[str, MemgitError] = {}
     staged = repo.index_blobs(tx.writes)
     for path in tx.writes:
-        _no_symlink(vault, path)
-        at_head = repo.blob_id(tx.tree, path)
-        in_index = staged[path]
-        if in_index != at_head:
-            raise Conflict(f"{path}: has staged changes", f"commit or unstage them first (git restore --staged {path})")
-        if repo.workdir is not None and not repo.worktree_matches(path, at_head):
-            raise Conflict(
-                f"{path}: has uncommitted changes in the work tree", f"commit or discard them first (git diff {path})"
-            )
+        try:
+            _no_symlink(vault, path)
+            at_head = repo.blob_id(tx.tree, path)
+            in_index = staged[path]
+            if in_index != at_head:
+                raise Conflict(
+                    f"{path}: has staged changes", f"commit or unstage them first (git restore --staged {path})"
+                )
+            if repo.workdir is not None and not repo.worktree_matches(path, at_head):
+                raise Conflict(
+                    f"{path}: has uncommitted changes in the work tree",
+                    f"commit or discard them first (git diff {path})",
+                )
+        except (Conflict, UsageError) as exc:
+            if not tx.sweep:
+                raise
+            busy[path] = exc
+            continue
         expected[path] = in_index
-    return expected
+    return expected, busy
 
 
 def _judge(vault: Vault, tx: Transaction, base: dict[str, bytes | None]) -> list[Problem]:
@@ -163,7 +175,10 @@ def _built(vault: Vault, build: Callable[[Transaction], T], sweep: str) -> tuple
             if tx.left_out:
                 raise _nothing_left(tx)
             raise UsageError("nothing to change", "the vault already holds this")
-        expected = _check_clean(vault, tx)
+        expected, busy = _check_clean(vault, tx)
+        if busy:  # a sweep leaves out a path a person is working on, and builds again without it
+            refused.update(busy)
+            continue
         found = _judge(vault, tx, {p: repo.read(tree, p) for p in tx.writes})
         if not found:
             return tx, result, expected

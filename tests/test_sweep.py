@@ -238,3 +238,27 @@ def test_the_transaction_leaves_out_only_a_sweeps_refused_paths(vault: Path, mon
     assert len(v.warnings) == 1 and v.warnings[0].startswith("not expired: people/ann/items.json"), v.warnings
     assert facts(vault, "people/bob")[bob]["status"] == "expired" and facts(vault, "people/ann")[ann]["fact"]
     assert status(vault) == ""
+
+
+def test_a_file_a_person_is_fixing_is_left_out_not_the_whole_sweep(vault: Path) -> None:
+    """The warning tells the person to fix the refused file; while the fix sat uncommitted (or staged), the sweep
+    stopped for every entity (exit 3, "has uncommitted changes"), the dry run too. It leaves that path out as it
+    leaves out what the rules refuse, the person's work untouched; with nothing else due that is the answer."""
+    bob = due(vault, "people/bob", "Bob sells bread")
+    ann = due(vault, "people/ann", "Ann bakes rye")
+    refuse_by_rule(vault, "people/ann")
+    past_the_hooks(vault, "a category the config no longer lists")
+    path = vault / "people" / "ann" / "items.json"
+    fixed = path.read_text().replace('"hobby"', '"status"')
+    path.write_text(fixed)  # the fix, not committed yet
+    dry = memgit_json("heartbeat", "--dry-run", "--step", "expire", cwd=vault, env=T)
+    assert dry["steps"][0]["detail"] == bob, dry
+    out = memgit_json("expire", cwd=vault, env=T)
+    assert out["ids"] == [bob] and changed_files(vault, "HEAD") == {"people/bob/items.json"}
+    warned = "\n".join(out["warnings"])
+    assert "not expired: people/ann/items.json: has uncommitted changes in the work tree" in warned, warned
+    assert path.read_text() == fixed and facts(vault, "people/ann")[ann]["status"] == "active"
+    git(vault, "add", "people/ann/items.json")  # staged: the same
+    again = memgit("expire", cwd=vault, env=T)  # nothing else due: the person's work is the answer (retry later)
+    assert again.returncode == 3 and "people/ann/items.json: has staged changes" in again.stderr, again.stderr
+    assert head(vault) == out["commit"] and path.read_text() == fixed

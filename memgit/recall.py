@@ -257,7 +257,7 @@ class Recall(Ranking):
         if len(lines) > CANDIDATES:  # the first stage (memgit/recall_cut.py); the index's search has done it
             lines, left = recall_cut.cut_left(lines, self._spec(), CANDIDATES, others)
             self.cut = True
-        if left and not self.kind_filter:  # a layer's recall: df over its candidates, as uncut (docs/RECALL.md)
+        if left and not self.kind_filter:  # a layer's recall (--layer) keeps df over its own candidates, as uncut
             # a term the first stage finds by a prefix of under 4 letters shorter than itself ("ko" for "Koeln", its
             # umlaut spelled out) is held by many a left-out line that does not say it: its df is the kept lines'
             # alone, as before (else an unseen word looks common, and a question the vault cannot answer is answered)

@@ -126,23 +126,23 @@ def open_windows(vault: Vault, tree: str | None, docs: list[Doc]) -> None:
     """A superseded fact whose window was left open is read closed at its successor's valid_from (memgit/validity.py
     `read_until`), its file read once per recall; only such facts (vaults whose `extract` superseded before it closed
     windows) cost anything. For --valid-at and --history, where a retired fact's window is asked about."""
-    from memgit.validity import read_until
+    import json
 
-    files: dict[str, dict[str, Any]] = {}
+    from memgit.itemsfile import by_id
+    from memgit.validity import read_until, successor_from
+
+    files: dict[str, dict[str, dict[str, Any]]] = {}
     for d in docs:
         if d.status != "superseded" or d.valid_until or not isinstance(d.successor, str):
             continue
         if d.path not in files:
-            import json
-
             try:
                 items = json.loads(read_at(vault, tree, d.path) or b"[]")
-            except ValueError:
+            except ValueError:  # a hand-edited file that does not parse (or is not UTF-8): no successor known
                 items = []
-            facts = items if isinstance(items, list) else []
-            files[d.path] = {str(i.get("id")): i for i in facts if isinstance(i, dict)}
-        succ = files[d.path].get(d.successor)
-        d.valid_until = read_until(d.status, d.valid_from, None, succ.get("valid_from") if succ else None)
+            files[d.path] = by_id([i for i in items if isinstance(i, dict)] if isinstance(items, list) else [])
+        found = successor_from({"supersededBy": d.successor}, files[d.path])
+        d.valid_until = read_until(d.status, d.valid_from, None, found)
 
 
 def _true_at(d: Doc, day: str) -> bool:

@@ -157,3 +157,29 @@ def test_a_german_vaults_compounds_in_a_long_running_process_as_rg_finds_them(
     config.write_text(config.read_text().replace("languages: [german, english]", "languages: [english]"))
     git(vault, "commit", "-qam", "english", "--no-verify")
     assert same() != first
+
+
+def test_an_index_whose_tails_this_sqlite_cannot_read_is_built_again(vault: Path) -> None:
+    """An index made by an SQLite with the trigram tokenizer, brought along by one without it (another Python on the
+    same vault): adding a word fires the `vocab_tails` trigger, which cannot write `tails`; the index is built again
+    (as for any unreadable index) and recall answers as rg does, with no error shown."""
+    _german(vault)
+    first = _both(vault)
+    (path,) = (vault / ".git" / "memgit" / "recall").glob("*.sqlite")
+    db = sqlite3.connect(path)
+    if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'tails'").fetchone() is None:
+        pytest.skip("this SQLite has no trigram tokenizer: the index has no `tails`")
+    db.execute("PRAGMA writable_schema = ON")  # the tokenizer named as one this SQLite does not have
+    db.execute("UPDATE sqlite_master SET sql = replace(sql, 'trigram', 'nosuchtokenizer') WHERE name = 'tails'")
+    db.commit()
+    db.close()
+    _commit(vault, "neu.md", ["Töpferkurs am Montag"])  # a new word: the trigger writes `tails`
+    r = memgit("recall", "montag kurs", "--k", "5", "--json", cwd=vault, process=True)
+    assert r.returncode == 0 and r.stderr == "", r.stderr
+    after = _both(vault)
+    assert any(h.startswith("contexts/neu.md:1:") for h in after["montag kurs"]) and after != first
+    (rebuilt,) = (vault / ".git" / "memgit" / "recall").glob("*.sqlite")
+    db = sqlite3.connect(rebuilt)
+    (sql,) = db.execute("SELECT sql FROM sqlite_master WHERE name = 'tails'").fetchone()
+    db.close()
+    assert "nosuchtokenizer" not in sql  # built again, with the tokenizer this SQLite has

@@ -1,6 +1,6 @@
 """Recall quality: memgit recall vs plain BM25 over lines vs plain `rg -i`, on a simulated life.
 
-    /work/venv/bin/python bench/recall_eval.py --seed 7 [--regen] [--write-doc docs/RECALL.md]
+    python bench/recall_eval.py --seed 7 [--regen] [--write-doc docs/RECALL.md]
 
 Makes (or reuses) bench/out/simlife-<seed>/ with bench/simlife.py, runs every query through
 `Vault(path).recall(query, k=10, as_of=...)` in process, and through two baselines over the SAME
@@ -17,7 +17,7 @@ Both baselines read the work tree at HEAD, also for as-of queries: they have no 
 
 MEMGIT_NOW is set to the simulation's last evening, so decay ages are simulated ages.
 
-    /work/venv/bin/python bench/recall_eval.py --seed 7 --background VAULT [--candidates K] [--dump FILE]
+    python bench/recall_eval.py --seed 7 --background VAULT [--candidates K] [--dump FILE]
 
 `--background VAULT`: the life lived in a copy of VAULT (bench/simlife.py --background), e.g. bench/genvault.py's
 10k-entity vault, so recall's first stage (memgit/recall_cut.py, CANDIDATES lines) and L1's entity limit act; memgit
@@ -656,7 +656,7 @@ def main() -> None:
     rows = ev.run(truth["queries"])
     m = ev.metrics(rows)
     bt = ev.by_type(rows)
-    command = "/work/venv/bin/python bench/recall_eval.py " + " ".join(
+    command = "python bench/recall_eval.py " + " ".join(
         x
         for x in (
             f"--seed {a.seed}",

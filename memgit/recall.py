@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import json
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from memgit import recall_cut
@@ -35,6 +36,8 @@ if TYPE_CHECKING:
     from memgit.config import Config
     from memgit.context import VaultContext as Vault
     from memgit.kinds import KindSpec
+    from memgit.recall_df import Reading
+    from memgit.recall_grep import LazyPattern
 
 LAYERS = {
     "fact": "entity-items",
@@ -138,6 +141,9 @@ class Recall(Ranking):
         self.cut = False  # the first stage kept only some of the matching lines
         self.left: dict[str, int] = {}  # ... and how many of those it left out hold each term (the ranking's df)
         self._first: list[recall_cut.Term] | None = None
+        self._reading: Reading | None = None
+        self._kept: set[tuple[str, int]] = set()  # the lines the first stage let through, when it cut
+        self._rx: LazyPattern | None = None  # ... and its pattern
         self._paths = _wanted_paths(vault.config, self.kind_filter)  # path -> _wanted, shared by this layer's recalls
         self._slug_cache: dict[str, tuple[str, ...]] = {}
         self._kinds: dict[str, KindSpec] = {}  # each kind's spec, looked up once
@@ -164,7 +170,7 @@ class Recall(Ranking):
         tree = self.tree or (self.vault.head_tree() if self.vault.repo.workdir is None else None)
         if tree is not None or self.vault.repo.workdir is not None:
             self._grep(tree, docs)
-            self._entity_docs(tree, docs)
+            self._entity_docs(tree, docs, self._brought if self.left else None)
         if self.archive:
             self._archive_docs(docs)
         return list(docs.values())
@@ -227,6 +233,7 @@ class Recall(Ranking):
                 self._wanted,
                 setting=(self.languages, self.verbs),
                 counted=None if self.kind_filter else self._counted,
+                reading=self._read(),
             )
             with contextlib.suppress(recall_index.Unusable):  # no index here (read-only .git): rg
                 if tree is None:
@@ -255,17 +262,13 @@ class Recall(Ranking):
         self.corpus_bytes += sum(searched)
         left = found.left if found is not None else ()  # how many lines the first stage left out hold each term
         if len(lines) > CANDIDATES:  # the first stage (memgit/recall_cut.py); the index's search has done it
-            lines, left = recall_cut.cut_left(lines, self._spec(), CANDIDATES, others)
+            lines, left = recall_cut.cut_left(lines, self._spec(), CANDIDATES, others, self._read())
             self.cut = True
         if left and not self.kind_filter:  # a layer's recall (--layer) keeps df over its own candidates, as uncut
-            # a term the first stage finds by a prefix of under 4 letters shorter than itself ("ko" for "Koeln", its
-            # umlaut spelled out) is held by many a left-out line that does not say it: its df is the kept lines'
-            # alone, as before (else an unseen word looks common, and a question the vault cannot answer is answered)
-            self.left = {
-                t.term: n
-                for t, n in zip(self._spec(), left, strict=True)
-                if n and all(len(p) >= min(len(t.term), 4) for p in t.prefixes)
-            }
+            # each term counted as the ranking reads the left-out lines' words (memgit/recall_df.py)
+            self.left = {t.term: n for t, n in zip(self._spec(), left, strict=True) if n}
+            self._kept = {(p, n) for p, n, _t in lines}
+            self._rx = rx
         lines.sort(key=lambda hit: (hit[0], hit[1]))  # one order, whichever search found them
         self.found = found
         stored: dict[str, dict[int, tuple[Any, ...]]] = {}
@@ -308,6 +311,31 @@ class Recall(Ranking):
             if doc is not None:
                 docs.setdefault((path, n), doc)
 
+    def _read(self) -> Reading:
+        """How the ranking reads the question's terms in a line's words (memgit/recall_df.py), for the df of the lines
+        the first stage leaves out; its compound heads are those of memgit/recall_lines.py `compounds`."""
+        if self._reading is None:
+            from memgit.recall_df import Reading
+
+            heads: set[str] = set()
+            if TUNING["compounds"] and COMPOUNDING & set(self.languages):
+                terms = set(self.terms)
+                heads = {t for s, t in self.pairs if len(s) >= 4 and len(t) >= 3 and t in terms}
+            self._reading = Reading(self._spec(), (self.languages, self.verbs), heads)
+        return self._reading
+
+    def _brought(self, path: str, line: int, raw: str) -> None:
+        """An entity's fact line L1 brings along (`raw`: its line in items.json) that the first stage left out was
+        counted in `left`; as a candidate the ranking counts it again: it counts once."""
+        if (path, line) in self._kept or self._rx is None or not self._rx.search(raw):
+            return  # let through (counted as a candidate only), or no matching line (never in `left`)
+        bits = self._read().mask(raw)
+        for i, t in enumerate(self._spec()):
+            if bits >> i & 1 and t.term in self.left:
+                self.left[t.term] -= 1
+                if not self.left[t.term]:
+                    del self.left[t.term]
+
     def _spec(self) -> list[recall_cut.Term]:
         if self._first is None:
             compounding = bool(TUNING["compounds"] and COMPOUNDING & set(self.languages))
@@ -336,9 +364,15 @@ class Recall(Ranking):
         items.json, only its "fact" lines (those the recall index holds)."""
         return self.vault.config.kind_of(path) != "entity-items" or text.lstrip().startswith('"fact":')
 
-    def _entity_docs(self, tree: str | None, docs: dict[tuple[str, int], Doc]) -> None:
+    def _entity_docs(
+        self,
+        tree: str | None,
+        docs: dict[tuple[str, int], Doc],
+        brought: Callable[[str, int, str], None] | None = None,
+    ) -> None:
         """L1: entities whose name matches a query word bring all their facts along (past ENTITIES of them, those
-        whose names hold the most of the question's words, then the rarest among the entities' names)."""
+        whose names hold the most of the question's words, then the rarest among the entities' names); `brought` is
+        told of each fact line it adds (path, line, the line as items.json has it)."""
         from memgit.indexmd import ARCHIVE_LOG
         from memgit.rg import Match
 
@@ -358,7 +392,10 @@ class Recall(Ranking):
             if known is not None:  # fields given: the text is not read
                 if found_spec.recall == "facts":
                     for fact in stored_docs(path, kind, "index", known):
-                        docs.setdefault((path, fact.line), fact)
+                        if (path, fact.line) not in docs:
+                            docs[(path, fact.line)] = fact
+                            if brought is not None:  # a stored file is canonical: its line, but for escapes
+                                brought(path, fact.line, '    "fact": ' + json.dumps(fact.text, ensure_ascii=False))
                     continue
                 for n, *_fields in known:
                     doc = to_doc(self.vault, Match(path, n, "", (), ()), kind, "index", found_spec)
@@ -368,8 +405,10 @@ class Recall(Ranking):
             data = read_at(self.vault, tree, path)
             for n, text, before, after in entity_facts(data) if data else ():
                 doc = to_doc(self.vault, Match(path, n, text, before, after), kind, "index", found_spec)
-                if doc is not None:
-                    docs.setdefault((path, n), doc)
+                if doc is not None and (path, n) not in docs:
+                    docs[(path, n)] = doc
+                    if brought is not None:
+                        brought(path, n, text)
 
     def _entity_paths(self, tree: str | None) -> list[str]:
         """The items.json of the entities L1 brings along, worked out once (the words naming them go to

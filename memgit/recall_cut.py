@@ -16,9 +16,12 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from memgit.tokens import alternatives, line_words
+
+if TYPE_CHECKING:
+    from memgit.recall_df import Reading
 
 
 class Term(NamedTuple):
@@ -138,11 +141,16 @@ def cut(lines: list[tuple[str, int, str]], spec: Sequence[Term], k: int) -> list
 
 
 def cut_left(
-    lines: list[tuple[str, int, str]], spec: Sequence[Term], k: int, others: Iterable[str] = ()
+    lines: list[tuple[str, int, str]],
+    spec: Sequence[Term],
+    k: int,
+    others: Iterable[str] = (),
+    reading: Reading | None = None,
 ) -> tuple[list[tuple[str, int, str]], tuple[int, ...]]:
     """`cut`, and how many of the lines it did not let through hold each term (the ranking's document frequency:
-    memgit/recall_rank.py), `others` (the texts of matching lines no candidate, such as another layer's) among them;
-    no term's when no line is left out."""
+    memgit/recall_rank.py), `others` (the texts of matching lines no candidate, such as the archive log's) among them;
+    no term's when no line is left out. A line holds a term as `reading` reads its words (memgit/recall_df.py: as the
+    ranking would count it), else as the first stage finds it."""
     if len(lines) <= k:
         return lines, ()
     masks = [mask(text, spec) for _, _, text in lines]
@@ -156,8 +164,9 @@ def cut_left(
         return -scores[i], said[(scores[i], e)] if e is not None else 1, len(lines[i][2]), lines[i][0], lines[i][1]
 
     order = sorted(range(len(lines)), key=key)
-    rest = Counter(masks[i] for i in order[k:])
-    rest.update(mask(text, spec) for text in others)
+    count = (lambda text: mask(text, spec)) if reading is None else reading.mask
+    rest = Counter(masks[i] if reading is None else count(lines[i][2]) for i in order[k:])
+    rest.update(map(count, others))
     return [lines[i] for i in order[:k]], held_by(rest, len(spec))
 
 

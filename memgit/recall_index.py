@@ -240,20 +240,21 @@ class Index:
         words = self._vocab(prefix)
         return _atom((prefix, True)) if words is None else " OR ".join(map(_quote, words))
 
-    def _vocab(self, prefix: str) -> list[str] | None:
-        """The indexed words a prefix starts; None when there are more than EXPAND."""
+    def _vocab(self, prefix: str, most: int | None = EXPAND) -> list[str] | None:
+        """The indexed words a prefix starts; None when there are more than `most` (None: every one)."""
         after = ord(prefix[-1]) + 1 if prefix else 0x110000
         after = 0xE000 if 0xD800 <= after < 0xE000 else after  # no surrogates
         if after > 0x10FFFF:
             return None
         top = prefix[:-1] + chr(after)
+        limit = -1 if most is None else most + 1  # SQLite: a negative LIMIT is none
         words = [
             w
             for (w,) in self.db.execute(
-                "SELECT word FROM vocab WHERE word >= ? AND word < ? LIMIT ?", (prefix, top, EXPAND + 1)
+                "SELECT word FROM vocab WHERE word >= ? AND word < ? LIMIT ?", (prefix, top, limit)
             )
         ]
-        return None if len(words) > EXPAND else words
+        return None if most is not None and len(words) > most else words
 
     def sizes(self, tree: str, paths: list[str]) -> dict[str, int] | None:
         """The bytes rg counts in each indexed path of `tree` (a path not indexed: a link, absent, hidden or an INDEX

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     import re
 
     from memgit.recall_cut import Scorer, Term
+    from memgit.recall_df import Reading
     from memgit.recall_grep import LazyPattern
     from memgit.recall_held import Held
     from memgit.recall_index import Index
@@ -42,6 +43,9 @@ class Stage(NamedTuple):
     # (path, text): a matched line the ranking's document frequency counts (`work` holds those); None: `keep`'s, and
     # the lines left out are not counted (a layer's recall)
     counted: Callable[[str, str], bool] | None = None
+    # how the ranking reads the terms in a line's words (memgit/recall_df.py): a line left out counts for a term as
+    # the ranking would count it; None: as the first stage finds it
+    reading: Reading | None = None
 
 
 class Kept(NamedTuple):
@@ -123,8 +127,21 @@ def first_stage(index: Index, first: Stage) -> Kept | None:
         if first.counted is None:
             return Kept(lines, ())
         out = held._of(kept_slots) | (held.files(gone) if gone else 0)
-        plain = [(sets[i] & ~out).bit_count() if i in sets else 0 for i in range(len(spec))]
-        return Kept(lines, _left(plain, extra, extra_bits, lines, others, spec, mask_of))
+        plain = []
+        for i in range(len(spec)):
+            if i not in sets:
+                plain.append(0)
+                continue
+            own = _own(index, atoms[i] or [], i, first.reading)
+            if own is None:  # every word the term is found by is read as it
+                plain.append((sets[i] & ~out).bit_count())
+                continue
+            # the lines holding a word read as the term (a compound's: only those holding some term as a word)
+            bits = held.term(index.db, [(w, False) for w in own]) if own else 0
+            if whole is not None:
+                bits &= words
+            plain.append((bits & ~out).bit_count())
+        return Kept(lines, _left(plain, extra, extra_bits, lines, others, spec, first.reading or mask_of))
     length = _lengths(index, [r for r in tied if r >= 0])
     names = index._names({r >> shift for r in sure + tied if r >= 0})
     # small talk yields: a journal entry said again among the tied lines comes after those said fewer times
@@ -147,15 +164,23 @@ def first_stage(index: Index, first: Stage) -> Kept | None:
     # the plain lines left out: each term's rows counted whole (but the files that differ's; from the rows read when
     # every term's were), less those kept (a row read holds every term it is read with: _read)
     kept = held_by(Counter(bits_of[r] for r in chosen if r >= 0), len(spec))
+    owns = [_own(index, atoms[i] or [], i, first.reading) if exprs[i] else None for i in range(len(spec))]
+    read: tuple[int, ...] = ()  # how many kept rows hold a word read as each term
+    if first.reading is not None and any(own is not None for own in owns):
+        read = held_by(Counter(first.reading.mask(texts[r]) for r in chosen if r >= 0), len(spec))
+    rows: tuple[int, ...] = ()
     if every_row:
         rows = held_by(Counter(b for r, b in bits_of.items() if r >> shift not in gone), len(spec))
-        plain = [n - m for n, m in zip(rows, kept, strict=True)]
-    else:
-        plain = [
-            _total(index, exprs[i], size[i], within, gone) - kept[i] if exprs[i] and within != "" else 0
-            for i in range(len(spec))
-        ]
-    return Kept(lines, _left(plain, extra, extra_bits, lines, others, spec, mask_of))
+    plain = []
+    for i, own in enumerate(owns):
+        if not exprs[i] or within == "":
+            plain.append(0)
+        elif own is not None:  # the rows holding a word read as the term
+            expr = index._expr([(w, False) for w in own])
+            plain.append(_total(index, expr, BUDGET + 1, within, gone) - read[i] if own else 0)
+        else:
+            plain.append(rows[i] - kept[i] if every_row else _total(index, exprs[i], size[i], within, gone) - kept[i])
+    return Kept(lines, _left(plain, extra, extra_bits, lines, others, spec, first.reading or mask_of))
 
 
 def _left(
@@ -165,16 +190,37 @@ def _left(
     lines: list[tuple[str, int, str]],
     others: list[str],
     spec: list[Term],
-    mask_of: Callable[[str, Sequence[Term]], int],
+    read: Reading | Callable[[str, Sequence[Term]], int],
 ) -> tuple[int, ...]:
     """How many lines left out hold each term: the plain ones counted, the odd and work-tree lines not kept (and
-    `others`, the counted lines no candidate) by their masks."""
+    `others`, the counted lines no candidate) as the ranking reads them (`read`: a Reading), else by their masks."""
     from memgit.recall_cut import held_by
+    from memgit.recall_df import Reading
 
     chosen = set(lines)
-    rest = Counter(b for line, b in zip(extra, extra_bits, strict=True) if line not in chosen)
-    rest.update(mask_of(text, spec) for text in others)
+    if isinstance(read, Reading):
+        rest = Counter(read.mask(line[2]) for line in extra if line not in chosen)
+        rest.update(map(read.mask, others))
+    else:
+        rest = Counter(b for line, b in zip(extra, extra_bits, strict=True) if line not in chosen)
+        rest.update(read(text, spec) for text in others)
     return tuple(p + e for p, e in zip(plain, held_by(rest, len(spec)), strict=True))
+
+
+def _own(index: Index, atoms: list[tuple[str, bool]], i: int, reading: Reading | None) -> list[str] | None:
+    """The words of spec[i]'s atoms (a prefix's: every indexed word it starts) the ranking reads as the term
+    (memgit/recall_df.py); None when that is every one of them (or there is no `reading`): the lines the first stage
+    finds the term in are those the ranking counts it in."""
+    if reading is None:
+        return None
+    own: list[str] = []
+    every = True
+    for word, prefix in atoms:
+        words = (index._vocab(word, None) or []) if prefix else [word]
+        read = reading.words(i, words)
+        every = every and len(read) == len(words)
+        own += read
+    return None if every else own
 
 
 def _total(index: Index, expr: str, size: int, within: str | None, gone: set[int]) -> int:

@@ -1,7 +1,7 @@
-"""The ranking's document frequency counts the lines the first stage left out (memgit/recall_cut.py cut_left) only
-for a term the first stage tells apart: a word whose umlaut is spelled out ("Koeln") is found by a short prefix
-("ko"), which many a line holds that never says it; counted, the unseen word looked common and a question the vault
-cannot answer was answered."""
+"""The ranking's document frequency counts the lines the first stage left out (memgit/recall_cut.py cut_left) as the
+ranking reads their words (memgit/recall_df.py): a word whose umlaut is spelled out ("Koeln") is found by a short
+prefix ("ko"), which many a line holds that never says it; counted by the prefix, the unseen word looked common and a
+question the vault cannot answer was answered."""
 
 from __future__ import annotations
 

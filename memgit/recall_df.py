@@ -1,0 +1,79 @@
+"""Which of the question's terms a line the first stage left out counts for in the ranking's document frequency
+(memgit/recall_rank.py `df`): a term the ranking would count in the line, were it a candidate. A line counts for a
+term when one of its words (memgit/tokens.py `line_words`) is one the first stage finds the term by (a prefix, a CJK
+term, a compound head inside it: memgit/recall_cut.py Term) AND the ranking reads that word as the term
+(memgit/tokens.py `terms`), or as a compound ending in it (memgit/recall_lines.py `compounds`).
+
+The first stage's test alone is a superset: "Koeln" (its umlaut spelled out) is looked for by the prefix "ko", which
+"Konto" and "Kosten" start, but the ranking reads those as "konto" and "kost", never as "koln"; counted by the prefix,
+an unseen word looked common. Read word by word, the counts are the ranking's whichever search found the lines (rg,
+the recall index's rows, a long-running process's bitsets: those count the lines holding the words read as the term).
+
+Not counted as the ranking would: the words a candidate has that are not on its line (an entity's name for its
+facts, the kind a line's entity link adds), and a word the ranking reads as the term that the first stage does not
+find it by (English "dying" is read as "die", which the prefix "die" does not start)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from memgit.tokens import line_words, terms
+
+if TYPE_CHECKING:
+    from memgit.recall_cut import Term
+
+
+class Reading:
+    """How the ranking reads a question's terms (`spec`: the first stage's) in words, worked out once per word
+    for one question. `setting`: the vault's languages and whether German verbs are read as their infinitive;
+    `heads`: the question's words the ranking also finds as a compound's last part (none where no language
+    compounds)."""
+
+    def __init__(self, spec: Sequence[Term], setting: tuple[tuple[str, ...], bool], heads: Iterable[str]) -> None:
+        self.spec = tuple(spec)
+        self.setting = setting
+        self.heads = frozenset(heads)
+        self.memo: dict[str, int] = {}
+
+    def bits(self, word: str) -> int:
+        """The terms (bit i for spec[i]) the first stage finds by this word and the ranking reads it as."""
+        found = self.memo.get(word)
+        if found is not None:
+            return found
+        found = 0
+        read: set[str] | None = None
+        heads = self.heads
+        for i, t in enumerate(self.spec):
+            if not (
+                word in t.exact
+                or (t.prefixes and word.startswith(t.prefixes))
+                or (t.inner and word.find(t.inner, 3) >= 0)
+            ):
+                continue
+            if read is None:
+                read = set(terms(word, *self.setting))
+            term = t.term
+            if term in read or (
+                term in heads and any(u not in heads and len(u) >= len(term) + 3 and u.endswith(term) for u in read)
+            ):
+                found |= 1 << i
+        self.memo[word] = found
+        return found
+
+    def mask(self, text: str) -> int:
+        """The terms a line counts for."""
+        return self.of(line_words(text))
+
+    def of(self, words: Iterable[str]) -> int:
+        """The terms a line of these words counts for."""
+        out = 0
+        bits = self.bits
+        for w in words:
+            out |= bits(w)
+        return out
+
+    def words(self, i: int, words: Iterable[str]) -> list[str]:
+        """Those of `words` that count for spec[i]."""
+        bit = 1 << i
+        return [w for w in words if self.bits(w) & bit]

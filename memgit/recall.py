@@ -232,8 +232,9 @@ class Recall(Ranking):
                 self._keep,
                 self._wanted,
                 setting=(self.languages, self.verbs),
-                counted=None if self.kind_filter else self._counted,
+                counted=self._keep if self.kind_filter else self._counted,
                 reading=self._read(),
+                layer=self.kind_filter,
             )
             with contextlib.suppress(recall_index.Unusable):  # no index here (read-only .git): rg
                 if tree is None:
@@ -264,8 +265,8 @@ class Recall(Ranking):
         if len(lines) > CANDIDATES:  # the first stage (memgit/recall_cut.py); the index's search has done it
             lines, left = recall_cut.cut_left(lines, self._spec(), CANDIDATES, others, self._read())
             self.cut = True
-        if left and not self.kind_filter:  # a layer's recall (--layer) keeps df over its own candidates, as uncut
-            # each term counted as the ranking reads the left-out lines' words (memgit/recall_df.py)
+        if left:  # each term counted as the ranking reads the left-out lines' words (memgit/recall_df.py); a layer's
+            # recall (--layer): its own lines', as its uncut ranking counts over its own candidates
             self.left = {t.term: n for t, n in zip(self._spec(), left, strict=True) if n}
             self._kept = {(p, n) for p, n, _t in lines}
             self._rx = rx

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from array import array
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from operator import itemgetter
@@ -41,11 +42,13 @@ class Stage(NamedTuple):
     # the ranking's setting (languages, German verbs): the lines let through offer their held analysis in it
     setting: tuple[tuple[str, ...], bool] | None = None
     # (path, text): a matched line the ranking's document frequency counts (`work` holds those); None: `keep`'s, and
-    # the lines left out are not counted (a layer's recall)
+    # the lines left out are not counted
     counted: Callable[[str, str], bool] | None = None
     # how the ranking reads the terms in a line's words (memgit/recall_df.py): a line left out counts for a term as
     # the ranking would count it; None: as the first stage finds it
     reading: Reading | None = None
+    # a layer's recall (--layer): only the lines of the paths `wanted` count (`counted` is `keep`); the layer's kind
+    layer: str | None = None
 
 
 class Kept(NamedTuple):
@@ -98,8 +101,9 @@ def first_stage(index: Index, first: Stage) -> Kept | None:
     odd = index._odd_lines(every, gone, first.rx)  # odd lines: the pattern and the text decide, as in rg
     names = index._names({rowid >> shift for rowid, _ in odd})
     extra = [(names[rowid >> shift], rowid & ((1 << shift) - 1), text) for rowid, text in odd] + list(first.work)
-    others = [line[2] for line in extra if not first.keep(line[0], line[2])]  # counted, no candidate
-    extra = [line for line in extra if first.keep(line[0], line[2])] if others else extra
+    counted = first.counted or first.keep
+    others = [t for p, _n, t in extra if not first.keep(p, t) and counted(p, t)]  # counted, no candidate
+    extra = [line for line in extra if first.keep(line[0], line[2])]
     counts = size.values() if held is None else (b.bit_count() for b in sets.values())
     if not _more(counts, first.k - len(extra)):
         return None  # no more lines than go on anyway
@@ -127,6 +131,8 @@ def first_stage(index: Index, first: Stage) -> Kept | None:
         if first.counted is None:
             return Kept(lines, ())
         out = held._of(kept_slots) | (held.files(gone) if gone else 0)
+        if first.layer is not None:  # but the lines of the layer asked for
+            out |= ~_layer(index, held, first)
         plain = []
         for i in range(len(spec)):
             if i not in sets:
@@ -168,18 +174,23 @@ def first_stage(index: Index, first: Stage) -> Kept | None:
     read: tuple[int, ...] = ()  # how many kept rows hold a word read as each term
     if first.reading is not None and any(own is not None for own in owns):
         read = held_by(Counter(first.reading.mask(texts[r]) for r in chosen if r >= 0), len(spec))
+    files = _files(index, first) if first.layer is not None else None  # a layer's recall: its paths' rows only
     rows: tuple[int, ...] = ()
     if every_row:
-        rows = held_by(Counter(b for r, b in bits_of.items() if r >> shift not in gone), len(spec))
+        ids = {r >> shift for r in bits_of}
+        ok = ids - gone if files is None else files(ids - gone)
+        rows = held_by(Counter(b for r, b in bits_of.items() if r >> shift in ok), len(spec))
     plain = []
     for i, own in enumerate(owns):
         if not exprs[i] or within == "":
             plain.append(0)
         elif own is not None:  # the rows holding a word read as the term
             expr = index._expr([(w, False) for w in own])
-            plain.append(_total(index, expr, BUDGET + 1, within, gone) - read[i] if own else 0)
+            plain.append(_total(index, expr, BUDGET + 1, within, gone, files) - read[i] if own else 0)
+        elif every_row:
+            plain.append(rows[i] - kept[i])
         else:
-            plain.append(rows[i] - kept[i] if every_row else _total(index, exprs[i], size[i], within, gone) - kept[i])
+            plain.append(_total(index, exprs[i], size[i], within, gone, files) - kept[i])
     return Kept(lines, _left(plain, extra, extra_bits, lines, others, spec, first.reading or mask_of))
 
 
@@ -223,11 +234,23 @@ def _own(index: Index, atoms: list[tuple[str, bool]], i: int, reading: Reading |
     return None if every else own
 
 
-def _total(index: Index, expr: str, size: int, within: str | None, gone: set[int]) -> int:
+def _total(
+    index: Index,
+    expr: str,
+    size: int,
+    within: str | None,
+    gone: set[int],
+    files: Callable[[set[int]], set[int]] | None = None,
+) -> int:
     """A term's plain rows (holding one of the question's terms as a word of its own: `within`), but those of the
-    files in `gone` (the few that differ from the tree)."""
+    files in `gone` (the few that differ from the tree); with `files` (a layer's recall), only those of the files it
+    keeps of the file ids it is given."""
     if within:
         expr = f"({expr}) AND ({within})"
+    if files is not None:
+        sql = f"SELECT rowid >> {int(index.shift)}, count(*) FROM terms WHERE terms MATCH ? GROUP BY 1"
+        per = dict(index.db.execute(sql, (expr,)).fetchall())
+        return sum(per[f] for f in files(set(per) - gone))
     found = (
         size if size <= BUDGET and not within else _count(index, expr, whole=True)
     )  # `size`: counted up to BUDGET + 1
@@ -235,6 +258,49 @@ def _total(index: Index, expr: str, size: int, within: str | None, gone: set[int
     for f in gone:
         found -= int(index.db.execute(sql, (expr, f << index.shift, (f + 1) << index.shift)).fetchone()[0])
     return found
+
+
+def _files(index: Index, first: Stage) -> Callable[[set[int]], set[int]]:
+    """Those of some file ids whose path a layer's recall keeps lines of (`first.wanted`), each file asked once."""
+    known: dict[int, bool] = {}
+
+    def wanted(ids: set[int]) -> set[int]:
+        new = ids - known.keys()
+        if new:
+            names = index._names(new)
+            known.update((f, f in names and first.wanted(names[f])) for f in new)
+        return {f for f in ids if known[f]}
+
+    return wanted
+
+
+_LAYERS: dict[tuple[int, str, int, str], tuple[Held, int]] = {}
+KEEP_LAYERS = 8  # layers' slot bitsets a long-running process keeps (~30 KB each at 10k entities)
+
+
+def _layer(index: Index, held: Held, first: Stage) -> int:
+    """The held slots of the paths a layer's recall keeps lines of (`first.wanted`), as a bitset; kept per held
+    tree and slot count (an update changes the tree, a line added takes a new slot: a new key)."""
+    from memgit.kept import keep
+
+    layer = first.layer or ""
+    key = (id(held), held.tree, len(held.ids), layer)
+    found = _LAYERS.get(key)
+    if found is not None and found[0] is held:
+        return found[1]
+    names = index._names((), every=True)
+    files = {f for f, path in names.items() if first.wanted(path)}
+    shift, ids, built = held.shift, held.ids, held.built
+    flags = bytearray(b"0") * len(ids)  # a slot's digit: "1" when its line's file is kept
+    for f in files:  # the lines built are in row id order: a file's lines are a range of slots
+        lo = bisect_left(ids, f << shift, 0, built)
+        hi = bisect_left(ids, (f + 1) << shift, lo, built)
+        flags[lo:hi] = b"1" * (hi - lo)
+    for s in range(built, len(ids)):  # the lines added since, each in a slot of its own
+        if ids[s] >> shift in files:
+            flags[s] = ord("1")
+    bits = int(flags[::-1], 2) if flags else 0  # slot 0 the lowest bit
+    return keep(_LAYERS, key, (held, bits), KEEP_LAYERS)[1]
 
 
 def _chosen(

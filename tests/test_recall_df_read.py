@@ -6,6 +6,7 @@ index and a long-running process's bitsets, and the same as a brute-force count 
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -46,12 +47,16 @@ def german(vault: Path, monkeypatch: pytest.MonkeyPatch) -> Vault:
     return Vault(vault)
 
 
-def brute(v: Vault, question: str, brought: frozenset[tuple[str, int]] = frozenset()) -> dict[str, int]:
-    """Each term's count over the matching lines (an items.json's fact lines) the first stage did not keep, but those
-    in `brought`, as the ranking analyses a line: its terms, and a question word ending a longer one (compounds)."""
-    r = Recall(v, question, k=50, index=False)
+def brute(
+    v: Vault, question: str, brought: frozenset[tuple[str, int]] = frozenset(), layer: str | None = None
+) -> dict[str, int]:
+    """Each term's count over the matching lines (an items.json's fact lines; a `layer`'s alone) the first stage did
+    not keep, but those in `brought`, as the ranking analyses a line: its terms, and a question word ending a longer
+    one (compounds)."""
+    r = Recall(v, question, k=50, index=False, layer=layer)
     globs = ["!INDEX.md", "!*/INDEX.md", "!*/INDEX-*.md"]
-    matched = [line for line in grep_lines(v.root, r.pattern(), globs) if r._counted(line[0], line[2])]
+    counted = r._keep if layer else r._counted
+    matched = [line for line in grep_lines(v.root, r.pattern(), globs) if counted(line[0], line[2])]
     wanted = [m for m in matched if r._wanted(m[0])]
     kept, _ = recall_cut.cut_left(wanted, r._spec(), K)
     if len(kept) == len(wanted):
@@ -64,8 +69,8 @@ def brute(v: Vault, question: str, brought: frozenset[tuple[str, int]] = frozens
     return dict(found)
 
 
-def left(v: Vault, question: str, index: bool) -> dict[str, int]:
-    r = Recall(v, question, k=50, index=index)
+def left(v: Vault, question: str, index: bool, layer: str | None = None) -> dict[str, int]:
+    r = Recall(v, question, k=50, index=index, layer=layer)
     r.candidates()
     return r.left
 
@@ -109,3 +114,70 @@ def test_an_entitys_fact_line_l1_brings_along_counts_once(vault: Path, monkeypat
         brought = frozenset((d.path, d.line) for d in docs if d.tier == "index")
         assert len(brought) >= 3, brought  # L1 brought facts the first stage left out
         assert r.cut and r.left == brute(v, "evan channel team", brought), index
+
+
+def test_a_layers_recall_counts_the_lines_of_its_layer_left_out(german: Vault) -> None:
+    """Uncut, a --layer recall's df is over its layer's candidates: cut, the layer's lines left out count, no other
+    layer's (counted over every layer's, a word common elsewhere looked common in a layer where it is rare)."""
+    for n in range(12):  # another layer (journal) saying the same words
+        memgit_json("log", f"Budget review {n} mit dem Kurs am Montag", cwd=german.root)
+    (german.root / "contexts" / "more.md").write_text("Budget review, not committed\n", encoding="utf-8")  # work tree
+    for layer in ("context", "journal"):
+        expected = {q: brute(german, q, layer=layer) for q in QUESTIONS}
+        assert sum(1 for counts in expected.values() if counts) >= 3, layer  # cut, lines of the layer left out
+        assert {q: left(german, q, index=False, layer=layer) for q in QUESTIONS} == expected, layer
+        assert {q: left(german, q, index=True, layer=layer) for q in QUESTIONS} == expected, layer
+    recall_grep.warm(german)
+    recall_held.build(recall_index._OPEN[recall_index.folder(german)])
+    assert recall_index._OPEN[recall_index.folder(german)].held is not None
+    for layer in ("context", "journal"):
+        expected = {q: brute(german, q, layer=layer) for q in QUESTIONS}
+        assert {q: left(german, q, index=True, layer=layer) for q in QUESTIONS} == expected, layer
+
+
+def test_a_warm_process_counts_a_layers_lines_through_commits_edits_resets_and_another_process(
+    german: Vault,
+) -> None:
+    """A long-running process holds each layer's lines as a bitset (memgit/recall_stage.py `_layer`): it follows
+    this process's commits, work-tree edits, a reset and another process moving the index, and keeps at most
+    KEEP_LAYERS of them."""
+    from memgit import recall_stage
+    from tests.conftest import memgit as cli
+
+    root = german.root
+    for n in range(6):
+        memgit_json("log", f"Budget review {n} mit dem Kurs am Montag", cwd=root)
+    recall_grep.warm(german)
+    index = recall_index._OPEN[recall_index.folder(german)]
+    recall_held.build(index)
+
+    def agree(step: str) -> None:
+        assert index.held is not None, step
+        for layer in ("context", "journal"):
+            expected = {q: brute(german, q, layer=layer) for q in QUESTIONS[:3]}
+            assert {q: left(german, q, index=True, layer=layer) for q in QUESTIONS[:3]} == expected, (step, layer)
+
+    def commit() -> None:
+        git(root, "add", "-A")
+        git(root, "-c", "core.hooksPath=/dev/null", "commit", "-qm", "notes", "--no-verify")
+
+    agree("held")
+    (root / "contexts" / "budget.md").write_text("Budget review in Köln\n" * 5, encoding="utf-8")
+    commit()
+    agree("its own commit")
+    journal = sorted((root / "memory").glob("2*.md"))[-1]
+    journal.write_text(journal.read_text(encoding="utf-8") + "- 23:59 Budget review am Montag, late\n", "utf-8")
+    agree("a work-tree edit")
+    git(root, "checkout", "--", ".")
+    git(root, "reset", "-q", "--hard", "HEAD~1")
+    agree("a reset")
+    (root / "contexts" / "budget.md").write_text("Budget review Kurs\n" * 3, encoding="utf-8")
+    commit()
+    assert cli("recall", "budget", "--json", cwd=root, process=True).returncode in (0, 1)  # moves the index
+    agree("another process")
+    held = index.held
+    assert held is not None
+    first = recall_stage.Stage(re.compile("x"), [], 1, lambda p, t: True, lambda p: p.startswith("contexts/"))
+    for n in range(2 * recall_stage.KEEP_LAYERS):
+        recall_stage._layer(index, held, first._replace(layer=f"layer{n}"))
+    assert len(recall_stage._LAYERS) <= recall_stage.KEEP_LAYERS

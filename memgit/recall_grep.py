@@ -324,6 +324,8 @@ def warm(vault: Vault) -> None:
             from memgit import recall_rank
 
             recall_rank.warm(vault, list(index.names[1].values()))  # the front matter the ranking reads
+        from memgit import recall_link
         from memgit.recall_entities import warm as entities
 
         entities(vault)  # every entity kind's slugs by their words (L1)
+        recall_link.warm(vault)  # and by their first words (the ranking's entity linking)

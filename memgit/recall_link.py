@@ -10,6 +10,7 @@ from memgit.recall_prior import _trim
 from memgit.tokens import words as folded_words
 
 if TYPE_CHECKING:
+    from memgit.context import VaultContext as Vault
     from memgit.recall_docs import Doc
 
 ENTITY_WORDS = {"people": "person", "companies": "company", "projects": "project"}
@@ -89,10 +90,13 @@ def _names(
     """Entity linking's lookup: slug -> the word its kind adds, for each first word of a slug the most words a
     slug starting with it has (kept per listing: a long-running process links against the same entities; a question
     wanting another set of kinds only joins the kinds' kept parts), and what each text names (filled by `link`)."""
+    if len(wanted) == 1:  # one kind (most questions): its kept parts themselves, not copies
+        _kind, word, slugs = wanted[0]
+        return _named(slugs, word), _starts(slugs), {}
     names: dict[str, str] = {}
     starts: dict[str, int] = {}
     for _kind, word, slugs in wanted:
-        names.update(dict.fromkeys(slugs, word))
+        names.update(_named(slugs, word))
         more = _starts(slugs)
         if not starts:
             starts = dict(more)
@@ -104,8 +108,23 @@ def _names(
 
 
 @lru_cache(maxsize=8)
+def _named(slugs: tuple[str, ...], word: str) -> dict[str, str]:
+    """Each slug of one kind -> the word its kind adds (read it, never change it)."""
+    return dict.fromkeys(slugs, word)
+
+
+def warm(vault: Vault) -> None:
+    """The first words of each entity kind's slugs in the work tree, worked out now (a long-running process's
+    prewarm), not at the first question whose linking wants that kind."""
+    from memgit.recall_docs import subfolders
+
+    for kind in vault.config.entity_kinds:
+        _starts(subfolders(vault, None, kind))
+
+
+@lru_cache(maxsize=8)
 def _starts(slugs: tuple[str, ...]) -> dict[str, int]:
-    """For each first word of the slugs, the most words a slug starting with it has."""
+    """For each first word of the slugs, the most words a slug starting with it has (read it, never change it)."""
     starts: dict[str, int] = {}
     for slug in slugs:
         parts = slug.split("-")

@@ -275,3 +275,69 @@ def test_what_a_line_names_is_kept_per_listing_of_the_entities_and_bounded(
     assert linked(("gina",), ("pied-piper",), "companies") == ([("compani",), ()], [False, False])
     assert linked(("gina",), ("pied-piper",)) == ([("compani", "person"), ("person",)], [True, True])
     assert linked(("ortiz-gina",), ()) == ([(), ()], [False, False])
+
+
+def test_what_a_line_names_is_the_same_whichever_kinds_were_asked_for_before() -> None:
+    """What a text names is kept per set of wanted kinds, from each kind's kept parts (one kind: those parts
+    themselves): each set (in any order, a slug of two or three kinds, a first word whose slugs differ in length by
+    kind, an entity's own memory) links each text as the definition says, asked first or after the others."""
+    import itertools
+
+    from memgit import recall_link
+    from memgit.recall_docs import Doc
+    from memgit.recall_link import ENTITY_KINDS, PERSON
+
+    texts = [
+        "- 09:00 Call with Pied Piper and Gina Ortiz about Hooli",
+        "- 10:00 Hooli bought acme; Gina Ortiz moved to Acme Labs",
+        "- 11:00 nothing named here",
+        "- 12:00 the acme call",
+        "Gina Ortiz Consulting runs the acme rollout for Pied Piper Labs",
+    ]
+    paths = ["memory/2026-01-05.md", "companies/hooli/items.json", "people/gina-ortiz/items.json", "projects/acme/x"]
+    every = (
+        ("people", ("gina-ortiz", "gina", "acme")),
+        ("companies", ("pied-piper", "hooli", "acme-labs", "acme", "pied-piper-labs", "gina-ortiz-consulting")),
+        ("projects", ("acme", "hooli-rollout", "gina-x")),
+    )
+    kind_words = {"people": "person", "companies": "compani", "projects": "project"}
+    person = {"person", PERSON}
+
+    def docs() -> list[Doc]:
+        return [Doc(p, 1, t, "entity-items" if "/items" in p else "journal", "L1") for p in paths for t in texts]
+
+    def linked(wanted: tuple[tuple[str, str, tuple[str, ...]], ...]) -> list[tuple[tuple[str, ...], bool]]:
+        found, bags = docs(), [("x",)] * len(paths) * len(texts)
+        recall_link.link(found, bags, wanted, person, None)
+        return [(bag, bool(d.flags.get("names_person"))) for bag, d in zip(bags, found, strict=True)]
+
+    def defined(wanted: tuple[tuple[str, str, tuple[str, ...]], ...]) -> list[tuple[tuple[str, ...], bool]]:
+        names: dict[str, str] = {}  # a slug of two wanted kinds: the later kind's word
+        for _kind, word, slugs in wanted:
+            names.update(dict.fromkeys(slugs, word))
+        out = []
+        for d in docs():
+            w = words(d.text)
+            slugs = [g for i in range(len(w)) for j in range(i + 1, len(w) + 1) if (g := "-".join(w[i:j])) in names]
+            own = d.path.split("/")[1] if d.kind in ENTITY_KINDS else ""
+            kinds = {names[g] for g in slugs if g != own}
+            out.append((("x", *sorted(kinds - {PERSON})), bool(slugs) and not person.isdisjoint(kinds)))
+        return out
+
+    combos: list[tuple[tuple[str, str, tuple[str, ...]], ...]] = [
+        tuple((kind, kind_words[kind], slugs) for kind, slugs in chosen)
+        for n in (1, 2, 3)
+        for chosen in itertools.permutations(every, n)
+    ]
+    combos += [
+        (("people", PERSON, every[0][1]),),
+        (("projects", "project", every[2][1]), ("people", PERSON, every[0][1])),
+    ]
+    for parts in (recall_link._names, recall_link._named, recall_link._starts):
+        parts.cache_clear()
+    for _ in range(2):  # one after the other, sharing each kind's parts (and again: kept)
+        assert [linked(wanted) for wanted in combos] == [defined(wanted) for wanted in combos]
+    assert {bag for wanted in combos for bag, _person in defined(wanted)} >= {
+        ("x", "compani"),
+        ("x", "compani", "person"),
+    }

@@ -92,6 +92,8 @@ def analyze(text: str, languages: Sequence[str] = DEFAULT_LANGUAGES, verbs: bool
         return [(w, stem(w)) for w in _WORD.findall(low) if len(w) > 1 and w not in stop]
     out: list[tuple[str, str]] = []
     parts, is_cjk, _ = _cjk()
+    if any(c in SPLIT_BY_CASEFOLD for c in text):  # 'İstanbul' is one word, not 'i' + U+0307 + 'stanbul'
+        low = text.translate(_whole()).casefold()
     for word in _WORD.findall(low):
         for part in (word,) if word.isascii() else parts.findall(word):
             if is_cjk.match(part):
@@ -245,14 +247,30 @@ def _learn(
             known[w] = term
 
 
+# letters whose case folding is a letter and a combining mark ("İ": "i" + U+0307), which `_WORD` would split a word at
+SPLIT_BY_CASEFOLD = "İǰΐΰẖẗẘẙὐὒὔὖᾶᾷῆῇῒ\u1fd3ῖῗῢ\u1fe3ῤῦῧῶῷ"  # every such code point (tests/test_recall_scripts.py)
+
+
+@lru_cache(maxsize=1)
+def _whole() -> dict[int, str]:
+    return {ord(c): fold(c) for c in SPLIT_BY_CASEFOLD}
+
+
 @lru_cache(maxsize=1)
 def _variants() -> dict[str, str]:
-    """Every Latin letter that folds to a plain a-z letter, grouped by that letter."""
+    """Every Latin letter that folds to a plain a-z letter, grouped by that letter; and every Greek or Cyrillic letter
+    that folds to another letter of its script ('й' to 'и', 'ή' to 'η'), grouped by that one."""
     groups: dict[str, list[str]] = {}
     for cp in (*range(0xC0, 0x250), *range(0x1E00, 0x1F00)):
         c = chr(cp)
         f = fold(c)
-        if len(f) == 1 and "a" <= f <= "z" and c != f and c == c.lower():  # rg -i and re.I add the capitals
+        # rg -i and re.I add the capitals; but for "İ", whose lowercase is two characters
+        if len(f) == 1 and "a" <= f <= "z" and c != f and (c == c.lower() or len(c.lower()) > 1):
+            groups.setdefault(f, []).append(c)
+    for cp in (*range(0x370, 0x530), *range(0x1F00, 0x2000)):
+        c = chr(cp)
+        f = fold(c)
+        if len(f) == 1 and f.isalpha() and c != f and c == c.lower() and _WORD.fullmatch(c):
             groups.setdefault(f, []).append(c)
     return {k: "[" + k + "".join(sorted(set(v))) + "]" for k, v in groups.items()}
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import weakref
 from array import array
 from bisect import bisect_left
 from collections import Counter
@@ -274,7 +275,8 @@ def _files(index: Index, first: Stage) -> Callable[[set[int]], set[int]]:
     return wanted
 
 
-_LAYERS: dict[tuple[int, str, int, str], tuple[Held, int]] = {}
+# each held index's (a weak reference: a Held built again is freed, its tens of MB) layers' slots
+_LAYERS: dict[tuple[int, str, int, str], tuple[weakref.ref[Held], int]] = {}
 KEEP_LAYERS = 8  # layers' slot bitsets a long-running process keeps (~30 KB each at 10k entities)
 
 
@@ -286,7 +288,7 @@ def _layer(index: Index, held: Held, first: Stage) -> int:
     layer = first.layer or ""
     key = (id(held), held.tree, len(held.ids), layer)
     found = _LAYERS.get(key)
-    if found is not None and found[0] is held:
+    if found is not None and found[0]() is held:
         return found[1]
     names = index._names((), every=True)
     files = {f for f, path in names.items() if first.wanted(path)}
@@ -300,7 +302,7 @@ def _layer(index: Index, held: Held, first: Stage) -> int:
         if ids[s] >> shift in files:
             flags[s] = ord("1")
     bits = int(flags[::-1], 2) if flags else 0  # slot 0 the lowest bit
-    return keep(_LAYERS, key, (held, bits), KEEP_LAYERS)[1]
+    return keep(_LAYERS, key, (weakref.ref(held), bits), KEEP_LAYERS)[1]
 
 
 def _chosen(

@@ -76,7 +76,7 @@ def top(
             break
         bits = plain.get(sc, 0)
         if away:
-            bits &= ~away
+            bits ^= bits & away  # bits & ~away, without the negative ~away (memgit/recall_stage.py)
         extras: dict[int, list[int]] = {}
         for j in extra_at.get(sc, []):
             extras.setdefault(bucket_of[min(len(extra[j][2]), LONGEST - 1)], []).append(j)

@@ -141,13 +141,15 @@ def first_stage(index: Index, first: Stage) -> Kept | None:
                 continue
             own = _own(index, atoms[i] or [], i, first.reading)
             if own is None:  # every word the term is found by is read as it
-                plain.append((sets[i] & ~out).bit_count())
+                plain.append((sets[i] ^ (sets[i] & out)).bit_count())  # sets[i] & ~out, without ~out (below)
                 continue
             # the lines holding a word read as the term (a compound's: only those holding some term as a word)
             bits = held.term(index.db, [(w, False) for w in own]) if own else 0
             if whole is not None:
                 bits &= words
-            plain.append((bits & ~out).bit_count())
+            # bits & ~out, the same int, without making ~out: a negative int of every slot's bit, which `&` reads
+            # and writes in two's complement (~8x the time of `&` and `^` on two bitsets of the 10k vault's lines)
+            plain.append((bits ^ (bits & out)).bit_count())
         return Kept(lines, _left(plain, extra, extra_bits, lines, others, spec, first.reading or mask_of))
     length = _lengths(index, [r for r in tied if r >= 0])
     names = index._names({r >> shift for r in sure + tied if r >= 0})

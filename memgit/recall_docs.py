@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import time
@@ -277,10 +278,23 @@ _UNREAD = b"\0unread"  # not in _READ (None is: a path the tree does not hold)
 
 
 def read_work(vault: Vault, path: str) -> bytes | None:
-    target = vault.root / path
-    if target.is_symlink() or not target.is_file():
+    """A work-tree file's bytes; None for a link, a folder or a missing path. One lstat and a read, not pathlib's
+    lstat, stat and open (~40% of the time of a summary's read on the 10k vault: the ranking dates dozens a question)."""
+    where = os.path.join(vault.root, path)
+    try:
+        if not S_ISREG(os.lstat(where).st_mode):  # a link is not followed: no file of the vault
+            return None
+    except OSError as e:  # what pathlib's is_file takes for "no file" (another error is raised, as it raises it)
+        if e.errno not in _NO_FILE:
+            raise
         return None
-    return target.read_bytes()
+    except ValueError:  # a NUL in the name
+        return None
+    with open(where, "rb") as f:
+        return f.read()
+
+
+_NO_FILE = (errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP)
 
 
 def hidden(path: str) -> bool:

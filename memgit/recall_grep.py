@@ -119,7 +119,7 @@ def _lettered(c: str) -> bool:
 def _letters() -> re.Pattern[str]:
     from memgit.tokens import _variants
 
-    chars = string.ascii_lowercase + "".join(v[1:-1] for k, v in _variants().items() if k in string.ascii_lowercase)
+    chars = string.ascii_lowercase + "".join(v[1:-1] for v in _variants().values())
     return re.compile("[" + "".join(map(re.escape, sorted(set(chars)))) + "]", re.IGNORECASE)
 
 

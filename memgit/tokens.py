@@ -92,7 +92,7 @@ def analyze(text: str, languages: Sequence[str] = DEFAULT_LANGUAGES, verbs: bool
         return [(w, stem(w)) for w in _WORD.findall(low) if len(w) > 1 and w not in stop]
     out: list[tuple[str, str]] = []
     parts, is_cjk, _ = _cjk()
-    if any(c in SPLIT_BY_CASEFOLD for c in text):  # 'İstanbul' is one word, not 'i' + U+0307 + 'stanbul'
+    if _split().search(text):  # 'İstanbul' is one word, not 'i' + U+0307 + 'stanbul'
         low = text.translate(_whole()).casefold()
     for word in _WORD.findall(low):
         for part in (word,) if word.isascii() else parts.findall(word):
@@ -257,9 +257,13 @@ def _whole() -> dict[int, str]:
 
 
 @lru_cache(maxsize=1)
+def _split() -> re.Pattern[str]:
+    return re.compile(f"[{SPLIT_BY_CASEFOLD}]")
+
+
+@lru_cache(maxsize=1)
 def _variants() -> dict[str, str]:
-    """Every Latin letter that folds to a plain a-z letter, grouped by that letter; and every Greek or Cyrillic letter
-    that folds to another letter of its script ('й' to 'и', 'ή' to 'η'), grouped by that one."""
+    """Every Latin letter that folds to a plain a-z letter, grouped by that letter."""
     groups: dict[str, list[str]] = {}
     for cp in (*range(0xC0, 0x250), *range(0x1E00, 0x1F00)):
         c = chr(cp)
@@ -267,12 +271,26 @@ def _variants() -> dict[str, str]:
         # rg -i and re.I add the capitals; but for "İ", whose lowercase is two characters
         if len(f) == 1 and "a" <= f <= "z" and c != f and (c == c.lower() or len(c.lower()) > 1):
             groups.setdefault(f, []).append(c)
+    return {k: "[" + k + "".join(sorted(set(v))) + "]" for k, v in groups.items()}
+
+
+@lru_cache(maxsize=1)
+def _scripts() -> dict[str, str]:
+    """Every Greek or Cyrillic letter that folds to another letter of its script ('й' to 'и', 'ή' to 'η'), grouped by
+    that one; worked out (~5 ms) only for a question whose folded prefix holds a letter that is not ASCII."""
+    groups: dict[str, list[str]] = {}
     for cp in (*range(0x370, 0x530), *range(0x1F00, 0x2000)):
         c = chr(cp)
         f = fold(c)
         if len(f) == 1 and f.isalpha() and c != f and c == c.lower() and _WORD.fullmatch(c):
             groups.setdefault(f, []).append(c)
     return {k: "[" + k + "".join(sorted(set(v))) + "]" for k, v in groups.items()}
+
+
+def _letter(c: str, variants: dict[str, str]) -> str:
+    """A folded prefix's letter as its regex: the class of what folds to it, else itself."""
+    found = variants.get(c) or (None if c.isascii() else _scripts().get(c))
+    return found or re.escape(c)
 
 
 def alternatives(pairs: Iterable[tuple[str, str]]) -> list[tuple[str, bool]]:
@@ -315,7 +333,7 @@ def pattern_sources(pairs: Iterable[tuple[str, str]]) -> list[tuple[str, bool, s
     over every code point), and on ASCII text exactly where `ascii_source` of it matches."""
     variants = _variants()
     return [
-        (text, cjk, re.escape(text) if cjk else r"\b" + "".join(variants.get(c, re.escape(c)) for c in text))
+        (text, cjk, re.escape(text) if cjk else r"\b" + "".join(_letter(c, variants) for c in text))
         for text, cjk in alternatives(pairs)
     ]
 

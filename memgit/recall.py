@@ -29,7 +29,7 @@ from memgit.recall_docs import (
 from memgit.recall_prior import open_windows
 from memgit.recall_rank import COMPOUNDING, TUNING, Ranking, _day, _true_at
 from memgit.recall_time import window
-from memgit.tokens import alternatives, analyze, fold, pattern
+from memgit.tokens import alternatives, analyze, fold, line_words, pattern
 
 if TYPE_CHECKING:
     from memgit import recall_index
@@ -328,9 +328,18 @@ class Recall(Ranking):
     def _brought(self, path: str, line: int, raw: str) -> None:
         """An entity's fact line L1 brings along (`raw`: its line in items.json) that the first stage left out was
         counted in `left`; as a candidate the ranking counts it again: it counts once."""
-        if (path, line) in self._kept or self._rx is None or not self._rx.search(raw):
-            return  # let through (counted as a candidate only), or no matching line (never in `left`)
-        bits = self._read().mask(raw)
+        if (path, line) in self._kept:
+            return  # let through: counted as a candidate only
+        reading = self._read()
+        words = line_words(raw)
+        bits = reading.of(words)
+        if not bits:
+            return  # it counts for no term
+        if raw.isascii() and "_" not in raw:  # a word starting with a prefix: where the pattern matches
+            if not reading.matches(words):
+                return  # no matching line: never in `left`
+        elif self._rx is None or not self._rx.search(raw):
+            return
         for i, t in enumerate(self._spec()):
             if bits >> i & 1 and t.term in self.left:
                 self.left[t.term] -= 1
@@ -395,8 +404,15 @@ class Recall(Ranking):
                     for fact in stored_docs(path, kind, "index", known):
                         if (path, fact.line) not in docs:
                             docs[(path, fact.line)] = fact
-                            if brought is not None:  # a stored file is canonical: its line, but for escapes
-                                brought(path, fact.line, '    "fact": ' + json.dumps(fact.text, ensure_ascii=False))
+                            if brought is not None:  # a stored file is canonical: its line is this
+                                text = fact.text
+                                plain = '"' not in text and "\\" not in text and text.isprintable()
+                                brought(
+                                    path,
+                                    fact.line,
+                                    '    "fact": '
+                                    + ('"' + text + '"' if plain else json.dumps(text, ensure_ascii=False)),
+                                )
                     continue
                 for n, *_fields in known:
                     doc = to_doc(self.vault, Match(path, n, "", (), ()), kind, "index", found_spec)

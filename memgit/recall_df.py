@@ -35,6 +35,7 @@ class Reading:
         self.setting = setting
         self.heads = frozenset(heads)
         self.memo: dict[str, int] = {}
+        self.found: dict[str, bool] = {}  # a word -> whether the first stage finds a term by it as a word of its own
 
     def bits(self, word: str) -> int:
         """The terms (bit i for spec[i]) the first stage finds by this word and the ranking reads it as."""
@@ -44,12 +45,11 @@ class Reading:
         found = 0
         read: set[str] | None = None
         heads = self.heads
+        whole = False
         for i, t in enumerate(self.spec):
-            if not (
-                word in t.exact
-                or (t.prefixes and word.startswith(t.prefixes))
-                or (t.inner and word.find(t.inner, 3) >= 0)
-            ):
+            if word in t.exact or (t.prefixes and word.startswith(t.prefixes)):
+                whole = True
+            elif not (t.inner and word.find(t.inner, 3) >= 0):
                 continue
             if read is None:
                 read = set(terms(word, *self.setting))
@@ -59,6 +59,7 @@ class Reading:
             ):
                 found |= 1 << i
         self.memo[word] = found
+        self.found[word] = whole
         return found
 
     def mask(self, text: str) -> int:
@@ -72,6 +73,11 @@ class Reading:
         for w in words:
             out |= bits(w)
         return out
+
+    def matches(self, words: Iterable[str]) -> bool:
+        """Whether a plain line (ASCII, no "_": memgit/recall_grep.py `shown`) of these words is one the first stage
+        matches: a word starts with a term's prefix (or is a CJK term). Asked after `of` the same words."""
+        return any(map(self.found.__getitem__, words))
 
     def words(self, i: int, words: Iterable[str]) -> list[str]:
         """Those of `words` that count for spec[i]."""

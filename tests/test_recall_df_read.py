@@ -104,8 +104,10 @@ def test_an_entitys_fact_line_l1_brings_along_counts_once(vault: Path, monkeypat
     (vault / "contexts" / "notes.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     git(vault, "add", "-A")
     git(vault, "commit", "-qm", "notes", "--no-verify")
-    for n in range(6):
-        memgit_json("fact", "add", "people/evan", f"Channel choice {n} of the team", "--category", "status", cwd=vault)
+    facts = [f"Channel choice {n} of the team" for n in range(6)]
+    facts += ['Channel "quoted" choice\\ of the team', "Channel Zürich_office choice of the team"]  # escaped, odd
+    for fact in facts:
+        memgit_json("fact", "add", "people/evan", fact, "--category", "status", cwd=vault)
     monkeypatch.setattr(memgit.recall, "CANDIDATES", K)
     v = Vault(vault)
     for index in (False, True):

@@ -331,6 +331,8 @@ class Recall(Ranking):
         if (path, line) in self._kept:
             return  # let through: counted as a candidate only
         reading = self._read()
+        if not reading.could(raw):
+            return  # it counts for no term
         words = line_words(raw)
         bits = reading.of(words)
         if not bits:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from memgit.tokens import line_words, terms
+from memgit.tokens import fold, line_words, terms
 
 if TYPE_CHECKING:
     from memgit.recall_cut import Term
@@ -36,6 +36,11 @@ class Reading:
         self.heads = frozenset(heads)
         self.memo: dict[str, int] = {}
         self.found: dict[str, bool] = {}  # a word -> whether the first stage finds a term by it as a word of its own
+        # what a word the first stage finds a term by holds: a prefix, a CJK term, a compound head
+        self.needles = sorted({n for t in self.spec for n in (*t.prefixes, *t.exact, t.inner) if n})
+        self.starts = tuple(sorted({p for t in self.spec for p in t.prefixes}))  # every term's prefixes
+        self.exact = frozenset(e for t in self.spec for e in t.exact)
+        self.inner = tuple(sorted({t.inner for t in self.spec if t.inner}))
 
     def bits(self, word: str) -> int:
         """The terms (bit i for spec[i]) the first stage finds by this word and the ranking reads it as."""
@@ -43,6 +48,9 @@ class Reading:
         if found is not None:
             return found
         found = 0
+        if not (word.startswith(self.starts) or word in self.exact or any(word.find(h, 3) >= 0 for h in self.inner)):
+            self.memo[word], self.found[word] = 0, False  # no term is found by it (most words)
+            return 0
         read: set[str] | None = None
         heads = self.heads
         whole = False
@@ -61,6 +69,15 @@ class Reading:
         self.memo[word] = found
         self.found[word] = whole
         return found
+
+    def could(self, text: str) -> bool:
+        """Whether a line may count for a term at all (its folded text holds a prefix, a CJK term or a compound head:
+        no word of it can hold one otherwise), asked before its words are read."""
+        if text.isascii():
+            low = text.lower()
+            return any(n in low for n in self.needles)
+        low, folded = text.casefold(), fold(text)  # a CJK run's words are the casefolded text's, others the folded
+        return any(n in folded or n in low for n in self.needles)
 
     def mask(self, text: str) -> int:
         """The terms a line counts for."""

@@ -175,8 +175,12 @@ def first_stage(index: Index, first: Stage) -> Kept | None:
     kept = held_by(Counter(bits_of[r] for r in chosen if r >= 0), len(spec))
     owns = [_own(index, atoms[i] or [], i, first.reading) if exprs[i] else None for i in range(len(spec))]
     read: tuple[int, ...] = ()  # how many kept rows hold a word read as each term
-    if first.reading is not None and any(own is not None for own in owns):
-        read = held_by(Counter(first.reading.mask(texts[r]) for r in chosen if r >= 0), len(spec))
+    differ = sum(1 << i for i, own in enumerate(owns) if own is not None)  # the terms counted by their own words
+    if first.reading is not None and differ:  # only a kept row holding one of them (as the first stage finds it)
+        read_mask = first.reading.mask
+        read = held_by(
+            Counter(read_mask(texts[r]) & differ for r in chosen if r >= 0 and bits_of[r] & differ), len(spec)
+        )
     files = _files(index, first) if first.layer is not None else None  # a layer's recall: its paths' rows only
     rows: tuple[int, ...] = ()
     if every_row:

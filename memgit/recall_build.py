@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memgit import recall_facts
+from memgit.plain import plain_line
 from memgit.tokens import line_words
 
 if TYPE_CHECKING:
@@ -25,7 +26,9 @@ if TYPE_CHECKING:
     from memgit.recall_index import Index
 
 
-VERSION = "6"  # 6: `tails`, the vocabulary's words by the trigrams from their 4th letter on (compound heads)
+# 6: `tails`, the vocabulary's words by the trigrams from their 4th letter on (compound heads); 7: plain lines may hold
+# accented Latin letters, CJK letters and punctuation (memgit/plain.py)
+VERSION = "7"
 SHIFT = 24  # a line's row id: file id << SHIFT | line number
 # memgit/rg.py runs rg with --max-columns 4096 and --stats: a line longer than that (its newline counted) comes
 # back as "[Omitted long line with N matches]"
@@ -54,8 +57,9 @@ TAILS = (
     if sqlite3.sqlite_version_info >= (3, 34)
     else ()
 )
-# `terms` holds the plain lines (ASCII without "_", shorter than MAX_COLUMNS // 4), where a prefix of a word is exactly
-# what recall's pattern matches and the text is what rg shows; `oddterms` the others (the pattern decides on their
+# `terms` holds the plain lines (memgit/plain.py: shorter than MAX_COLUMNS // 4, no "_", ASCII and the characters whose
+# words are what the pattern sees), where a prefix of a word is exactly what recall's pattern matches and the text is
+# what rg shows; `oddterms` the others (the pattern decides on their
 # text). `vocab`: every word ever indexed (a superset: a prefix is asked for as the words it starts). `tails`: each
 # vocabulary word of 6+ letters by the trigrams of its part from the 4th letter on, filled by a build and then by the
 # trigger as a word enters `vocab` (a compounding language's question word is looked for there: "kurs" inside
@@ -106,7 +110,7 @@ def _size(data: bytes) -> int:
 
 def _odd(text: str) -> bool:
     """A line whose words may differ from what recall's pattern matches, or which rg may show as omitted."""
-    return not (text.isascii() and "_" not in text) or len(text) >= MAX_COLUMNS // 4
+    return not plain_line(text)
 
 
 class _Rebuild(Exception):

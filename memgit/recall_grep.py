@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memgit import recall_build, recall_index, recall_status
+from memgit.plain import plain_line
 from memgit.recall_build import MAX_COLUMNS, searched_by_rg
 from memgit.recall_index import Found, Unusable
 from memgit.recall_status import Status
@@ -197,12 +198,12 @@ def shown(
     rx: re.Pattern[str] | LazyPattern, rows: list[tuple[str, int, str]], skip: Container[str] = frozenset()
 ) -> list[tuple[str, int, str]]:
     """The index's rows (those of paths not in `skip`) that rg with `rx` shows, as it shows them."""
-    # an ASCII line without "_" holds a word starting with a prefix exactly where the pattern matches
-    # (a word start there); other lines may differ ("foo_zurich", "Straße"): the pattern decides, as in rg
+    # an ASCII line without "_" (a plain line: memgit/plain.py) holds a word starting with a prefix exactly where the
+    # pattern matches (a word start there); other lines may differ ("foo_zurich", "Straße"): the pattern decides, as in rg
     return [
         (p, n, t if len(t) < MAX_COLUMNS // 4 else recall_index._long(rx, t, len(t.encode()) + 1))
         for p, n, t in rows
-        if p not in skip and ((t.isascii() and "_" not in t) or rx.search(t))
+        if p not in skip and ((t.isascii() and "_" not in t) or plain_line(t) or rx.search(t))
     ]
 
 

@@ -1,6 +1,6 @@
 """What recall's first stage (memgit/recall_stage.py) reads of every plain line of the recall index, held in memory by
 a long-running process (the MCP server) after its prewarm: each line's slot (a bit position), length, journal entry
-hash and text (~11.5 MB at 10k entities: the lines that go on need no look-up in the database), and the lines of the
+hash and text (UTF-8, ~11.5 MB at 10k entities: the lines that go on need no look-up in the database), and the lines of the
 common words as bitsets (a Python int, a bit per slot: `&`, `|` and `bit_count()`
 are C loops over ~30 KB on the 10k-entity vault), the rarer words on HOLD_SLOTS lines or more as their slots (~2.5 MB
 at 10k entities); the rarest words' lines (and a prefix's) are read from FTS5 when asked for.
@@ -22,6 +22,8 @@ from collections.abc import Collection, Iterable
 from itertools import accumulate
 from typing import TYPE_CHECKING
 
+from memgit.plain import LONGEST as LONGEST  # a plain line is shorter (memgit/recall_bits.py reads it here)
+
 if TYPE_CHECKING:
     from memgit.recall_index import Index
     from memgit.recall_terms import Terms
@@ -35,7 +37,6 @@ KEEP_TERMS = 64  # terms' bitsets a long-running process keeps (common words rec
 REBUILD = 0.1  # new slots past this share of the built ones: built again
 CATCH_UP = 200  # files another process changed read again in a recall (~0.5 ms each); past it, built again
 BUCKETS = 64  # the lines are held by length in this many bitsets (the tie-break reads the shortest first)
-LONGEST = 1024  # a plain line is shorter (memgit/recall_index.py _odd)
 NO_ENTRY = -1  # said[slot] of a line that is no journal entry (hash() never returns -1)
 
 
@@ -76,13 +77,18 @@ class Held:
             f"SELECT id, text, CASE WHEN text GLOB '{ENTRY_GLOB}' THEN substr(text, 9) END FROM lines ORDER BY id"
         ):
             if s < self.built and ids[s] == r:
-                length[s] = len(text)  # a plain line is ASCII: its length is SQLite's
+                length[s] = len(text)  # in characters, as SQLite's length() (memgit/recall_stage.py _lengths)
                 texts.append(text)
                 if said is not None:
                     said_of[s] = hash(said)
                 s += 1
-        self.texts = "".join(texts)  # the built slots' texts end to end, slot s's from offsets[s] to offsets[s + 1]
-        self.offsets = array("q", accumulate(self.length, initial=0))
+        # the built slots' texts end to end in UTF-8, slot s's from offsets[s] to offsets[s + 1] (a str holding one CJK
+        # character takes 2 bytes a character, one emoji 4: UTF-8 takes 1 for the ASCII ones, 3 for a CJK one)
+        joined = "".join(texts)
+        self.texts = joined.encode()
+        sizes = self.length if len(self.texts) == len(joined) else map(len, map(str.encode, texts))
+        self.offsets = array("q", accumulate(sizes, initial=0))
+        del joined
         self.more: dict[int, str] = {}  # the text of each slot added since it was built
         del texts
         self.alive = (1 << self.built) - 1
@@ -125,7 +131,7 @@ class Held:
     def text_of(self, slots: Iterable[int]) -> list[str]:
         """The slots' texts."""
         texts, at, built, more = self.texts, self.offsets, self.built, self.more
-        return [texts[at[s] : at[s + 1]] if s < built else more[s] for s in slots]
+        return [texts[at[s] : at[s + 1]].decode() if s < built else more[s] for s in slots]
 
     def slot(self, r: int) -> int:
         """A current plain row's slot (-1 for another row)."""

@@ -110,8 +110,13 @@ class Index:
         term: that character or bigram) and the bytes of the indexed files. The index is first brought to `tree`
         (re-indexing only the blobs a tree diff names); the stamp check, the update and the query share one
         transaction, so what is read is `tree`'s. With `first`, when more lines match than it keeps: the lines that go
-        on (the work tree's among them) instead."""
+        on (the work tree's among them) instead. Raises Unusable for a question whose alternatives the plain lines'
+        words cannot answer (memgit/plain.py `plain_question`): rg answers it."""
+        from memgit.plain import plain_question
         from memgit.recall_stage import first_stage
+
+        if not plain_question(alternatives):
+            raise Unusable("a question in compatibility forms: its pattern decides every line")
 
         with self.lock:
             self.db.execute("BEGIN")

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from memgit.recall_lines import TIME
 from memgit.recall_lines import said as said_text
-from memgit.tokens import END, terms_end_to_end
+from memgit.tokens import END, terms, terms_end_to_end, terms_end_to_end_any
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -34,8 +34,9 @@ Analysis = tuple[Setting, tuple[str, ...], int]  # as recall_rank keeps a text's
 CHUNK = 4096  # lines analysed together (a chunk's words are made at once: ~1 MB, not the whole vault's)
 NONE, LINE = -1, 0  # a line's key: none (offered nothing), the line stripped; else its fact, cut this much at the end
 _FACT = '"fact": "'
-_FACT_COMMA = re.compile(r'"fact": "[ !#-\[\]-~]*",\Z')  # an items.json fact line: ASCII, no quote, no escape
-_FACT_END = re.compile(r'"fact": "[ !#-\[\]-~]*"\Z')  # ... its last field
+# an items.json fact line: no quote, no escape, no control character in its fact (the JSON string is the fact)
+_FACT_COMMA = re.compile(r'"fact": "[ !#-\[\]-~\x80-\U0010ffff]*",\Z')
+_FACT_END = re.compile(r'"fact": "[ !#-\[\]-~\x80-\U0010ffff]*"\Z')  # ... its last field
 _META = re.compile(r"\[|\(source: |\(verbatim: ")  # a line that may hold more than a time (recall_rank: said)
 
 
@@ -52,15 +53,16 @@ class Terms:
         self.said = array("i")  # how many terms a line says as a journal entry
         self.key = array("b")  # what a line offers its terms under: NONE, LINE, or a fact cut this much at the end
         known: dict[str, str] = {}  # the words' terms, for all chunks (then dropped)
+        words: dict[str, tuple[str, ...]] = {}  # ... those of the lines not in ASCII
         for lo in range(0, self.built, CHUNK):
             texts = list(map(str.strip, held.text_of(range(lo, min(lo + CHUNK, self.built)))))
-            flat, n, said, key = _analysed(texts, setting, known)
+            flat, n, said, key = _analysed(texts, setting, known, words)
             parts.append(flat)
             counts += n
             self.said.extend(said)
             self.key.extend(key)
-        fact = known.get("fact")
-        if fact != "fact":  # a fact's line has the term "fact" first, its fact the rest
+        found = terms_end_to_end(["fact"], *setting, known=known)
+        if found is None or found[0][:1] != ("fact",):  # a fact's line has the term "fact" first, its fact the rest
             self.key = array("b", [NONE if k > 0 else k for k in self.key])
         # each term made again as a new str object, together: the learnt ones lie among the chunks' words, whose
         # memory they would keep (~15 MB at 10k entities)
@@ -125,18 +127,17 @@ class Terms:
 
 
 def _analysed(
-    texts: list[str], setting: Setting, known: dict[str, str]
+    texts: list[str], setting: Setting, known: dict[str, str], words: dict[str, tuple[str, ...]] | None = None
 ) -> tuple[tuple[str, ...], list[int], list[int], list[int]]:
     """The stripped lines' terms end to end (each line's followed by tokens.END), how many each has, how many it says
-    as a journal entry, and its key (NONE for a line not one line of ASCII: the ranking analyses it)."""
+    as a journal entry, and its key (NONE for a line the ranking would analyse otherwise: it analyses it itself)."""
+    words = {} if words is None else words
     done = terms_end_to_end(texts, *setting, known=known)
-    if done is None:  # one at a time: a text not one line of ASCII is left to the ranking
-        parts = [terms_end_to_end([t], *setting, known=known) if t.isascii() else None for t in texts]
-        flat = tuple(chain.from_iterable(p[0] if p is not None else (END,) for p in parts))
-        counts = [p[1][0] if p is not None else 0 for p in parts]
-        key = [LINE if p is not None else NONE for p in parts]
+    if done is None:  # not all ASCII: those that are together, the others as the ranking reads them
+        flat, counts = _each(texts, setting, words)
     else:
-        (flat, counts), key = done, [LINE] * len(texts)
+        flat, counts = done
+    key = [LINE] * len(texts)
     # each line's key and how many terms it says as a journal entry (recall_rank.Ranking._said), worked out by C
     # loops over the lines: an items.json line `"fact": "...",` offers its fact (no escape, no quote in it: the JSON
     # string is the fact); a journal line's time (ASCII: two terms), kind marker and source are not said
@@ -148,14 +149,25 @@ def _analysed(
     starts = list(accumulate(map((1).__add__, map(len, texts)), initial=0))
     meta = sorted({bisect_right(starts, m.start()) - 1 for m in _META.finditer(joined)})
     if meta:
-        told = terms_end_to_end([said_text(texts[i]) for i in meta], *setting, known=known)
-        if told is None:
-            for i in meta:
+        told = [said_text(texts[i]) for i in meta]
+        some = terms_end_to_end(told, *setting, known=known) or _each(told, setting, words)
+        for i, n in zip(meta, some[1], strict=True):
+            said[i] = n
+    if done is None:  # a time in other digits: the ranking counts its terms itself (never in a plain line)
+        for i, text in enumerate(texts):
+            if not text.isascii() and (m := TIME.match(text)) is not None and not m.group().isascii():
                 key[i] = NONE
-        else:
-            for i, n in zip(meta, told[1], strict=True):
-                said[i] = n
     return flat, counts, said, key
+
+
+def _each(texts: list[str], setting: Setting, words: dict[str, tuple[str, ...]]) -> tuple[tuple[str, ...], list[int]]:
+    """`terms_end_to_end` of texts some of which are not ASCII, as the ranking analyses them (memgit/tokens.py
+    `terms_end_to_end_any`: the same terms as `terms`, each word's worked out once in `words`)."""
+    done = terms_end_to_end_any(texts, *setting, known=words)
+    if done is not None:
+        return done
+    found = [tuple(terms(t, *setting)) for t in texts]  # a text of more lines (never a held line)
+    return tuple(chain.from_iterable((*f, END) for f in found)), list(map(len, found))
 
 
 def hold(held: Held, setting: Setting) -> None:

@@ -7,11 +7,12 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
-from itertools import islice, repeat
+from itertools import chain, islice, repeat
 from operator import is_
 
 DEFAULT_LANGUAGES = ("english",)
 _WORD = re.compile(r"[^\W_]+")
+_WORD_OR_END = re.compile(r"[^\W_]+|\n")  # ... and each newline: texts joined by it
 # ASCII text's words without a regex: every byte but a-z and 0-9 a space (on casefolded ASCII text, `_WORD`'s
 # words are the runs of a-z and 0-9: the same list, three times faster)
 _SPACES = bytes(c if 48 <= c <= 57 or 97 <= c <= 122 else 32 for c in range(256))
@@ -142,6 +143,40 @@ def terms(text: str, languages: Sequence[str] = DEFAULT_LANGUAGES, verbs: bool =
         except KeyError:  # a word met for the first time
             _learn(known, words, langs, verbs)
     return [t for _, t in analyze(text, langs, verbs)]  # a word without a term to keep (or another thread cleared)
+
+
+def terms_end_to_end_any(
+    texts: Sequence[str],
+    languages: Sequence[str] = DEFAULT_LANGUAGES,
+    verbs: bool = True,
+    known: dict[str, tuple[str, ...]] | None = None,
+) -> tuple[tuple[str, ...], list[int]] | None:
+    """`terms_end_to_end` of one-line texts in any script (a long-running process's held lines that are not ASCII,
+    memgit/recall_terms.py): `analyze` gives a text's words' terms end to end, each word's from the word alone, so
+    the words of all of them are found in one C call and each word's terms worked out once, in `known` (the
+    caller's: a word -> its terms, one tuple wherever it is). None when a text is not one line."""
+    langs = tuple(languages) or DEFAULT_LANGUAGES
+    if not texts:
+        return (), []
+    joined = "\n".join(texts)
+    if joined.count("\n") != len(texts) - 1:
+        return None
+    if not set(joined).isdisjoint(SPLIT_BY_CASEFOLD):  # as `analyze` reads them: 'İstanbul' one word
+        joined = joined.translate(_whole())
+    words = _WORD_OR_END.findall(joined.casefold())
+    words.append("\n")
+    if known is None:
+        known = {}
+    known["\n"] = (END,)
+    get = known.__getitem__
+    try:
+        found = tuple(chain.from_iterable(map(get, words)))
+    except KeyError:  # words met for the first time
+        for word in set(words).difference(known):
+            known[word] = tuple(t for _, t in analyze(word, langs, verbs))
+        found = tuple(chain.from_iterable(map(get, words)))
+    ends = bytes(map(is_, found, repeat(END)))  # 1 at each text's end
+    return found, list(map(len, ends.split(b"\x01")))[:-1]
 
 
 def words_and_terms(

@@ -83,6 +83,11 @@ def analysed(warm: Vault, monkeypatch: pytest.MonkeyPatch) -> Vault:  # noqa: F8
     memgit_json("fact", "add", "companies/acme", 'Says "zurich company" note', "--category", "status", cwd=warm.root)
     memgit_json("fact", "add", "people/sarah", "Zurich company note lead", "--category", "status", cwd=warm.root)
     (warm.root / "contexts" / "spaced.md").write_text("   zurich company note, indented   \n", encoding="utf-8")
+    # plain lines that are not ASCII (memgit/plain.py): accented letters, CJK, a source and a kind marker
+    memgit_json("log", "Zürich vendor décidé, the company note 東京で会議", "--kind", "decision", cwd=warm.root)
+    memgit_json("log", "Zürich company note said by Hélène", "--source", "call with Hélène", cwd=warm.root)
+    memgit_json("fact", "add", "people/helene", "Zürich company note « lead »", "--category", "status", cwd=warm.root)
+    (warm.root / "contexts" / "accents.md").write_text("Zürich company note — Zoë, 東京\n", encoding="utf-8")
     commit(warm.root)
     recall_index._OPEN[recall_index.folder(warm)].held = None
     recall_held.build(recall_index._OPEN[recall_index.folder(warm)])  # held again, without an analysis
@@ -98,6 +103,9 @@ def test_the_held_analysis_is_the_rankings_own(analysed: Vault, monkeypatch: pyt
     assert found.analysis.setting == (("english",), True)
     assert check(analysed) > 20
     assert {recall_terms.LINE, 2} <= set(found.analysis.key)  # lines, and facts that offer their fact (cut 2)
+    slots = found.positions(found.alive)
+    keys, _ = found.analysis.offer(slots, found.text_of(slots), lambda _text: None)
+    assert sum(not key.isascii() for key in keys) >= 4  # the accented and CJK lines, the accented fact's own text
     assert agree(analysed, monkeypatch) > 20
 
 
@@ -206,6 +214,20 @@ def test_terms_end_to_end_are_each_texts_terms(texts: list[str]) -> None:
             assert list(flat[at : at + n]) == tokens.terms(text, languages, True)
             assert flat[at + n] == tokens.END
             at += n + 1
+
+
+@given(
+    st.lists(st.text(alphabet="abc XYZ019.-:'[]é\tzürichÆßİ東京でて会議ｶﾒ_\u0301ǅ", max_size=30), max_size=12),
+    st.sampled_from([("english",), ("french", "english"), ("german", "english")]),
+)
+def test_terms_end_to_end_of_texts_in_any_script_are_each_texts_terms(
+    texts: list[str], languages: tuple[str, ...]
+) -> None:
+    for verbs in (True, False):
+        each = [tokens.terms(t, languages, verbs) for t in texts]
+        found = tokens.terms_end_to_end_any(texts, languages, verbs, {})
+        assert found == (tuple(t for ts in each for t in (*ts, tokens.END)), list(map(len, each)))
+    assert tokens.terms_end_to_end_any(["a\nb"]) is None
 
 
 def test_terms_end_to_end_of_a_word_without_a_term_to_keep(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,0 +1,308 @@
+"""Plain lines (memgit/plain.py): a line of ASCII and the characters of PLAIN holds a word starting with a prefix (a
+CJK term: as one of its words) exactly where recall's pattern matches it, in Python's re with IGNORECASE and in rg
+--ignore-case; the list is what its rules give over every code point, checked against rg; and recall through rg,
+through the index's FTS5 rows and through a long-running process's held lines gives the same answers, scores and
+counts on accented, Japanese and mixed notes."""
+
+from __future__ import annotations
+
+import random
+import re
+import subprocess
+import unicodedata
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+
+from memgit import plain, recall_build, recall_grep, recall_held, recall_index
+from memgit.api import Vault
+from memgit.plain import PLAIN, plain_line, plain_question
+from memgit.recall import Recall, recall
+from memgit.rg import rg_path
+from memgit.tokens import _CJK, _letter, _variants, alternatives, analyze, fold, line_words, pattern_sources
+from tests.conftest import git, memgit_json
+
+WORD = re.compile(r"\w")
+CJK = re.compile(f"[{_CJK}]")
+DIGITS = "abcdefghijklmnopqrstuvwxyz0123456789"
+
+
+def _listed() -> set[str]:
+    found: set[str] = set()
+    for token in PLAIN.split():
+        a, _, b = token.partition("-")
+        found.update(map(chr, range(int(a, 16), int(b or a, 16) + 1)))
+    return found
+
+
+@lru_cache(maxsize=1)
+def _classes() -> dict[str, re.Pattern[str]]:
+    variants = _variants()
+    return {x: re.compile(variants.get(x, re.escape(x)), re.I) for x in DIGITS}
+
+
+def _images() -> list[str]:
+    """Every character a question's prefix may hold but a-z, 0-9 and CJK letters: those of the fold of a character
+    some word holds."""
+    found: set[str] = set()
+    for u in range(0x110000):
+        if not 0xD800 <= u < 0xE000 and WORD.search(chr(u).casefold()):
+            found.update(fold(chr(u)))
+    return sorted(z for z in found if z not in DIGITS and not CJK.match(z))
+
+
+def _candidates(images: list[str]) -> list[str]:
+    """memgit/plain.py's rules on Python's side, over every code point (rg's side: `_rg_disagrees`)."""
+    classes = _classes()
+    out = []
+    for u in range(0x80, 0x110000):
+        c = chr(u)
+        kind = unicodedata.category(c)
+        if kind in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp") or kind.startswith("M"):
+            continue
+        f = fold(c)
+        if WORD.fullmatch(c):
+            if 0xAC00 <= u <= 0xD7AF or 0xF900 <= u <= 0xFAFF:  # Hangul (folds to jamo), compatibility ideographs
+                continue
+            if len(f) == 1 and "a" <= f <= "z" and (0xC0 <= u < 0x250 or 0x1E00 <= u < 0x1F00):
+                if all((classes[x].fullmatch(c) is not None) == (x == f) for x in DIGITS):
+                    out.append(c)
+            elif (
+                CJK.match(c)
+                and len(f) == 1
+                and CJK.match(f)
+                and WORD.fullmatch(f)
+                and not any(classes[x].fullmatch(c) for x in DIGITS)
+            ):
+                out.append(c)
+        elif f and not WORD.search(f) and not any(classes[x].fullmatch(c) for x in DIGITS):
+            out.append(c)
+    # none that re.I takes for a character a prefix may hold (its class, as tokens.pattern_sources makes it)
+    variants = _variants()
+    every = re.compile("[" + "".join(map(re.escape, out)) + "]", re.I)
+    taken = [z for z in images if any(map(every.fullmatch, _letter(z, variants)))]
+    bad = {c for z in taken for c in out if re.fullmatch(_letter(z, variants), c, re.I)}
+    return [c for c in out if c not in bad]
+
+
+def _rg_lines(pattern: str, path: Path, ignore_case: bool = True) -> set[int]:
+    """The 0-based numbers of the lines of `path` rg matches (as memgit/rg.py runs it: --ignore-case)."""
+    args = [rg_path(), "--no-config", "--line-number", "--no-filename", "--color", "never"]
+    out = subprocess.run(
+        [*args, *(["--ignore-case"] if ignore_case else []), "-e", pattern, str(path)],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        check=False,
+    )
+    assert out.returncode in (0, 1), out.stderr
+    return {int(line.split(":", 1)[0]) - 1 for line in out.stdout.splitlines()}
+
+
+def _rg_disagrees(chars: list[str], images: list[str], tmp: Path) -> set[str]:
+    """The characters where rg sees otherwise: a word character or not, which letter's class matches it, or one a
+    prefix may hold matching it case-insensitively."""
+    path = tmp / "chars.txt"
+    path.write_text("\n".join(chars) + "\n", encoding="utf-8")
+    bad = {chars[n] for n in _rg_lines(r"^\w$", path, False) ^ {n for n, c in enumerate(chars) if WORD.fullmatch(c)}}
+    variants = _variants()
+    for x in DIGITS:
+        wanted = {n for n, c in enumerate(chars) if fold(c) == x and WORD.fullmatch(c) and not CJK.match(c)}
+        bad |= {chars[n] for n in _rg_lines(f"^(?:{variants.get(x, re.escape(x))})$", path) ^ wanted}
+    classes = {z: _letter(z, variants) for z in images if _letter(z, variants) != re.escape(z)}  # Greek, Cyrillic
+    for at in range(0, len(images), 2000):
+        part = "".join("\\" + z if z in "-]\\^[" else z for z in images[at : at + 2000] if z not in classes)
+        bad |= {chars[n] for n in _rg_lines(f"^[{part}]$", path)}
+    bad |= {chars[n] for n in _rg_lines("^(?:" + "|".join(classes.values()) + ")$", path)} if classes else set()
+    return bad
+
+
+def test_the_list_is_what_its_rules_give_over_every_code_point_in_python_and_rg(tmp_path: Path) -> None:
+    images = _images()
+    made = _candidates(images)
+    bad = _rg_disagrees(made, images, tmp_path)
+    assert bad <= set("\u203f\u2040\u2054") | {chr(u) for u in range(0x1F150, 0x1F18A)}  # rg: word characters
+    assert set(made) - bad == _listed()
+
+
+def test_a_plain_line_is_short_with_no_underscore_and_no_other_character() -> None:
+    assert plain_line("Hélène a dit « oui » à Zoë — 東京で会議。 😀")
+    assert not plain_line("a" * 1024) and plain_line("é" * 1023)
+    for odd in (
+        "foo_bar",
+        "Straße",
+        "Ærø",
+        "İstanbul",
+        "ſ",
+        "e\u0301",
+        "ﬁne",
+        "Ｆull",
+        "한국",
+        "\uf900",
+        "ｶﾒﾗ",
+        "½",
+        "Ωmega",
+    ):
+        assert not plain_line(odd), odd
+    # a one- or two-letter CJK word fold changes: its word ("て") is a CJK term the pattern would not find
+    assert not plain_line("x で y") and not plain_line("会 でし ok") and plain_line("x て y") and plain_line("東京で")
+    assert recall_build.MAX_COLUMNS == 4 * plain.LONGEST  # shown whole by rg: at most 4 bytes a character
+
+
+def test_a_question_in_compatibility_forms_is_left_to_rg() -> None:
+    def asked(q: str) -> bool:
+        return plain_question(alternatives(analyze(q, ["english"])))
+
+    assert asked("Hélène zurich 東京 会議 で")
+    # half-width katakana fold to CJK letters: a three-letter CJK term ("カメラ"), a prefix holding them ("aカメラ")
+    assert not asked("ｶﾒﾗ") and not asked("aｶﾒﾗ") and asked("ｶﾒ")
+
+
+# the alphabet of the generated lines: ASCII, listed characters (accented letters, kana with and without their
+# voicing mark, ideographs, punctuation, an emoji) and some a plain line never holds
+LETTERS = "abcdeiklmnosuz"
+ACCENTED = "éèêëÉàâÀçÇîïÎôöÖùûüÜÿŸñÑøØœßıİſǅæ"
+CJK_TEXT = "東京会議でてがかパハーカメラ・。、「」"
+OTHER = " -.,:;!?'\"()«»—…\u00a0😀_"
+
+
+def _line(rnd: random.Random) -> str:
+    pools = [LETTERS] * 6 + [ACCENTED, CJK_TEXT, OTHER, OTHER, " ", " ", "0123"]
+    return "".join(rnd.choice(rnd.choice(pools)) for _ in range(rnd.randrange(1, 40))).strip() or "x"
+
+
+def _holds(words: list[str], text: str, cjk: bool) -> bool:
+    return text in words if cjk else any(w.startswith(text) for w in words)
+
+
+def test_a_plain_line_holds_a_prefix_exactly_where_the_pattern_matches_in_python_and_rg(tmp_path: Path) -> None:
+    rnd = random.Random(11)
+    lines = [line for line in (_line(rnd) for _ in range(20000)) if plain_line(line)][:3000]
+    assert len(lines) == 3000 and sum(not line.isascii() for line in lines) > 2000
+    asked = {alt for q in (_line(rnd) for _ in range(300)) for alt in alternatives(analyze(q, ["french", "english"]))}
+    asked |= {(w[:n], False) for line in lines[:200] for w in line_words(line) for n in (1, 2, 3) if w[:n].isascii()}
+    asked |= {(w, True) for line in lines[:200] for w in line_words(line) if len(w) <= 2 and all(map(CJK.match, w))}
+    asked |= {("て", True), ("か", True), ("ハ", True), ("てか", True), ("ð", False), ("σ", False), ("1⁄4", False)}
+    sources = [(t, c, s) for t, c, s in pattern_sources([(t, t) for t, _ in asked]) if plain_question([(t, c)])]
+    sources += [(t, True, re.escape(t)) for t, c in asked if c and (t, True, re.escape(t)) not in sources]
+    assert len(sources) > 150
+    path = tmp_path / "lines.txt"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    words = [line_words(line) for line in lines]
+    picked = rnd.sample(sources, 60)
+    for text, cjk, source in sources:
+        rx = re.compile(source, re.I)
+        for line, ws in zip(lines, words, strict=True):
+            assert (rx.search(line) is not None) == _holds(ws, text, cjk), (line, text, cjk)
+    for text, cjk, source in picked:  # rg, as memgit/rg.py runs it
+        assert _rg_lines(source, path) == {n for n, ws in enumerate(words) if _holds(ws, text, cjk)}, (text, cjk)
+
+
+NOTES = [
+    *(f"Réunion numéro {n} avec l'équipe, canal préféré" for n in range(8)),
+    "Canal préféré : courriel",
+    "Hélène préfère le téléphone « toujours »",
+    "Zoë a décidé — le contrat est signé",
+    *(f"東京で会議 channel {n}" for n in range(6)),
+    "会議は東京で、大阪ではない。",
+    "x で y 会議",  # a short word fold changes: odd
+    "préféré_canal",  # "_": odd
+    "canal " * 700,  # longer than rg's --max-columns: an omitted line
+    "Ωmega canal",  # Greek: odd
+]
+QUESTIONS = [
+    "canal préféré",
+    "Hélène téléphone",
+    "preferee equipe",
+    "東京 会議",
+    "会議 channel",
+    "て",
+    "で 会議",
+    "decide contrat",
+    "omega canal",
+]
+
+
+@pytest.fixture
+def accented(vault: Path, monkeypatch: pytest.MonkeyPatch) -> Vault:
+    import memgit.recall
+
+    config = vault / ".memgit.yaml"
+    config.write_text(config.read_text().replace("languages: [english]", "languages: [french, english]"))
+    (vault / "contexts").mkdir(exist_ok=True)
+    (vault / "contexts" / "notes.md").write_text("\n".join(NOTES) + "\n", encoding="utf-8")
+    git(vault, "add", "-A")
+    git(vault, "commit", "-qm", "notes", "--no-verify")
+    memgit_json("fact", "add", "people/helene", "Préfère le canal téléphone", "--category", "status", cwd=vault)
+    memgit_json("log", "Réunion avec Hélène : canal préféré, 東京で会議", cwd=vault)
+    monkeypatch.setattr(memgit.recall, "CANDIDATES", 3)  # more lines match: the first stage cuts
+    monkeypatch.setattr(recall_held, "HOLD_ROWS", 3)  # the common words held as bitsets, the others read
+    return Vault(vault)
+
+
+def _answers(v: Vault, index: bool) -> dict[str, tuple[object, bool, object, object]]:
+    out: dict[str, tuple[object, bool, object, object]] = {}
+    for q in QUESTIONS:
+        r = Recall(v, q, k=50, index=index)
+        lines = sorted((d.path, d.line, d.text) for d in r.candidates())  # what the first stage let through
+        out[q] = (lines, r.cut, r.left, recall(v, q, k=50, index=index))
+    return out
+
+
+def test_every_search_gives_the_same_answers_on_accented_and_japanese_notes(accented: Vault) -> None:
+    lines = (accented.root / "contexts" / "notes.md").read_text(encoding="utf-8").splitlines()
+    assert sum(map(plain_line, lines)) >= 17 and sum(not line.isascii() for line in lines if plain_line(line)) >= 17
+    for step in ("committed", "dirty"):
+        if step == "dirty":
+            notes = accented.root / "contexts" / "notes.md"
+            notes.write_text(notes.read_text(encoding="utf-8") + "Canal préféré : le pigeon, dit tard\n", "utf-8")
+            (accented.root / "contexts" / "new.md").write_text("東京で会議、未コミット\ncanal préféré\n", "utf-8")
+        by_rg = _answers(accented, False)
+        assert sum(cut for _, cut, _, _ in by_rg.values()) >= 5, step  # the cut did decide
+        assert _answers(accented, True) == by_rg, step
+    recall_grep.warm(accented)
+    index = recall_index._OPEN[recall_index.folder(accented)]
+    recall_held.build(index)
+    assert index.held is not None and any(not t.isascii() for t in index.held.text_of(range(index.held.built)))
+    assert _answers(accented, True) == by_rg
+    git(accented.root, "add", "-A")
+    git(accented.root, "commit", "-qm", "more", "--no-verify")  # the held lines brought along
+    memgit_json("log", "Hélène : canal préféré confirmé", cwd=accented.root)
+    after = _answers(accented, False)
+    assert _answers(accented, True) == after
+    git(accented.root, "reset", "-q", "--hard", "HEAD~2")
+    assert _answers(accented, True) == _answers(accented, False)
+
+
+def test_a_question_in_compatibility_forms_gets_rgs_answer(accented: Vault) -> None:
+    for q in ("ｶﾒﾗ 会議", "ﾁｬﾝﾈﾙ canal"):
+        assert recall(accented, q, k=50) == recall(accented, q, k=50, index=False), q
+
+
+def test_the_held_accented_lines_follow_commits_another_process_a_reset_and_a_work_tree_edit(accented: Vault) -> None:
+    from tests.conftest import memgit as cli
+    from tests.test_recall_held import settle
+
+    root = accented.root
+    recall_grep.warm(accented)
+    index = recall_index._OPEN[recall_index.folder(accented)]
+    recall_held.build(index)
+    found = index.held
+    assert found is not None
+    notes = root / "contexts" / "notes.md"
+    before = notes.read_text(encoding="utf-8")
+    notes.write_text(before + "Hélène : canal préféré, le pigeon\n東京で会議 encore\n", "utf-8")
+    git(root, "add", "-A")
+    git(root, "-c", "core.hooksPath=/dev/null", "commit", "-qm", "more", "--no-verify")
+    assert _answers(accented, True) == _answers(accented, False)  # this process's update brings them along
+    assert index.held is found and any(not t.isascii() for t in found.more.values())
+    git(root, "reset", "-q", "--hard", "HEAD~1")
+    notes.write_text(before + "Zoë : canal préféré décidé\n", "utf-8")
+    git(root, "add", "-A")
+    git(root, "-c", "core.hooksPath=/dev/null", "commit", "-qm", "other", "--no-verify")
+    assert cli("recall", "canal", "--json", cwd=root, process=True).returncode in (0, 1)  # moves the index
+    settle()
+    assert _answers(accented, True) == _answers(accented, False)
+    notes.write_text(before + "東京で会議 canal préféré, pas encore commis\n", "utf-8")  # a work-tree edit
+    assert _answers(accented, True) == _answers(accented, False)

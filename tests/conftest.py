@@ -127,6 +127,19 @@ def memgit_json(*args: str, cwd: Path | None = None, env: dict[str, str] | None 
     return json.loads(r.stdout)  # type: ignore[no-any-return]
 
 
+def notes_in(vault: Path, languages: str, lines: list[str], more: dict[str, str] | None = None) -> None:
+    """The vault's `languages:` set ("german, english"), contexts/notes.md holding the lines and each path of `more`
+    its text, committed in one commit without hooks (the recall tests' vaults in other languages)."""
+    config = vault / ".memgit.yaml"
+    config.write_text(config.read_text().replace("languages: [english]", f"languages: [{languages}]"))
+    (vault / "contexts").mkdir(exist_ok=True)
+    (vault / "contexts" / "notes.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    for path, text in (more or {}).items():
+        (vault / path).write_text(text, encoding="utf-8")
+    git(vault, "add", "-A")
+    git(vault, "commit", "-qm", "notes", "--no-verify")
+
+
 def head(repo: Path) -> str:
     return git(repo, "rev-parse", "HEAD").stdout.strip()
 

@@ -21,7 +21,7 @@ from memgit.plain import PLAIN, plain_line, plain_question
 from memgit.recall import Recall, recall
 from memgit.rg import rg_path
 from memgit.tokens import _CJK, _letter, _variants, alternatives, analyze, fold, line_words, pattern_sources
-from tests.conftest import git, memgit_json
+from tests.conftest import git, memgit_json, notes_in
 
 WORD = re.compile(r"\w")
 CJK = re.compile(f"[{_CJK}]")
@@ -228,12 +228,7 @@ QUESTIONS = [
 def accented(vault: Path, monkeypatch: pytest.MonkeyPatch) -> Vault:
     import memgit.recall
 
-    config = vault / ".memgit.yaml"
-    config.write_text(config.read_text().replace("languages: [english]", "languages: [french, english]"))
-    (vault / "contexts").mkdir(exist_ok=True)
-    (vault / "contexts" / "notes.md").write_text("\n".join(NOTES) + "\n", encoding="utf-8")
-    git(vault, "add", "-A")
-    git(vault, "commit", "-qm", "notes", "--no-verify")
+    notes_in(vault, "french, english", NOTES)
     memgit_json("fact", "add", "people/helene", "Préfère le canal téléphone", "--category", "status", cwd=vault)
     memgit_json("log", "Réunion avec Hélène : canal préféré, 東京で会議", cwd=vault)
     monkeypatch.setattr(memgit.recall, "CANDIDATES", 3)  # more lines match: the first stage cuts

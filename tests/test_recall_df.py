@@ -15,7 +15,7 @@ from memgit import recall_cut, recall_grep, recall_held, recall_index, recall_st
 from memgit.api import Vault
 from memgit.recall import Recall, recall
 from memgit.rg import grep_lines
-from tests.conftest import git, memgit_json
+from tests.conftest import git, memgit_json, notes_in
 
 NOTES = [
     *(f"Channel update number {n} for the team" for n in range(8)),
@@ -43,13 +43,8 @@ QUESTIONS = [
 def mixed(vault: Path, monkeypatch: pytest.MonkeyPatch) -> Vault:
     import memgit.recall
 
-    config = vault / ".memgit.yaml"
-    config.write_text(config.read_text().replace("languages: [english]", "languages: [german, english]"))
-    (vault / "contexts").mkdir(exist_ok=True)
-    (vault / "contexts" / "notes.md").write_text("\n".join(NOTES) + "\n", encoding="utf-8")
-    (vault / "memory" / "ARCHIVE.md").write_text("- channel archived\n- preferred channel archived\n", "utf-8")
-    git(vault, "add", "-A")
-    git(vault, "commit", "-qm", "notes", "--no-verify")
+    archived = "- channel archived\n- preferred channel archived\n"
+    notes_in(vault, "german, english", NOTES, {"memory/ARCHIVE.md": archived})
     memgit_json("fact", "add", "people/evan", "Preferred channel is the phone", "--category", "status", cwd=vault)
     memgit_json("log", "Channel review with the team on Montag", cwd=vault)
     monkeypatch.setattr(memgit.recall, "CANDIDATES", 3)  # more lines match: the first stage cuts

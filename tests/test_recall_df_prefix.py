@@ -11,7 +11,7 @@ import pytest
 
 from memgit.api import Vault
 from memgit.recall import Recall
-from tests.conftest import git
+from tests.conftest import notes_in
 
 
 @pytest.mark.parametrize("index", [True, False], ids=["index", "rg"])
@@ -20,14 +20,9 @@ def test_a_word_spelled_without_its_umlaut_is_not_counted_by_its_short_prefix(
 ) -> None:
     import memgit.recall
 
-    config = vault / ".memgit.yaml"
-    config.write_text(config.read_text().replace("languages: [english]", "languages: [german, english]"))
     lines = [f"Budget review number {n} with the team" for n in range(8)]
     lines += [f"Konto {n} und Kosten der Kollegen" for n in range(40)]  # words starting "ko", none "Köln"
-    (vault / "contexts").mkdir(exist_ok=True)
-    (vault / "contexts" / "notes.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    git(vault, "add", "-A")
-    git(vault, "commit", "-qm", "notes", "--no-verify")
+    notes_in(vault, "german, english", lines)
     question = "Koeln budget review"
     uncut = Recall(Vault(vault), question, k=10, index=index).run()
     assert not uncut["hits"] and uncut["weak"]  # nothing relevant: the vault never says Köln

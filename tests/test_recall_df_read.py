@@ -17,7 +17,7 @@ from memgit.api import Vault
 from memgit.recall import Recall
 from memgit.rg import grep_lines
 from memgit.tokens import terms
-from tests.conftest import git, memgit_json
+from tests.conftest import git, memgit_json, notes_in
 
 K = 4
 NOTES = [
@@ -36,12 +36,7 @@ QUESTIONS = ["Koeln budget review", "Köln budget", "kurs montag", "töpfer kurs
 def german(vault: Path, monkeypatch: pytest.MonkeyPatch) -> Vault:
     import memgit.recall
 
-    config = vault / ".memgit.yaml"
-    config.write_text(config.read_text().replace("languages: [english]", "languages: [german, english]"))
-    (vault / "contexts").mkdir(exist_ok=True)
-    (vault / "contexts" / "notes.md").write_text("\n".join(NOTES) + "\n", encoding="utf-8")
-    git(vault, "add", "-A")
-    git(vault, "commit", "-qm", "notes", "--no-verify")
+    notes_in(vault, "german, english", NOTES)
     monkeypatch.setattr(memgit.recall, "CANDIDATES", K)
     monkeypatch.setattr(recall_held, "HOLD_ROWS", 3)  # the common words held as bitsets, the others read
     return Vault(vault)

@@ -317,11 +317,9 @@ class Recall(Ranking):
         the first stage leaves out; its compound heads are those of memgit/recall_lines.py `compounds`."""
         if self._reading is None:
             from memgit.recall_df import Reading
+            from memgit.recall_lines import compound_heads
 
-            heads: set[str] = set()
-            if TUNING["compounds"] and COMPOUNDING & set(self.languages):
-                terms = set(self.terms)
-                heads = {t for s, t in self.pairs if len(s) >= 4 and len(t) >= 3 and t in terms}
+            heads = compound_heads(self.languages, self.pairs, set(self.terms))
             self._reading = Reading(self._spec(), (self.languages, self.verbs), heads)
         return self._reading
 

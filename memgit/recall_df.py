@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from memgit.recall_lines import heads_ending
 from memgit.tokens import fold, line_words, terms
 
 if TYPE_CHECKING:
@@ -62,9 +63,7 @@ class Reading:
             if read is None:
                 read = set(terms(word, *self.setting))
             term = t.term
-            if term in read or (
-                term in heads and any(u not in heads and len(u) >= len(term) + 3 and u.endswith(term) for u in read)
-            ):
+            if term in read or (term in heads and term in heads_ending(read, heads)):
                 found |= 1 << i
         self.memo[word] = found
         self.found[word] = whole

@@ -13,7 +13,7 @@ from memgit.recall_docs import lines_at
 from memgit.recall_tuning import TUNING
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Collection, Sequence, Set
+    from collections.abc import Callable, Collection, Iterable, Sequence, Set
 
     from memgit.context import VaultContext as Vault
     from memgit.recall_docs import Doc
@@ -114,13 +114,26 @@ def compounds(
     of the question (`pairs`: its words and their terms; `terms`: the question's) that ends a longer word of a hit
     counts as in the hit. Only the head, never a prefix ("Kursleiter" is not a Kurs), and only for the question's own
     words of 4+ letters."""
-    if not TUNING["compounds"] or not COMPOUNDING.intersection(languages):
+    heads = compound_heads(languages, pairs, terms)
+    if not heads:
         return
-    heads = {stem for surface, stem in pairs if len(surface) >= 4 and len(stem) >= 3 and stem in terms}
     for i, bag in enumerate(bags):
-        found = {h for u in bag if u not in heads for h in heads if len(u) >= len(h) + 3 and u.endswith(h)}
+        found = heads_ending(bag, heads)
         if found:
             bags[i] = bag + tuple(sorted(found))
+
+
+def compound_heads(languages: Sequence[str], pairs: list[tuple[str, str]], terms: Collection[str]) -> set[str]:
+    """The question's terms a compound's last part counts as (`compounds`): its own words of 4+ letters, where a
+    configured language compounds; none elsewhere."""
+    if not TUNING["compounds"] or not COMPOUNDING.intersection(languages):
+        return set()
+    return {stem for surface, stem in pairs if len(surface) >= 4 and len(stem) >= 3 and stem in terms}
+
+
+def heads_ending(words: Iterable[str], heads: Set[str]) -> set[str]:
+    """The heads that end a longer word of these (one not itself a head), at least 3 letters longer."""
+    return {h for u in words if u not in heads for h in heads if len(u) >= len(h) + 3 and u.endswith(h)}
 
 
 def context(

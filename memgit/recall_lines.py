@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from memgit import recall_cut
 from memgit.recall_docs import lines_at
 from memgit.recall_tuning import TUNING
+from memgit.tokens import cjk_word
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Iterable, Sequence, Set
@@ -119,6 +120,21 @@ def compounds(
         return
     for i, bag in enumerate(bags):
         found = heads_ending(bag, heads)
+        if found:
+            bags[i] = bag + tuple(sorted(found))
+
+
+def lone_characters(bags: list[tuple[str, ...]], terms: Collection[str]) -> None:
+    """Japanese, Chinese, Korean: a one-character word of the question ("雨", "猫") is in a line whose CJK run holds
+    it ("雨の日は家にいる"). The ranking reads a run as its bigrams (雨の, の日, ...), as it reads the question's
+    longer words, but a lone character is a term of its own, which no bigram is: so a bigram holding it counts as
+    holding it, once a line. The first stage finds such a line by the character (memgit/tokens.py `line_words`: a run's
+    characters and bigrams), and the df of the lines it leaves out counts it there (memgit/recall_df.py)."""
+    lone = [t for t in terms if len(t) == 1 and cjk_word(t)]
+    if not lone:
+        return
+    for i, bag in enumerate(bags):
+        found = {c for c in lone for w in bag if len(w) == 2 and c in w and cjk_word(w)}
         if found:
             bags[i] = bag + tuple(sorted(found))
 

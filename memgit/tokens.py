@@ -109,6 +109,11 @@ def analyze(text: str, languages: Sequence[str] = DEFAULT_LANGUAGES, verbs: bool
     return out
 
 
+def cjk_word(text: str) -> bool:
+    """Whether a word is CJK through and through (a character or bigram of a CJK run, as `analyze` gives them)."""
+    return not text.isascii() and _cjk()[2].fullmatch(text) is not None
+
+
 def tokens(text: str, languages: Sequence[str] = DEFAULT_LANGUAGES) -> list[str]:
     return [term for _, term in analyze(text, languages)]
 

@@ -275,15 +275,18 @@ def expire(vault: Vault, fact_id: str | None, until: str | None, dry_run: bool =
             path, items, item = locate(vault, fact_id, tx.tree)
             if item["status"] != "active":
                 raise UsageError(f"fact {fact_id} is already {item['status']}", "nothing to expire")
-            if until and item.get("valid_from") and until < str(item["valid_from"]):
+            kept = item["valid_until"] if item["valid_until"] and item["valid_until"] <= today else None
+            end = until or kept or today
+            start = str(item.get("valid_from") or "")[:10]
+            if (until or not kept) and end < start:  # the window this expire would close ends before it starts
                 raise UsageError(
-                    f"--until {until} is before the fact's valid_from {item['valid_from']}",
-                    "a fact cannot stop being true before it became true",
+                    f"{'--until ' + until if until else f'today ({today})'} is before fact {fact_id}'s valid_from"
+                    f" {start}",
+                    "a fact cannot stop being true before it became true: to withdraw one that has not begun,"
+                    f" supersede it (memgit supersede {fact_id} ...) with what holds instead",
                 )
             item["status"] = "expired"
-            item["valid_until"] = until or (
-                item["valid_until"] if item["valid_until"] and item["valid_until"] <= today else today
-            )
+            item["valid_until"] = end
             tx.write(path, itemsfile.canonical(items))
             expired.append(item["id"])
             scope = path.rsplit("/", 1)[0]

@@ -1,0 +1,46 @@
+"""`memgit expire` of a fact whose valid_from is still ahead wrote valid_until = today, before valid_from: a window
+that holds on no day, which `verify` takes (no rule judges a window's order: vaults an older `fact add` wrote so must
+still verify, tests/test_verify.py). memgit itself no longer writes one: it refuses, naming `supersede`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.conftest import head, memgit, memgit_json, status
+
+ITEMS = "people/ann/items.json"
+NOW = {"MEMGIT_NOW": "2026-01-15T10:00:00"}
+
+
+def _facts(vault: Path) -> dict[str, dict[str, object]]:
+    return {f["id"]: f for f in json.loads((vault / ITEMS).read_text())}
+
+
+def test_expire_refuses_a_fact_that_has_not_begun(vault: Path) -> None:
+    """It wrote valid_until = today, before the fact's valid_from: a window that holds on no day, which verify took."""
+    fid = memgit_json(
+        "fact",
+        "add",
+        "people/ann",
+        "Starts at Acme",
+        "--category",
+        "status",
+        "--valid-from",
+        "2026-03-01",
+        cwd=vault,
+        env=NOW,
+    )["id"]
+    start = head(vault)
+    r = memgit("expire", fid, "--json", cwd=vault, env=NOW)
+    err = json.loads(r.stdout)
+    assert r.returncode == 2 and "today (2026-01-15) is before fact" in err["error"] and "2026-03-01" in err["error"]
+    assert f"memgit supersede {fid}" in err["hint"]
+    assert head(vault) == start and status(vault) == ""
+    assert _facts(vault)[fid]["status"] == "active"
+    # on its valid_from it can be expired, and the window is the one day's empty one
+    memgit_json("expire", fid, cwd=vault, env={"MEMGIT_NOW": "2026-03-01T09:00:00"})
+    fact = _facts(vault)[fid]
+    assert (fact["status"], fact["valid_until"]) == ("expired", "2026-03-01")
+    v = memgit("verify", cwd=vault)
+    assert v.returncode == 0, v.stdout + v.stderr

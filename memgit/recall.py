@@ -323,14 +323,17 @@ class Recall(Ranking):
             self._reading = Reading(self._spec(), (self.languages, self.verbs), heads)
         return self._reading
 
-    def _brought(self, path: str, line: int, raw: str) -> None:
-        """An entity's fact line L1 brings along (`raw`: its line in items.json) that the first stage left out was
-        counted in `left`; as a candidate the ranking counts it again: it counts once."""
-        if (path, line) in self._kept:
-            return  # let through: counted as a candidate only
+    def _brought(self, lines: list[tuple[str, int, str]]) -> None:
+        """The entities' fact lines L1 brings along (path, line, `raw`: its line in items.json): one the first stage left
+        out was counted in `left`; as a candidate the ranking counts it again: it counts once."""
+        lines = [line for line in lines if line[:2] not in self._kept]  # those let through: counted as candidates only
         reading = self._read()
-        if not reading.could(raw):
-            return  # it counts for no term
+        for (_path, _line, raw), could in zip(lines, reading.could_all([raw for *_, raw in lines]), strict=True):
+            if could:  # else it counts for no term
+                self._counted_once(reading, raw)
+
+    def _counted_once(self, reading: Reading, raw: str) -> None:
+        """A fact line L1 brings along that may count for a term (`reading.could`): not again in `left`."""
         words = line_words(raw)
         bits = reading.of(words)
         if not bits:
@@ -378,11 +381,11 @@ class Recall(Ranking):
         self,
         tree: str | None,
         docs: dict[tuple[str, int], Doc],
-        brought: Callable[[str, int, str], None] | None = None,
+        brought: Callable[[list[tuple[str, int, str]]], None] | None = None,
     ) -> None:
         """L1: entities whose name matches a query word bring all their facts along (past ENTITIES of them, those
         whose names hold the most of the question's words, then the rarest among the entities' names); `brought` is
-        told of each fact line it adds (path, line, the line as items.json has it)."""
+        told of the fact lines it adds, once, in order (path, line, the line as items.json has it)."""
         from memgit.indexmd import ARCHIVE_LOG
         from memgit.rg import Match
 
@@ -393,6 +396,7 @@ class Recall(Ranking):
 
             stored = recall_grep.stored_facts(self.vault, self.found, {}, paths, (self.languages, self.verbs))[1]
         kind_of = self.vault.config.kind_of
+        added: list[tuple[str, int, str]] = []  # the fact lines added (told to `brought`)
         for path in paths:
             kind = kind_of(path)
             if not self._read_as(kind) or path == ARCHIVE_LOG:
@@ -407,11 +411,13 @@ class Recall(Ranking):
                             if brought is not None:  # a stored file is canonical: its line is this
                                 text = fact.text
                                 plain = '"' not in text and "\\" not in text and text.isprintable()
-                                brought(
-                                    path,
-                                    fact.line,
-                                    '    "fact": '
-                                    + ('"' + text + '"' if plain else json.dumps(text, ensure_ascii=False)),
+                                added.append(
+                                    (
+                                        path,
+                                        fact.line,
+                                        '    "fact": '
+                                        + ('"' + text + '"' if plain else json.dumps(text, ensure_ascii=False)),
+                                    )
                                 )
                     continue
                 for n, *_fields in known:
@@ -425,7 +431,9 @@ class Recall(Ranking):
                 if doc is not None and (path, n) not in docs:
                     docs[(path, n)] = doc
                     if brought is not None:
-                        brought(path, n, text)
+                        added.append((path, n, text))
+        if brought is not None and added:
+            brought(added)
 
     def _entity_paths(self, tree: str | None) -> list[str]:
         """The items.json of the entities L1 brings along, worked out once (the words naming them go to

@@ -11,6 +11,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from memgit import recall_cut, recall_grep, recall_held, recall_index, recall_lines
 from memgit.api import Vault
@@ -178,3 +180,23 @@ def test_a_warm_process_counts_a_layers_lines_through_commits_edits_resets_and_a
     for n in range(2 * recall_stage.KEEP_LAYERS):
         recall_stage._layer(index, held, first._replace(layer=f"layer{n}"))
     assert len(recall_stage._LAYERS) <= recall_stage.KEEP_LAYERS
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    st.lists(
+        st.lists(
+            st.sampled_from(
+                ["Köln", "KONTO", "kurs", "Töpferkurs", "budget", "Bud", "get", "e", "東京", "\n", " ", '"']
+            ),
+            max_size=8,
+        ).map("".join),
+        max_size=12,
+    )
+)
+def test_could_all_is_could_of_each_text(german: Vault, texts: list[str]) -> None:
+    """The lines L1 brings along are asked at once whether they may count for a term: the same as one by one (a
+    needle found across two texts joined, or one missed in a text of line breaks or not ASCII, fails it)."""
+    for question in ("Koeln budget review", "töpfer kurs", "kursleiter montag"):
+        reading = Recall(german, question, k=50)._read()
+        assert reading.could_all(texts) == [reading.could(t) for t in texts]

@@ -16,6 +16,7 @@ from memgit.errors import UsageError
 from memgit.kept import keep
 from memgit.recall_docs import (
     Doc,
+    dropped,
     entity_facts,
     fact_doc,
     line_doc,
@@ -253,9 +254,10 @@ class Recall(Ranking):
         kinds: dict[str, str] = {}  # a path's kind, worked out once for all its lines
         lines = []
         others = []  # the texts of matching lines of paths not wanted (the archive log): the df counts them
+        spec_of = self._spec_of
         for p, n, t in matched:
             kind = kinds.get(p) or kinds.setdefault(p, cfg.kind_of(p))
-            if kind != "entity-items" or t.lstrip().startswith('"fact":'):
+            if not dropped(spec_of(kind), p, t):  # a line the ranking drops by its text: no candidate, not counted
                 if self._wanted(p):
                     lines.append((p, n, t))
                 elif not self.kind_filter:
@@ -285,7 +287,7 @@ class Recall(Ranking):
                 )
         # each line a Doc: its path's kind is wanted (self._wanted) and read (_read_as); no context for a line that
         # is no fact's; a fact's fields as stored, else from its file's lines around it
-        vault, files, spec_of = self.vault, dict[str, list[str]](), self._spec_of
+        vault, files = self.vault, dict[str, list[str]]()
         specs: dict[str, KindSpec] = {}
         for path, n, text in lines:
             kind = kinds[path]
@@ -369,13 +371,15 @@ class Recall(Ranking):
         return found
 
     def _keep(self, path: str, text: str) -> bool:
-        """A matched line recall reads: of a wanted path; of an entity's items.json, only its "fact" lines."""
+        """A matched line recall reads: of a wanted path, and not one the ranking drops by its text (_counted)."""
         return self._wanted(path) and self._counted(path, text)
 
     def _counted(self, path: str, text: str) -> bool:
-        """A matched line the ranking's document frequency counts, whatever layer is asked for: of an entity's
-        items.json, only its "fact" lines (those the recall index holds)."""
-        return self.vault.config.kind_of(path) != "entity-items" or text.lstrip().startswith('"fact":')
+        """A matched line the ranking's document frequency counts, whatever layer is asked for: not one it drops by
+        its text and path alone (memgit/recall_docs.py `dropped`: of an entity's items.json, only its "fact" lines;
+        no front-matter key, title or "---"), as the uncut ranking counts only the Docs it is given; those the recall
+        index holds."""
+        return not dropped(self._spec_of(self.vault.config.kind_of(path)), path, text)
 
     def _entity_docs(
         self,

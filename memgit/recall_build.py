@@ -19,16 +19,19 @@ from typing import TYPE_CHECKING
 
 from memgit import recall_facts
 from memgit.plain import plain_line
+from memgit.recall_docs import dropped
 from memgit.tokens import line_words
 
 if TYPE_CHECKING:
     from memgit.context import VaultContext as Vault
+    from memgit.kinds import KindSpec
     from memgit.recall_index import Index
 
 
 # 6: `tails`, the vocabulary's words by the trigrams from their 4th letter on (compound heads); 7: plain lines may hold
-# accented Latin letters, CJK letters and punctuation (memgit/plain.py)
-VERSION = "7"
+# accented Latin letters, CJK letters and punctuation (memgit/plain.py); 8: no line the ranking drops by its text
+# (memgit/recall_docs.py `dropped`: front-matter keys, titles, "---")
+VERSION = "8"
 SHIFT = 24  # a line's row id: file id << SHIFT | line number
 # memgit/rg.py runs rg with --max-columns 4096 and --stats: a line longer than that (its newline counted) comes
 # back as "[Omitted long line with N matches]"
@@ -137,14 +140,14 @@ def update(index: Index, vault: Vault, tree: str) -> None:
     index.sizes_of, index.counts, index.found = (None, {}), (None, {}), (None, {})
     changed = sorted({c.path for c in changes})
     before = [i for (i,) in index._in("SELECT id FROM files WHERE path IN ({})", changed)]
-    facts = _facts_only(vault)
+    read_as = _read_as(vault)
     size = 0
     gone: list[tuple[int, str]] = []  # (row id, text) of the lines to forget
     added: list[tuple[int, str, str]] = []  # (row id, text, words) of the lines to index
     stored: tuple[list[int], list[recall_facts.Row]] = ([], [])  # files whose facts go, the facts to store
     for c in changes:
         if c.new is not None and searched_by_rg(c.path) and not c.link:  # a link: rg does not follow it
-            size += _change(db, vault, c.path, c.new, facts(c.path), gone, added, stored)
+            size += _change(db, vault, c.path, c.new, read_as(c.path), gone, added, stored)
         else:
             size -= _drop(db, c.path, gone, stored[0])
     # every line forgotten before any is indexed: a row id comes back (a changed line; a file id used again)
@@ -198,7 +201,7 @@ def _change(
     vault: Vault,
     path: str,
     blob: str,
-    facts_only: bool,
+    spec: KindSpec,
     gone: list[tuple[int, str]],
     added: list[tuple[int, str, str]],
     stored: tuple[list[int], list[recall_facts.Row]],
@@ -208,10 +211,11 @@ def _change(
     counts now less those before."""
     data = vault.repo.blob(blob) or b""
     size = _size(data)
+    facts_only = _facts(spec)
     row = db.execute("SELECT id, size FROM files WHERE path = ?", (path,)).fetchone()
     if row is None:
         cur = db.execute("INSERT INTO files(path, blob, size) VALUES (?, ?, ?)", (path, blob, size))
-        added += _rows(int(cur.lastrowid or 0), data, facts_only)
+        added += _rows(int(cur.lastrowid or 0), path, data, spec)
         if facts_only:
             stored[1].extend(recall_facts.rows(int(cur.lastrowid or 0), data, SHIFT))
         return size
@@ -221,7 +225,7 @@ def _change(
         stored[1].extend(recall_facts.rows(file_id, data, SHIFT))
     lo, hi = file_id << SHIFT, ((file_id + 1) << SHIFT) - 1
     old = dict(db.execute("SELECT id, text FROM lines WHERE id BETWEEN ? AND ?", (lo, hi)).fetchall())
-    lines = _lines(file_id, data, facts_only)
+    lines = _lines(file_id, path, data, spec)
     kept = {i for i, text in lines if old.get(i) == text}  # the same text: the same words, already indexed
     gone += [(i, text) for i, text in old.items() if i not in kept]
     added += [(i, text, " ".join(words)) for i, text in lines if i not in kept for words in [line_words(text)] if words]
@@ -229,23 +233,25 @@ def _change(
     return size - before
 
 
-def _rows(file_id: int, data: bytes, facts_only: bool) -> list[tuple[int, str, str]]:
+def _rows(file_id: int, path: str, data: bytes, spec: KindSpec) -> list[tuple[int, str, str]]:
     """(row id, text, words) of each line of a file that holds a word; none for a binary file (rg skips it)."""
     return [
         (i, text, " ".join(words))
-        for i, text in _lines(file_id, data, facts_only)
+        for i, text in _lines(file_id, path, data, spec)
         for words in [line_words(text)]
         if words
     ]
 
 
-def _lines(file_id: int, data: bytes, facts_only: bool) -> list[tuple[int, str]]:
-    """(row id, text) of each non-empty line of a file recall may match; none for a binary file (rg skips it).
-    Decoded once per file (a line decodes the same on its own: a newline ends any broken UTF-8 sequence)."""
-    if b"\0" in data:
+def _lines(file_id: int, path: str, data: bytes, spec: KindSpec) -> list[tuple[int, str]]:
+    """(row id, text) of each non-empty line of a file recall may match and read: none the ranking drops by its text
+    (memgit/recall_docs.py `dropped`; a line so long that rg shows it as omitted is kept, as rg shows it to recall);
+    none for a binary file (rg skips it). Decoded once per file (a line decodes the same on its own: a newline ends
+    any broken UTF-8 sequence)."""
+    if b"\0" in data or spec.recall == "none":
         return []
     base = file_id << SHIFT
-    if facts_only:  # an entity's items.json: only its "fact" lines are ever candidates (memgit/recall.py _grep)
+    if _facts(spec):  # an entity's items.json: only its "fact" lines are ever candidates (memgit/recall.py _grep)
         found = [
             (n, raw.decode("utf-8", errors="replace"))
             for n, raw in enumerate(data.split(b"\n"), 1)
@@ -254,7 +260,13 @@ def _lines(file_id: int, data: bytes, facts_only: bool) -> list[tuple[int, str]]
         lines = [(n, t.rstrip("\r")) for n, t in found if t.lstrip().startswith('"fact":')]
     else:
         lines = [(n, t.rstrip("\r")) for n, t in enumerate(data.decode("utf-8", errors="replace").split("\n"), 1)]
+        lines = [(n, t) for n, t in lines if not dropped(spec, path, t) or _omitted(t)]
     return [(base | n, text) for n, text in lines if text and n < 1 << SHIFT]
+
+
+def _omitted(text: str) -> bool:
+    """A line rg shows as "[Omitted long line with N matches]" (memgit/recall_index.py `_long`)."""
+    return len(text) >= MAX_COLUMNS // 4 and len(text.encode()) + 1 > MAX_COLUMNS
 
 
 def _insert(db: sqlite3.Connection, rows: list[tuple[int, str, str]]) -> None:
@@ -263,9 +275,17 @@ def _insert(db: sqlite3.Connection, rows: list[tuple[int, str, str]]) -> None:
     db.executemany("INSERT INTO oddterms(rowid, words) VALUES (?, ?)", [(i, w) for i, t, w in rows if _odd(t)])
 
 
-def _facts_only(vault: Vault) -> Callable[[str], bool]:
+def _read_as(vault: Vault) -> Callable[[str], KindSpec]:
+    """A path's kind's spec: which of its lines the index holds (`_lines`)."""
+    from memgit.kinds import spec
+
     kind_of = vault.config.kind_of
-    return lambda path: kind_of(path) == "entity-items"
+    return lambda path: spec(kind_of(path))
+
+
+def _facts(spec: KindSpec) -> bool:
+    """An entity's items.json: its facts are stored (memgit/recall_facts.py), its "fact" lines alone are indexed."""
+    return spec.name == "entity-items"
 
 
 def build(vault: Vault, tree: str | None, where: Path) -> Path:
@@ -283,7 +303,7 @@ def build(vault: Vault, tree: str | None, where: Path) -> Path:
         if tree:
             from memgit.progress import index_rebuild, tick
 
-            facts = _facts_only(vault)
+            read_as = _read_as(vault)
             repo = vault.repo
             words: set[str] = set()
             listed = [(p, b) for p, b in repo.files(tree, links=False) if searched_by_rg(p)]
@@ -293,9 +313,10 @@ def build(vault: Vault, tree: str | None, where: Path) -> Path:
                     progress(file_id - 1, len(listed))
                 data = repo.blob(blob) or b""
                 files.append((file_id, path, blob, _size(data)))
-                rows = _rows(file_id, data, facts(path))
+                spec = read_as(path)
+                rows = _rows(file_id, path, data, spec)
                 _insert(db, rows)
-                if facts(path):
+                if _facts(spec):
                     recall_facts.insert(db, recall_facts.rows(file_id, data, SHIFT))
                 words.update(w for _, _, ws in rows for w in ws.split())
             tick(progress, len(listed), len(listed))

@@ -143,7 +143,7 @@ def to_doc(vault: Vault, m: Match, kind: str, tier: str, spec: KindSpec | None =
     if spec.recall == "none":
         return None
     if spec.recall == "facts":
-        if not m.text.lstrip().startswith('"fact":'):
+        if dropped(spec, m.path, m.text):
             return None
         item = fact_from_context(m)
         if item is None:
@@ -155,13 +155,11 @@ def to_doc(vault: Vault, m: Match, kind: str, tier: str, spec: KindSpec | None =
 def line_doc(vault: Vault, path: str, line: int, raw: str, kind: str, tier: str, spec: KindSpec) -> Doc | None:
     """to_doc of a line of a kind whose lines are read one by one (its spec's recall is neither "none" nor "facts":
     no lines around it needed)."""
-    text = raw.strip()
-    if not text or text in ("---", "...") or (spec.authority is None and path.endswith(".gitkeep")):
+    if dropped(spec, path, raw):
         return None
+    text = raw.strip()
     cite = f"{path}:{line}"
     if spec.recall == "entries":
-        if text.startswith("# "):
-            return None
         # an instruction's authority comes from how it was written (`--kind instruction`, which the authority rule
         # lets only a human write), never from a marker somewhere in the text
         instruction = "[instruction] " in raw and entries.is_instruction(raw)  # its marker first: no regex
@@ -172,12 +170,32 @@ def line_doc(vault: Vault, path: str, line: int, raw: str, kind: str, tier: str,
         return made(
             path, line, text, kind, tier, authority, "active", None, None, date, cite, None, None, "", {}, source
         )
-    if _META_LINE.match(text) or (spec.skip_titles and text.startswith(spec.skip_titles)):
-        return None  # frontmatter keys and bare titles: the body lines carry the memory
     owner = spec.authority or vault.config.authority[-1]
     extra = spec.extra(path)
     dated = spec.lines.date_of(text) if spec.lines is not None else None  # a lesson heading, a confirmed preference
     return made(path, line, text, kind, tier, owner, "active", None, None, dated, cite, None, None, extra, {}, None)
+
+
+def dropped(spec: KindSpec, path: str, text: str) -> bool:
+    """Whether the ranking drops a matched line by its text and path alone, whatever else it would read (to_doc and
+    line_doc return None for it): every line of a kind recall does not read; of an entity's items.json, all but its
+    "fact" lines; a blank line, "---" or "..."; a journal's or a session's "# " title; of a kind whose lines are read
+    one by one, a front-matter key's line ("kind: projects", "owner: people/...") and a title (`skip_titles`: "# ",
+    "#"). Recall's first stage leaves these lines out and the ranking's document frequency does not count them, in
+    each of its searches (rg, the recall index, which holds none of them, and the held bitsets): a broad question's
+    150 candidates are not 150 summaries' front matter the ranking then drops."""
+    read = spec.recall
+    if read == "facts":
+        return not text.lstrip().startswith('"fact":')
+    if read == "none":
+        return True
+    text = text.strip()
+    if not text or text in ("---", "...") or (spec.authority is None and path.endswith(".gitkeep")):
+        return True
+    if read == "entries":
+        return text.startswith("# ")
+    # frontmatter keys and bare titles: the body lines carry the memory
+    return _META_LINE.match(text) is not None or bool(spec.skip_titles and text.startswith(spec.skip_titles))
 
 
 def subfolders(vault: Vault, tree: str | None, folder: str) -> tuple[str, ...]:

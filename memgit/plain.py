@@ -6,17 +6,22 @@ process's held bitsets) instead of running the pattern on each one.
 A plain line is shorter than 1024 characters (rg shows it whole: at most 4 bytes a character, under --max-columns
 4096) and holds no "_" and only ASCII and the characters of PLAIN:
 - a Latin letter (U+00C0-024F, U+1E00-1EFF, where tokens._variants takes its classes from) that `fold`s to one a-z
-  letter, which that letter's class matches and no other's, with re.I and with rg -i ("é" for "e"; not "ß", "æ",
-  "ı", "İ", "ſ", nor "Ð"/"Ø", which some character's fold gives as they are);
-- a CJK letter (tokens._CJK, not Hangul, whose fold is jamo, nor a compatibility ideograph) that is a word character
-  in both and folds to one CJK letter ("で" folds to "て": see below);
+  letter, which that letter's class matches and no other's, with re.I and with rg -i ("é" for "e", "ı" and "İ" for
+  "i"; not "ß", "æ", which fold to two letters);
+- a Greek or Cyrillic letter (U+0370-052F, U+1F00-1FFF, where tokens._scripts takes its classes from) that folds to
+  one letter of those, whose class (or itself, when none) matches it, with re.I and with rg -i ("й" for "и", "Ά" and
+  "ς" for "α" and "σ"; not "ᾳ", which folds to two);
+- a Hangul syllable, whose fold is two or three jamo (no prefix `plain_question` lets through holds a jamo);
+- a CJK letter (tokens._CJK, not a compatibility ideograph) that is a word character in both and folds to one CJK
+  letter ("で" folds to "て": see below);
 - a character that is no word character in either and folds to no word character (punctuation, symbols, emoji,
   "。", "«", the no-break space);
-and no character that either engine's case-insensitive match takes for a character some word's fold may hold.
-Then the line's words are its runs of word characters, each character folded on its own: a prefix's letter classes
-match there exactly where the folded word starts with it, and a CJK term is in the line exactly where it is one of
-its characters or bigrams. One exception, checked per line: a run of one or two CJK letters that fold changes ("で"
-alone is the word "て", which a question's "て" would find and its pattern not).
+and no character that either engine's case-insensitive match takes for a character some prefix may hold, but a
+letter above for the one it folds to. Then the line's words are its runs of word characters, each character folded
+on its own: a prefix's letter classes match there exactly where the folded word starts with it (a Hangul syllable's
+jamo are never in a prefix, nor matched by its letters), and a CJK term is in the line exactly where it is one of
+its characters or bigrams. One exception, checked per line: a run of one or two letters that fold changes into CJK
+letters ("で" alone is the word "て", which a question's "て" would find and its pattern not).
 
 PLAIN is the list tests/test_plain.py works out again from these rules over every code point and checks against rg:
 a new Unicode version (the index's fingerprint holds it) fails that test until the list is made again.
@@ -32,23 +37,24 @@ LONGEST = 1024  # characters: a plain line is shorter (memgit/recall_build.py MA
 
 # the non-ASCII characters a plain line may hold, as hexadecimal code points and ranges
 PLAIN = (
-    "a0-a9 ab-ac ae-b1 b4 b6 b8 bb bf-c5 c7-cf d1-d7 d9-dd e0-e5 e7-ef f1-f7 f9-fd ff-125 128-12f 134-137 139-13e "
-    "141-148 14c-151 154-165 168-17e 1a0-1a1 1af-1b0 1cd-1dc 1de-1e1 1e6-1ed 1f0 1f4-1f5 1f8-1fb 200-21b 21e-21f "
-    "226-233 2c2-2c5 2d2-2df 2e5-2eb 2ed 2ef-2ff 375 37e 384-385 387 3f6 482 55a-55f 589-58a 58d-58f 5be 5c0 5c3 "
-    "5c6 5f3-5f4 606-60f 61b 61d-61f 66a-66d 6d4 6de 6e9 6fd-6fe 700-70d 7f6-7f9 7fe-7ff 830-83e 85e 888 964-965 "
-    "970 9f2-9f3 9fa-9fb 9fd a76 af0-af1 b70 bf3-bfa c77 c7f c84 d4f d79 df4 e3f e4f e5a-e5b f01-f17 f1a-f1f f34 "
-    "f36 f38 f3a-f3d f85 fbe-fc5 fc7-fcc fce-fda 104a-104f 109e-109f 10fb 1360-1368 1390-1399 1400 166d-166e 1680 "
-    "169b-169c 16eb-16ed 1735-1736 17d4-17d6 17d8-17db 1800-180a 1940 1944-1945 19de-19ff 1a1e-1a1f 1aa0-1aa6 "
-    "1aa8-1aad 1b5a-1b6a 1b74-1b7e 1bfc-1bff 1c3b-1c3f 1c7e-1c7f 1cc0-1cc7 1cd3 1e00-1e99 1e9b 1ea0-1ef9 1fbd "
-    "1fbf-1fc1 1fcd-1fcf 1fdd-1fdf 1fed-1fef 1ffd-1ffe 2000-200a 2010-2027 202f-203e 2041-2043 2045-2053 2055-205f "
-    "207a-207e 208a-208e 20a0-20a7 20a9-20c0 2104 2108 2114 2117-2118 211e-211f 2123 2125 2127 2129 212e 213a "
-    "2140-2144 214a-214d 214f 218a-218b 2190-2426 2440-244a 2500-2775 2794-2b73 2b76-2b95 2b97-2bff 2ce5-2cea "
+    "a0-a9 ab-ac ae-b1 b4 b6 b8 bb bf-c5 c7-dd e0-e5 e7-fd ff-131 134-137 139-13e 141-148 14c-151 154-165 168-17f "
+    "1a0-1a1 1af-1b0 1cd-1dc 1de-1e1 1e6-1ed 1f0 1f4-1f5 1f8-1fb 200-21b 21e-21f 226-233 2c2-2c5 2d2-2df 2e5-2eb 2ed "
+    "2ef-2ff 370-373 375-377 37b-37f 384-38a 38c 38e-3a1 3a3-482 48a-52f 55a-55f 589-58a 58d-58f 5be 5c0 5c3 5c6 "
+    "5f3-5f4 606-60f 61b 61d-61f 66a-66d 6d4 6de 6e9 6fd-6fe 700-70d 7f6-7f9 7fe-7ff 830-83e 85e 888 964-965 970 "
+    "9f2-9f3 9fa-9fb 9fd a76 af0-af1 b70 bf3-bfa c77 c7f c84 d4f d79 df4 e3f e4f e5a-e5b f01-f17 f1a-f1f f34 f36 f38 "
+    "f3a-f3d f85 fbe-fc5 fc7-fcc fce-fda 104a-104f 109e-109f 10fb 1360-1368 1390-1399 1400 166d-166e 1680 169b-169c "
+    "16eb-16ed 1735-1736 17d4-17d6 17d8-17db 1800-180a 1940 1944-1945 19de-19ff 1a1e-1a1f 1aa0-1aa6 1aa8-1aad "
+    "1b5a-1b6a 1b74-1b7e 1bfc-1bff 1c3b-1c3f 1c7e-1c7f 1cc0-1cc7 1cd3 1e00-1e99 1e9b 1ea0-1ef9 1f00-1f15 1f18-1f1d "
+    "1f20-1f45 1f48-1f4d 1f50-1f57 1f59 1f5b 1f5d 1f5f-1f7d 1fb0-1fb1 1fb6 1fb8-1fbb 1fbd-1fc1 1fc6 1fc8-1fcb "
+    "1fcd-1fd3 1fd6-1fdb 1fdd-1fef 1ff6 1ff8-1ffb 1ffd-1ffe 2000-200a 2010-2027 202f-203e 2041-2043 2045-2053 "
+    "2055-205f 207a-207e 208a-208e 20a0-20a7 20a9-20c0 2104 2108 2114 2117-2118 211e-211f 2123 2125 2127 2129 212e "
+    "213a 2140-2144 214a-214d 214f 218a-218b 2190-2426 2440-244a 2500-2775 2794-2b73 2b76-2b95 2b97-2bff 2ce5-2cea "
     "2cf9-2cfc 2cfe-2cff 2d70 2e00-2e2e 2e30-2e5d 2e80-2e99 2e9b-2e9e 2ea0-2ef2 2ff0-2ffb 3000-3004 3008-3020 3030 "
     "3036-3037 303d-303f 3041-3096 309b-309e 30a0-30fe 3105-312f 3190-3191 31c0-31e3 327f 3400-9fff a490-a4c6 "
     "a4fe-a4ff a60d-a60f a673 a67e a6f2-a6f7 a700-a716 a720-a721 a789-a78a a828-a82b a836-a839 a874-a877 a8ce-a8cf "
     "a8f8-a8fa a8fc a92e-a92f a95f a9c1-a9cd a9de-a9df aa5c-aa5f aa77-aa79 aade-aadf aaf0-aaf1 ab5b ab6a-ab6b abeb "
-    "fb29 fbb2-fbc2 fd3e-fd4f fdcf fdfd-fdff fe10-fe19 fe30-fe32 fe35-fe4c fe50-fe52 fe54-fe66 fe68-fe6b ff01-ff0f "
-    "ff1a-ff20 ff3b-ff3e ff40 ff5b-ff65 ffe0-ffe6 ffe8-ffee fffc-fffd 10100-10102 10137-1013f 10179-10189 "
+    "ac00-d7a3 fb29 fbb2-fbc2 fd3e-fd4f fdcf fdfd-fdff fe10-fe19 fe30-fe32 fe35-fe4c fe50-fe52 fe54-fe66 fe68-fe6b "
+    "ff01-ff0f ff1a-ff20 ff3b-ff3e ff40 ff5b-ff65 ffe0-ffe6 ffe8-ffee fffc-fffd 10100-10102 10137-1013f 10179-10189 "
     "1018c-1018e 10190-1019c 101a0 101d0-101fc 1039f 103d0 1056f 10857 10877-10878 1091f 1093f 10a50-10a58 10a7f "
     "10ac8 10af0-10af6 10b39-10b3f 10b99-10b9c 10ead 10f55-10f59 10f86-10f89 11047-1104d 110bb-110bc 110be-110c1 "
     "11140-11143 11174-11175 111c5-111c8 111cd 111db 111dd-111df 11238-1123d 112a9 1144b-1144f 1145a-1145b 1145d "
@@ -87,19 +93,26 @@ def plain_line(text: str) -> bool:
 
     cjk = _cjk()[2]
     return not any(
-        not w.isascii() and cjk.fullmatch(w) and fold(w) != w for w in map(re.Match.group, short.finditer(text))
+        not w.isascii() and (f := fold(w)) != w and cjk.fullmatch(f) for w in map(re.Match.group, short.finditer(text))
     )
 
 
 def plain_question(alternatives: Iterable[tuple[str, bool]]) -> bool:
     """Whether a question's alternatives (memgit/tokens.py `alternatives`) are found in the plain lines by their words:
-    a prefix without CJK characters, a CJK term of one or two CJK characters. Not so only for a question written in
-    compatibility forms (half-width katakana "ｶﾒﾗ" folds to a prefix "カメラ", which a CJK line's bigrams start
-    but the pattern's word start does not find): the recall then runs rg."""
-    from memgit.tokens import _cjk
+    a prefix that `fold` leaves as it is, holding no CJK letter and no Hangul jamo; a CJK term of one or two CJK
+    letters. Not so for a question written in compatibility forms (half-width katakana "ｶﾒﾗ" folds to a prefix
+    "カメラ", which a CJK line's bigrams start but the pattern's word start does not find; "ℕ" and "𝚨" fold to the
+    capitals "N" and "Α", which no word starts and the pattern finds in "n" and "α") or in jamo ("ㅋ" folds to the
+    jamo a Hangul syllable's word starts with, which the pattern never finds in it): the recall then runs rg."""
+    from memgit.tokens import _cjk, fold
 
     one = _cjk()[1]
     return all(
-        (len(text) <= 2 and all(map(one.match, text))) if cjk else text.isascii() or not any(map(one.match, text))
+        (len(text) <= 2 and all(map(one.match, text)))
+        if cjk
+        else fold(text) == text and (text.isascii() or not (any(map(one.match, text)) or _JAMO.search(text)))
         for text, cjk in alternatives
     )
+
+
+_JAMO = re.compile("[\u1100-\u11ff]")  # the jamo a Hangul syllable's fold gives (and the rest of their block)

@@ -2,7 +2,7 @@
 CJK term: as one of its words) exactly where recall's pattern matches it, in Python's re with IGNORECASE and in rg
 --ignore-case; the list is what its rules give over every code point, checked against rg; and recall through rg,
 through the index's FTS5 rows and through a long-running process's held lines gives the same answers, scores and
-counts on accented, Japanese and mixed notes."""
+counts on accented, Japanese, Russian, Greek, Korean and mixed notes."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ from tests.conftest import git, memgit_json, notes_in
 
 WORD = re.compile(r"\w")
 CJK = re.compile(f"[{_CJK}]")
+JAMO = re.compile("[\u1100-\u11ff]")
 DIGITS = "abcdefghijklmnopqrstuvwxyz0123456789"
 
 
@@ -44,17 +45,24 @@ def _classes() -> dict[str, re.Pattern[str]]:
 
 def _images() -> list[str]:
     """Every character a question's prefix may hold but a-z, 0-9 and CJK letters: those of the fold of a character
-    some word holds."""
+    some word holds that fold leaves as it is (a prefix holding another, a capital that "ℕ" or "𝚨" folds to, is left
+    to rg: memgit/plain.py `plain_question`)."""
     found: set[str] = set()
     for u in range(0x110000):
         if not 0xD800 <= u < 0xE000 and WORD.search(chr(u).casefold()):
             found.update(fold(chr(u)))
-    return sorted(z for z in found if z not in DIGITS and not CJK.match(z))
+    return sorted(z for z in found if z not in DIGITS and not CJK.match(z) and fold(z) == z)
+
+
+def _script(u: int) -> bool:
+    """Greek and Cyrillic, where tokens._scripts takes its classes from."""
+    return 0x370 <= u < 0x530 or 0x1F00 <= u < 0x2000
 
 
 def _candidates(images: list[str]) -> list[str]:
     """memgit/plain.py's rules on Python's side, over every code point (rg's side: `_rg_disagrees`)."""
     classes = _classes()
+    variants = _variants()
     out = []
     for u in range(0x80, 0x110000):
         c = chr(u)
@@ -63,10 +71,18 @@ def _candidates(images: list[str]) -> list[str]:
             continue
         f = fold(c)
         if WORD.fullmatch(c):
-            if 0xAC00 <= u <= 0xD7AF or 0xF900 <= u <= 0xFAFF:  # Hangul (folds to jamo), compatibility ideographs
+            if 0xF900 <= u <= 0xFAFF:  # compatibility ideographs
                 continue
-            if len(f) == 1 and "a" <= f <= "z" and (0xC0 <= u < 0x250 or 0x1E00 <= u < 0x1F00):
+            if (
+                0xAC00 <= u <= 0xD7AF
+            ):  # a Hangul syllable: its fold is jamo, which no prefix `plain_question` passes holds
+                if f and all(map(JAMO.match, f)) and not any(classes[x].fullmatch(c) for x in DIGITS):
+                    out.append(c)
+            elif len(f) == 1 and "a" <= f <= "z" and (0xC0 <= u < 0x250 or 0x1E00 <= u < 0x1F00):
                 if all((classes[x].fullmatch(c) is not None) == (x == f) for x in DIGITS):
+                    out.append(c)
+            elif _script(u) and len(f) == 1 and _script(ord(f)) and WORD.fullmatch(f):
+                if re.fullmatch(_letter(f, variants), c, re.I) and not any(classes[x].fullmatch(c) for x in DIGITS):
                     out.append(c)
             elif (
                 CJK.match(c)
@@ -78,11 +94,16 @@ def _candidates(images: list[str]) -> list[str]:
                 out.append(c)
         elif f and not WORD.search(f) and not any(classes[x].fullmatch(c) for x in DIGITS):
             out.append(c)
-    # none that re.I takes for a character a prefix may hold (its class, as tokens.pattern_sources makes it)
-    variants = _variants()
+    # none that re.I takes for a character a prefix may hold (its class, as tokens.pattern_sources makes it), but a
+    # Greek or Cyrillic letter for the one it folds to
     every = re.compile("[" + "".join(map(re.escape, out)) + "]", re.I)
     taken = [z for z in images if any(map(every.fullmatch, _letter(z, variants)))]
-    bad = {c for z in taken for c in out if re.fullmatch(_letter(z, variants), c, re.I)}
+    bad = {
+        c
+        for z in taken
+        for c in out
+        if re.fullmatch(_letter(z, variants), c, re.I) and not (WORD.fullmatch(c) and fold(c) == z)
+    }
     return [c for c in out if c not in bad]
 
 
@@ -102,7 +123,7 @@ def _rg_lines(pattern: str, path: Path, ignore_case: bool = True) -> set[int]:
 
 def _rg_disagrees(chars: list[str], images: list[str], tmp: Path) -> set[str]:
     """The characters where rg sees otherwise: a word character or not, which letter's class matches it, or one a
-    prefix may hold matching it case-insensitively."""
+    prefix may hold matching it case-insensitively (a Greek or Cyrillic letter: the one it folds to, alone)."""
     path = tmp / "chars.txt"
     path.write_text("\n".join(chars) + "\n", encoding="utf-8")
     bad = {chars[n] for n in _rg_lines(r"^\w$", path, False) ^ {n for n, c in enumerate(chars) if WORD.fullmatch(c)}}
@@ -110,11 +131,14 @@ def _rg_disagrees(chars: list[str], images: list[str], tmp: Path) -> set[str]:
     for x in DIGITS:
         wanted = {n for n, c in enumerate(chars) if fold(c) == x and WORD.fullmatch(c) and not CJK.match(c)}
         bad |= {chars[n] for n in _rg_lines(f"^(?:{variants.get(x, re.escape(x))})$", path) ^ wanted}
-    classes = {z: _letter(z, variants) for z in images if _letter(z, variants) != re.escape(z)}  # Greek, Cyrillic
-    for at in range(0, len(images), 2000):
-        part = "".join("\\" + z if z in "-]\\^[" else z for z in images[at : at + 2000] if z not in classes)
+    scripts = {z for z in images if _script(ord(z)) or _letter(z, variants) != re.escape(z)}  # Greek, Cyrillic
+    for z in sorted(scripts):  # each alone: it matches the letters folding to it
+        wanted = {n for n, c in enumerate(chars) if fold(c) == z and WORD.fullmatch(c)}
+        bad |= {chars[n] for n in _rg_lines(f"^(?:{_letter(z, variants)})$", path) ^ wanted}
+    others = [z for z in images if z not in scripts]
+    for at in range(0, len(others), 2000):
+        part = "".join("\\" + z if z in "-]\\^[" else z for z in others[at : at + 2000])
         bad |= {chars[n] for n in _rg_lines(f"^[{part}]$", path)}
-    bad |= {chars[n] for n in _rg_lines("^(?:" + "|".join(classes.values()) + ")$", path)} if classes else set()
     return bad
 
 
@@ -128,25 +152,29 @@ def test_the_list_is_what_its_rules_give_over_every_code_point_in_python_and_rg(
 
 def test_a_plain_line_is_short_with_no_underscore_and_no_other_character() -> None:
     assert plain_line("Hélène a dit « oui » à Zoë — 東京で会議。 😀")
-    assert not plain_line("a" * 1024) and plain_line("é" * 1023)
+    assert plain_line("Встреча в Москве: всё идёт по плану, Юлия") and plain_line("Συνάντηση στην Αθήνα, ΤΕΛΟΣ ς")
+    assert plain_line("서울에서 회의, 팀과 통화 한 번") and plain_line("İstanbul ılık, Øresund, ſ")
+    assert not plain_line("a" * 1024) and plain_line("é" * 1023) and plain_line("한" * 1023)
     for odd in (
         "foo_bar",
         "Straße",
         "Ærø",
-        "İstanbul",
-        "ſ",
         "e\u0301",
         "ﬁne",
         "Ｆull",
-        "한국",
         "\uf900",
         "ｶﾒﾗ",
         "½",
-        "Ωmega",
+        "ᾳ",  # folds to two letters
+        "ㅋㅋ",  # compatibility jamo: folds to jamo
+        "\u110f\u1161",  # jamo
+        "ﾡ",  # half-width Hangul
     ):
         assert not plain_line(odd), odd
-    # a one- or two-letter CJK word fold changes: its word ("て") is a CJK term the pattern would not find
+    # a one- or two-letter CJK word fold changes: its word ("て") is a CJK term the pattern would not find; a Hangul
+    # syllable's word is jamo, which no CJK term is
     assert not plain_line("x で y") and not plain_line("会 でし ok") and plain_line("x て y") and plain_line("東京で")
+    assert plain_line("x 한 y") and plain_line("x 한국 y")
     assert recall_build.MAX_COLUMNS == 4 * plain.LONGEST  # shown whole by rg: at most 4 bytes a character
 
 
@@ -154,21 +182,24 @@ def test_a_question_in_compatibility_forms_is_left_to_rg() -> None:
     def asked(q: str) -> bool:
         return plain_question(alternatives(analyze(q, ["english"])))
 
-    assert asked("Hélène zurich 東京 会議 で")
+    assert asked("Hélène zurich 東京 会議 で") and asked("Отчёт ΑΘΉΝΑ σοφός 서울에서 회의 ıstanbul")
     # half-width katakana fold to CJK letters: a three-letter CJK term ("カメラ"), a prefix holding them ("aカメラ")
     assert not asked("ｶﾒﾗ") and not asked("aｶﾒﾗ") and asked("ｶﾒ")
+    # to the capitals no word starts ("ℕ": "N", "𝚨": "Α"); to jamo, which start a Hangul syllable's word ("ㅋㅏ")
+    assert not asked("ℕetwork") and not asked("𝚨θήνα") and not asked("ㅋㅏ") and not asked("aㅋㅋ")
 
 
 # the alphabet of the generated lines: ASCII, listed characters (accented letters, kana with and without their
 # voicing mark, ideographs, punctuation, an emoji) and some a plain line never holds
 LETTERS = "abcdeiklmnosuz"
 ACCENTED = "éèêëÉàâÀçÇîïÎôöÖùûüÜÿŸñÑøØœßıİſǅæ"
-CJK_TEXT = "東京会議でてがかパハーカメラ・。、「」"
+SCRIPTS = "абвийёЁЙжЖюЯіїъ" + "αάΆσςΣιΐϊΪωώὠᾳϐβΒ"  # Cyrillic, Greek ("ᾳ": odd)
+CJK_TEXT = "東京会議でてがかパハーカメラ・。、「」" + "서울에회의한국카메라팀ㅋ"  # kana, ideographs, Hangul ("ㅋ": odd)
 OTHER = " -.,:;!?'\"()«»—…\u00a0😀_"
 
 
 def _line(rnd: random.Random) -> str:
-    pools = [LETTERS] * 6 + [ACCENTED, CJK_TEXT, OTHER, OTHER, " ", " ", "0123"]
+    pools = [LETTERS] * 6 + [ACCENTED, SCRIPTS, SCRIPTS, CJK_TEXT, OTHER, OTHER, " ", " ", "0123"]
     return "".join(rnd.choice(rnd.choice(pools)) for _ in range(rnd.randrange(1, 40))).strip() or "x"
 
 
@@ -180,10 +211,14 @@ def test_a_plain_line_holds_a_prefix_exactly_where_the_pattern_matches_in_python
     rnd = random.Random(11)
     lines = [line for line in (_line(rnd) for _ in range(20000)) if plain_line(line)][:3000]
     assert len(lines) == 3000 and sum(not line.isascii() for line in lines) > 2000
+    for letters in ("йё", "άς", "한회"):
+        assert sum(not set(letters).isdisjoint(line) for line in lines) > 100
     asked = {alt for q in (_line(rnd) for _ in range(300)) for alt in alternatives(analyze(q, ["french", "english"]))}
     asked |= {(w[:n], False) for line in lines[:200] for w in line_words(line) for n in (1, 2, 3) if w[:n].isascii()}
+    asked |= {(w[:n], False) for line in lines[:300] for w in line_words(line) for n in (1, 2) if not CJK.match(w)}
     asked |= {(w, True) for line in lines[:200] for w in line_words(line) if len(w) <= 2 and all(map(CJK.match, w))}
     asked |= {("て", True), ("か", True), ("ハ", True), ("てか", True), ("ð", False), ("σ", False), ("1⁄4", False)}
+    asked |= {("한", True), ("회의", True), ("и", False), ("ιω", False), ("σς", False), ("ϐ", False), ("β", False)}
     sources = [(t, c, s) for t, c, s in pattern_sources([(t, t) for t, _ in asked]) if plain_question([(t, c)])]
     sources += [(t, True, re.escape(t)) for t, c in asked if c and (t, True, re.escape(t)) not in sources]
     assert len(sources) > 150
@@ -209,7 +244,13 @@ NOTES = [
     "x で y 会議",  # a short word fold changes: odd
     "préféré_canal",  # "_": odd
     "canal " * 700,  # longer than rg's --max-columns: an omitted line
-    "Ωmega canal",  # Greek: odd
+    *(f"Встреча в Москве, канал {n}: всё идёт по плану" for n in range(4)),
+    *(f"Συνάντηση στην Αθήνα, κανάλι {n}, ΤΕΛΟΣ" for n in range(4)),
+    *(f"서울에서 회의 channel {n}, 팀과 통화" for n in range(4)),
+    "카메라 회의 한 번 canal",
+    "ᾳ Αθήνα canal",  # Greek folding to two letters: odd
+    "ㅋㅋ 회의 canal",  # compatibility jamo: odd
+    "Network canal",
 ]
 QUESTIONS = [
     "canal préféré",
@@ -220,7 +261,16 @@ QUESTIONS = [
     "て",
     "で 会議",
     "decide contrat",
-    "omega canal",
+    "Москва встреча",
+    "всё канал",
+    "αθηνα συναντηση",
+    "ΤΕΛΟΣ κανάλι",
+    "서울 회의",
+    "통화 canal",
+    "한",
+    "ㅋㅏ",  # jamo: the start of "카"'s
+    "ℕetwork",  # folds to a capital
+    "𝚨θήνα",
 ]
 
 
@@ -245,14 +295,18 @@ def _answers(v: Vault, index: bool) -> dict[str, tuple[object, bool, object, obj
     return out
 
 
-def test_every_search_gives_the_same_answers_on_accented_and_japanese_notes(accented: Vault) -> None:
+def test_every_search_gives_the_same_answers_on_accented_japanese_russian_greek_and_korean_notes(
+    accented: Vault,
+) -> None:
     lines = (accented.root / "contexts" / "notes.md").read_text(encoding="utf-8").splitlines()
-    assert sum(map(plain_line, lines)) >= 17 and sum(not line.isascii() for line in lines if plain_line(line)) >= 17
+    assert sum(map(plain_line, lines)) >= 32 and sum(not line.isascii() for line in lines if plain_line(line)) >= 31
     for step in ("committed", "dirty"):
         if step == "dirty":
             notes = accented.root / "contexts" / "notes.md"
             notes.write_text(notes.read_text(encoding="utf-8") + "Canal préféré : le pigeon, dit tard\n", "utf-8")
-            (accented.root / "contexts" / "new.md").write_text("東京で会議、未コミット\ncanal préféré\n", "utf-8")
+            (accented.root / "contexts" / "new.md").write_text(
+                "東京で会議、未コミット\ncanal préféré\nВстреча: канал\n서울에서 회의\nΑθήνα\n", "utf-8"
+            )
         by_rg = _answers(accented, False)
         assert sum(cut for _, cut, _, _ in by_rg.values()) >= 5, step  # the cut did decide
         assert _answers(accented, True) == by_rg, step
@@ -287,13 +341,15 @@ def test_the_held_accented_lines_follow_commits_another_process_a_reset_and_a_wo
     assert found is not None
     notes = root / "contexts" / "notes.md"
     before = notes.read_text(encoding="utf-8")
-    notes.write_text(before + "Hélène : canal préféré, le pigeon\n東京で会議 encore\n", "utf-8")
+    notes.write_text(
+        before + "Hélène : canal préféré, le pigeon\n東京で会議 encore\nΑθήνα: κανάλι, 회의 канал\n", "utf-8"
+    )
     git(root, "add", "-A")
     git(root, "-c", "core.hooksPath=/dev/null", "commit", "-qm", "more", "--no-verify")
     assert _answers(accented, True) == _answers(accented, False)  # this process's update brings them along
     assert index.held is found and any(not t.isascii() for t in found.more.values())
     git(root, "reset", "-q", "--hard", "HEAD~1")
-    notes.write_text(before + "Zoë : canal préféré décidé\n", "utf-8")
+    notes.write_text(before + "Zoë : canal préféré décidé, Юлия, 통화\n", "utf-8")
     git(root, "add", "-A")
     git(root, "-c", "core.hooksPath=/dev/null", "commit", "-qm", "other", "--no-verify")
     assert cli("recall", "canal", "--json", cwd=root, process=True).returncode in (0, 1)  # moves the index

@@ -88,6 +88,13 @@ def analysed(warm: Vault, monkeypatch: pytest.MonkeyPatch) -> Vault:  # noqa: F8
     memgit_json("log", "Zürich company note said by Hélène", "--source", "call with Hélène", cwd=warm.root)
     memgit_json("fact", "add", "people/helene", "Zürich company note « lead »", "--category", "status", cwd=warm.root)
     (warm.root / "contexts" / "accents.md").write_text("Zürich company note — Zoë, 東京\n", encoding="utf-8")
+    # Cyrillic, Greek and Korean (plain too): a kind marker, a source, a fact
+    memgit_json("log", "Zurich компания: всё решено, 서울에서 회의", "--kind", "decision", cwd=warm.root)
+    memgit_json("log", "Zurich company note, Αθήνα", "--source", "call with Γιώργος", cwd=warm.root)
+    memgit_json(
+        "fact", "add", "people/yulia", "Zurich company note « Юлия, 팀과 통화 »", "--category", "status", cwd=warm.root
+    )
+    (warm.root / "contexts" / "scripts.md").write_text("Zurich company note — ΤΕΛΟΣ, ёлка, 한 번\n", "utf-8")
     commit(warm.root)
     recall_index._OPEN[recall_index.folder(warm)].held = None
     recall_held.build(recall_index._OPEN[recall_index.folder(warm)])  # held again, without an analysis
@@ -105,7 +112,8 @@ def test_the_held_analysis_is_the_rankings_own(analysed: Vault, monkeypatch: pyt
     assert {recall_terms.LINE, 2} <= set(found.analysis.key)  # lines, and facts that offer their fact (cut 2)
     slots = found.positions(found.alive)
     keys, _ = found.analysis.offer(slots, found.text_of(slots), lambda _text: None)
-    assert sum(not key.isascii() for key in keys) >= 4  # the accented and CJK lines, the accented fact's own text
+    assert sum(not key.isascii() for key in keys) >= 8  # the accented, CJK, Cyrillic, Greek and Korean lines, facts
+    assert sum(not set(key).isdisjoint("서ΑЮΤ") for key in keys) >= 4
     assert agree(analysed, monkeypatch) > 20
 
 
@@ -217,8 +225,10 @@ def test_terms_end_to_end_are_each_texts_terms(texts: list[str]) -> None:
 
 
 @given(
-    st.lists(st.text(alphabet="abc XYZ019.-:'[]é\tzürichÆßİ東京でて会議ｶﾒ_\u0301ǅ", max_size=30), max_size=12),
-    st.sampled_from([("english",), ("french", "english"), ("german", "english")]),
+    st.lists(
+        st.text(alphabet="abc XYZ019.-:'[]é\tzürichÆßİ東京でて会議ｶﾒ_\u0301ǅйЁΆςΐᾳ한국ㅋ", max_size=30), max_size=12
+    ),
+    st.sampled_from([("english",), ("french", "english"), ("german", "english"), ("russian", "greek", "english")]),
 )
 def test_terms_end_to_end_of_texts_in_any_script_are_each_texts_terms(
     texts: list[str], languages: tuple[str, ...]

@@ -8,6 +8,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable
+from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING, Any
 
 from memgit import recall_cut
@@ -272,7 +273,7 @@ class Recall(Ranking):
             self.left = {t.term: n for t, n in zip(self._spec(), left, strict=True) if n}
             self._kept = {(p, n) for p, n, _t in lines}
             self._rx = rx
-        lines.sort(key=lambda hit: (hit[0], hit[1]))  # one order, whichever search found them
+        lines.sort(key=itemgetter(0, 1))  # one order, whichever search found them
         self.found = found
         stored: dict[str, dict[int, tuple[Any, ...]]] = {}
         if found is not None:  # the fields of a clean file's facts, stored in the index (memgit/recall_facts.py)
@@ -461,17 +462,13 @@ class Recall(Ranking):
             share = {w: 1 / n for w, n in Counter(w for _, _, words in named for w in words).items()}
             # each entity's key made once, sorted as tuples (a name holding one word: its share, summed alone)
             keys = [
-                (
-                    (-1, -share[next(iter(words))])
-                    if len(words) == 1
-                    else (-len(words), -sum([share[w] for w in words])),
-                    e,
-                    s,
-                )
+                (-1, -share[next(iter(words))], e, s)
+                if len(words) == 1
+                else (-len(words), -sum([share[w] for w in words]), e, s)
                 for e, s, words in named
             ]
-            keys.sort()  # (kind, slug) tells every two entities apart
-            keep = {(e, s) for _key, e, s in keys[:ENTITIES]}
+            keys.sort()  # (kind, slug) tells every two entities apart; one flat tuple each (no tuple in a tuple)
+            keep = {(e, s) for _n, _share, e, s in keys[:ENTITIES]}
             named = [e for e in named if (e[0], e[1]) in keep]
         self._named = [f"{ekind}/{slug}/items.json" for ekind, slug, _words in named]
         return self._named
@@ -492,14 +489,14 @@ class Recall(Ranking):
         elif not self.history:
             docs = [d for d in docs if d.status == "active"]
         docs = [d for d in self.rank(docs) if d.score > 0]
-        docs.sort(key=lambda d: (-d.score, d.path, d.line))
+        _best_first(docs)
         if self.history:
             by_id = {d.fact_id: d for d in docs if d.fact_id}
             for d in docs:
                 succ = by_id.get(d.successor) if d.successor else None
                 if succ is not None and d.score >= succ.score:
                     d.score = succ.score * 0.9
-            docs.sort(key=lambda d: (-d.score, d.path, d.line))
+            _best_first(docs)
         if self.history and not self.valid_at:  # only the window a retired hit shows
             open_windows(self.vault, self.tree, docs[: self.k])
         hits = [self.hit(d) for d in docs[: self.k]]
@@ -590,6 +587,16 @@ def _wanted_paths(config: Config, layer: str | None) -> dict[str, bool]:
         paths = {p: k != "index" and p != ARCHIVE_LOG and (not layer or k == layer) for p, k in list(known.items())}
         found = keep(_WANTED, key, (known, paths), KEEP_WANTED)
     return found[1]
+
+
+def _best_first(docs: list[Doc]) -> None:
+    """Sort hits by score, highest first, then by path and line: the order of the key (-score, path, line), made by
+    two stable sorts on C keys (no Python key function per hit). Every score is above 0 (never NaN)."""
+    docs.sort(key=_AT)
+    docs.sort(key=_SCORE, reverse=True)  # stable, reversed too: equal scores keep their path and line order
+
+
+_AT, _SCORE = attrgetter("path", "line"), attrgetter("score")
 
 
 def _index_enabled() -> bool:

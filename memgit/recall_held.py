@@ -144,6 +144,27 @@ class Held:
         s = self.at[self.start[f] + n]
         return s if s >= 0 and self.ids[s] == r else -1
 
+    def slots_of(self, rows: Iterable[int]) -> list[int]:
+        """The slots of those rows that are current plain rows, in order: `slot` of each, the -1s left out (no call
+        per row)."""
+        moved, start, at, ids, shift = self.moved, self.start, self.at, self.ids, self.shift
+        line_of, last = (1 << shift) - 1, len(start) - 1
+        out: list[int] = []
+        for r in rows:
+            s = moved.get(r) if moved else None
+            if s is None:
+                f = r >> shift
+                if f >= last:
+                    continue
+                i = start[f] + (r & line_of)
+                if i >= start[f + 1]:
+                    continue
+                s = at[i]
+                if s < 0 or ids[s] != r:
+                    continue
+            out.append(s)
+        return out
+
     def bits(self, rowids: Iterable[int]) -> int:
         """The slots of these current plain rows, as a bitset."""
         buf = bytearray((len(self.ids) + 7) >> 3)

@@ -203,5 +203,5 @@ def offer_rows(held: Held, rows: list[int], setting: Setting) -> None:
     if found is not None and found.setting == setting:
         from memgit.recall_rank import kept, offered
 
-        slots = [s for s in map(held.slot, rows) if s >= 0]
+        slots = held.slots_of(rows)
         offered(*found.offer(slots, held.text_of(slots), kept))

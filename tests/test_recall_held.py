@@ -85,6 +85,7 @@ def test_a_warm_process_cuts_as_rg_does_from_what_it_holds(
     assert not {"the", "and", "of", "to"} & set(found.words)  # stop words: never asked for
     assert same(warm) > 5  # the cut did decide
     assert held(warm) is found
+    slots_agree(found)
 
 
 def test_what_a_warm_process_holds_follows_work_tree_edits_and_its_own_commits(warm: Vault) -> None:
@@ -100,6 +101,18 @@ def test_what_a_warm_process_holds_follows_work_tree_edits_and_its_own_commits(w
         assert same(warm) > 5
         now = held(warm)  # brought along by this process's update: the lines that changed only
         assert now is found and now.tree == warm.head_tree() and now.moved
+        slots_agree(now)
+
+
+def slots_agree(found: recall_held.Held) -> None:
+    """The slots of many rows at once (the facts of the entities a question names) are each row's slot: rows held,
+    moved, gone (a line past its file's end, a file never held) and those of lines not plain."""
+    shift = found.shift
+    rows = [*found.ids, *found.moved, *(r + 1 for r in found.ids), *(r ^ 1 for r in found.moved)]
+    rows += [(len(found.start) + 3) << shift, len(found.start) << shift, ((1 << shift) - 1), 0]
+    expected = [s for s in map(found.slot, rows) if s >= 0]
+    assert found.slots_of(rows) == expected
+    assert len(set(expected)) < len(expected)  # rows not held were asked too (r + 1 is often the next line)
 
 
 def test_what_a_warm_process_holds_follows_another_process(warm: Vault, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -101,12 +101,13 @@ class Terms:
             self.built,
             self.more,
         )
+        cut = len(_FACT)
         for s, line in zip(slots, lines, strict=True):
             if s < built:
                 k = key[s]
                 if k == NONE:
                     continue
-                text = line.strip() if k == LINE else line.strip()[len(_FACT) : -k]
+                text = line.strip() if k == LINE else line.strip()[cut:-k]
                 old = kept(text)
                 if old is not None and old[0] == setting and (old[2] >= 0 or k != LINE):
                     continue  # kept (a fact's: what it says is worked out by the ranking if ever asked, -1)

@@ -411,19 +411,18 @@ class Recall(Ranking):
             if known is not None:  # fields given: the text is not read
                 if found_spec.recall == "facts":
                     for fact in stored_docs(path, kind, "index", known):
-                        if (path, fact.line) not in docs:
-                            docs[(path, fact.line)] = fact
-                            if brought is not None:  # a stored file is canonical: its line is this
-                                text = fact.text
-                                plain = '"' not in text and "\\" not in text and text.isprintable()
-                                added.append(
-                                    (
-                                        path,
-                                        fact.line,
-                                        '    "fact": '
-                                        + ('"' + text + '"' if plain else json.dumps(text, ensure_ascii=False)),
-                                    )
+                        # not found before (added), told to `brought`: a stored file is canonical, its line is this
+                        if docs.setdefault((path, fact.line), fact) is fact and brought is not None:
+                            text = fact.text
+                            plain = '"' not in text and "\\" not in text and text.isprintable()
+                            added.append(
+                                (
+                                    path,
+                                    fact.line,
+                                    '    "fact": '
+                                    + ('"' + text + '"' if plain else json.dumps(text, ensure_ascii=False)),
                                 )
+                            )
                     continue
                 for n, *_fields in known:
                     doc = to_doc(self.vault, Match(path, n, "", (), ()), kind, "index", found_spec)

@@ -85,19 +85,23 @@ class Reading:
         occurrence in the texts joined by line breaks lies in one text; a few finds in C instead of one `in` per
         needle and text), the others one by one."""
         out = [False] * len(texts)
-        plain = [i for i, t in enumerate(texts) if t.isascii() and "\n" not in t]
+        joined = "\n".join(texts)
+        every = joined.isascii() and joined.count("\n") == len(texts) - 1  # each text ASCII and one line (most often)
+        plain = range(len(texts)) if every else [i for i, t in enumerate(texts) if t.isascii() and "\n" not in t]
         if plain:
-            joined = "\n".join([texts[i] for i in plain]).lower()
-            starts = list(accumulate([len(texts[i]) + 1 for i in plain], initial=0))
+            joined = joined.lower() if every else "\n".join([texts[i] for i in plain]).lower()
+            sizes = map(len, texts) if every else [len(texts[i]) for i in plain]
+            starts = list(accumulate(map((1).__add__, sizes), initial=0))
             for n in self.needles:
                 at = joined.find(n)
                 while at >= 0:
                     j = bisect_right(starts, at) - 1
                     out[plain[j]] = True
                     at = joined.find(n, starts[j + 1])  # the next text's start: that one is known
-        for i, t in enumerate(texts):
-            if not out[i] and not (t.isascii() and "\n" not in t):
-                out[i] = self.could(t)
+        if not every:
+            for i, t in enumerate(texts):
+                if not out[i] and not (t.isascii() and "\n" not in t):
+                    out[i] = self.could(t)
         return out
 
     def mask(self, text: str) -> int:
@@ -107,9 +111,10 @@ class Reading:
     def of(self, words: Iterable[str]) -> int:
         """The terms a line of these words counts for."""
         out = 0
-        bits = self.bits
+        get, bits = self.memo.get, self.bits
         for w in words:
-            out |= bits(w)
+            found = get(w)  # read before: no call (most words of most lines)
+            out |= bits(w) if found is None else found
         return out
 
     def matches(self, words: Iterable[str]) -> bool:

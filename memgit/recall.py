@@ -20,6 +20,7 @@ from memgit.recall_docs import (
     dropped,
     entity_facts,
     fact_doc,
+    front_matter,
     line_doc,
     lines_at,
     read_at,
@@ -152,6 +153,8 @@ class Recall(Ranking):
         self.found: recall_index.Found | None = None  # the candidate search's, when the index answered it
         self._named: list[str] | None = None  # L1's entities' items.json
         self._stored: dict[str, list[tuple[Any, ...]]] | None = None  # their facts as the index stored them
+        self._searched: str | None = None  # the tree the candidates' lines come from (None: the work tree)
+        self._fronts: dict[str, frozenset[str]] = {}  # a path's front-matter lines (_front)
 
     def _resolve_as_of(self, when: str) -> tuple[str, dt.datetime]:
         from memgit.asof import resolve
@@ -170,6 +173,7 @@ class Recall(Ranking):
         docs: dict[tuple[str, int], Doc] = {}
         # --as-of (or a bare repository): the tree's lines as rg would find them in a clean checkout of it
         tree = self.tree or (self.vault.head_tree() if self.vault.repo.workdir is None else None)
+        self._searched = tree
         if tree is not None or self.vault.repo.workdir is not None:
             self._grep(tree, docs)
             self._entity_docs(tree, docs, self._brought if self.left else None)
@@ -258,7 +262,7 @@ class Recall(Ranking):
         spec_of = self._spec_of
         for p, n, t in matched:
             kind = kinds.get(p) or kinds.setdefault(p, cfg.kind_of(p))
-            if not dropped(spec_of(kind), p, t):  # a line the ranking drops by its text: no candidate, not counted
+            if not dropped(spec_of(kind), p, t, self._front):  # dropped by its text: no candidate, not counted
                 if self._wanted(p):
                     lines.append((p, n, t))
                 elif not self.kind_filter:
@@ -380,7 +384,16 @@ class Recall(Ranking):
         its text and path alone (memgit/recall_docs.py `dropped`: of an entity's items.json, only its "fact" lines;
         no front-matter key, title or "---"), as the uncut ranking counts only the Docs it is given; those the recall
         index holds."""
-        return not dropped(self._spec_of(self.vault.config.kind_of(path)), path, text)
+        return not dropped(self._spec_of(self.vault.config.kind_of(path)), path, text, self._front)
+
+    def _front(self, path: str) -> frozenset[str]:
+        """A file's front-matter lines (memgit/recall_docs.py `front_matter`), read once per recall, and only for a
+        matched line that looks like a key's ("kind: projects"; a body line "Deadline: March 3" is memory): from
+        the tree the lines were searched in (the work tree's file, or --as-of's tree)."""
+        found = self._fronts.get(path)
+        if found is None:
+            found = self._fronts[path] = front_matter(lines_at(self.vault, self._searched, path))
+        return found
 
     def _entity_docs(
         self,

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from memgit import recall_facts
 from memgit.plain import plain_line
-from memgit.recall_docs import dropped
+from memgit.recall_docs import dropped, front_matter
 from memgit.tokens import line_words
 
 if TYPE_CHECKING:
@@ -30,8 +30,9 @@ if TYPE_CHECKING:
 
 # 6: `tails`, the vocabulary's words by the trigrams from their 4th letter on (compound heads); 7: plain lines may hold
 # accented Latin letters, CJK letters and punctuation (memgit/plain.py); 8: no line the ranking drops by its text
-# (memgit/recall_docs.py `dropped`: front-matter keys, titles, "---"); 9: Greek, Cyrillic and Hangul letters too
-VERSION = "9"
+# (memgit/recall_docs.py `dropped`: front-matter keys, titles, "---"); 9: Greek, Cyrillic and Hangul letters too;
+# 10: a key's line only inside the front matter ("Deadline: March 3" in a file's body is held)
+VERSION = "10"
 SHIFT = 24  # a line's row id: file id << SHIFT | line number
 # memgit/rg.py runs rg with --max-columns 4096 and --stats: a line longer than that (its newline counted) comes
 # back as "[Omitted long line with N matches]"
@@ -260,7 +261,8 @@ def _lines(file_id: int, path: str, data: bytes, spec: KindSpec) -> list[tuple[i
         lines = [(n, t.rstrip("\r")) for n, t in found if t.lstrip().startswith('"fact":')]
     else:
         lines = [(n, t.rstrip("\r")) for n, t in enumerate(data.decode("utf-8", errors="replace").split("\n"), 1)]
-        lines = [(n, t) for n, t in lines if not dropped(spec, path, t) or _omitted(t)]
+        front = front_matter([t for _n, t in lines])
+        lines = [(n, t) for n, t in lines if not dropped(spec, path, t, lambda _path: front) or _omitted(t)]
     return [(base | n, text) for n, text in lines if text and n < 1 << SHIFT]
 
 

@@ -17,7 +17,7 @@ from memgit.kept import keep
 from memgit.recall_facts import fact_from_context, fact_values
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable, Container, Iterable, Sequence
 
     from memgit.context import VaultContext as Vault
     from memgit.kinds import KindSpec
@@ -154,7 +154,8 @@ def to_doc(vault: Vault, m: Match, kind: str, tier: str, spec: KindSpec | None =
 
 def line_doc(vault: Vault, path: str, line: int, raw: str, kind: str, tier: str, spec: KindSpec) -> Doc | None:
     """to_doc of a line of a kind whose lines are read one by one (its spec's recall is neither "none" nor "facts":
-    no lines around it needed)."""
+    no lines around it needed). A front-matter key's line is left out before, where its file is read (`dropped`:
+    recall's first stage, the recall index)."""
     if dropped(spec, path, raw):
         return None
     text = raw.strip()
@@ -176,14 +177,16 @@ def line_doc(vault: Vault, path: str, line: int, raw: str, kind: str, tier: str,
     return made(path, line, text, kind, tier, owner, "active", None, None, dated, cite, None, None, extra, {}, None)
 
 
-def dropped(spec: KindSpec, path: str, text: str) -> bool:
+def dropped(spec: KindSpec, path: str, text: str, front: Callable[[str], Container[str]] | None = None) -> bool:
     """Whether the ranking drops a matched line by its text and path alone, whatever else it would read (to_doc and
     line_doc return None for it): every line of a kind recall does not read; of an entity's items.json, all but its
     "fact" lines; a blank line, "---" or "..."; a journal's or a session's "# " title; of a kind whose lines are read
-    one by one, a front-matter key's line ("kind: projects", "owner: people/...") and a title (`skip_titles`: "# ",
-    "#"). Recall's first stage leaves these lines out and the ranking's document frequency does not count them, in
-    each of its searches (rg, the recall index, which holds none of them, and the held bitsets): a broad question's
-    150 candidates are not 150 summaries' front matter the ranking then drops."""
+    one by one, a title (`skip_titles`: "# ", "#") and a front-matter key's line ("kind: projects", "owner: people/...")
+    where it is one of its file's front-matter lines (`front`: a path's, `front_matter`; without it, none is): a
+    body line "Deadline: March 3 for the launch" is memory. Recall's first stage leaves these lines out and the
+    ranking's document frequency does not count them, in each of its searches (rg, the recall index, which holds none
+    of them, and the held bitsets): a broad question's 150 candidates are not 150 summaries' front matter the ranking
+    then drops."""
     read = spec.recall
     if read == "facts":
         return not text.lstrip().startswith('"fact":')
@@ -194,8 +197,20 @@ def dropped(spec: KindSpec, path: str, text: str) -> bool:
         return True
     if read == "entries":
         return text.startswith("# ")
-    # frontmatter keys and bare titles: the body lines carry the memory
-    return _META_LINE.match(text) is not None or bool(spec.skip_titles and text.startswith(spec.skip_titles))
+    if spec.skip_titles and text.startswith(spec.skip_titles):
+        return True  # a bare title: the body lines carry the memory
+    return front is not None and _META_LINE.match(text) is not None and text in front(path)
+
+
+def front_matter(lines: Sequence[str]) -> frozenset[str]:
+    """The lines of a file's front matter, stripped: after its first line "---", up to the closing "---" or "..."
+    (as memgit/frontmatter.py reads it); none when it has none or never closes it."""
+    if not lines or lines[0].rstrip("\r") != "---":
+        return frozenset()
+    for i in range(1, len(lines)):
+        if lines[i].rstrip("\r") in ("---", "..."):
+            return frozenset(line.strip() for line in lines[1:i])
+    return frozenset()
 
 
 def subfolders(vault: Vault, tree: str | None, folder: str) -> tuple[str, ...]:

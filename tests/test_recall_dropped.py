@@ -100,7 +100,12 @@ def test_the_rule_is_the_rankings_own(vault: Path) -> None:
             else:
                 assert kind_spec.recall == "facts" and line.lstrip().startswith('"fact":'), (kind_spec.name, line)
     summary_spec = spec("entity-summary")
-    assert [line for line in LINES if not recall_docs.dropped(summary_spec, "projects/p/summary.md", line)] == [
+    front = recall_docs.front_matter(["---", "name: x", "kind: projects", "---", "Note: a key's line"])
+    assert front == {"name: x", "kind: projects"}
+    assert [
+        line for line in LINES if not recall_docs.dropped(summary_spec, "projects/p/summary.md", line, lambda _p: front)
+    ] == [
+        "Note: a key's line",  # a key's line in the body: memory
         "- Owned by Mara",
         "The rollout of ulm",
         "Project notes: yes",  # two words before the colon: no key
@@ -175,7 +180,7 @@ def test_an_index_of_version_7_is_built_again(summaries: Path, monkeypatch: pyte
     them through again; it is built again."""
     with monkeypatch.context() as old:
         old.setattr(recall_build, "VERSION", "7")
-        old.setattr(recall_build, "dropped", lambda spec, path, text: spec.recall == "none")  # every line held
+        old.setattr(recall_build, "dropped", lambda spec, path, text, front=None: spec.recall == "none")  # all held
         recall_build._PRINTS.clear()
         before = memgit("recall", "project", "--json", cwd=summaries)
         assert before.returncode == 1 and json.loads(before.stdout)["hits"] == []  # "No memory matches", no `weak`

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import datetime as dt
 import io
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memgit.errors import UsageError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 MAX_FRONTMATTER_BYTES = 16 * 1024
 
@@ -74,25 +77,33 @@ def load_yaml(text: str) -> Any:
     return _plain(data, set())
 
 
+def closing(lines: Sequence[str]) -> int:
+    """The index in LINES (a file's lines, with or without their line ends) of the line closing its front matter
+    ("---" or "..." after a first line "---"); 0 when it has none or never closes it."""
+    if not lines or lines[0].rstrip("\r\n") != "---":
+        return 0
+    return next((i for i in range(1, len(lines)) if lines[i].rstrip("\r\n") in ("---", "...")), 0)
+
+
 def split(text: str) -> Frontmatter:
     if not (text.startswith(("---\n", "---\r\n"))):
         return Frontmatter(None, text, 1, 0)
     lines = text.splitlines(keepends=True)
-    for i in range(1, len(lines)):
-        if lines[i].rstrip("\r\n") in ("---", "..."):
-            head = "".join(lines[1:i])
-            if len(head.encode()) > MAX_FRONTMATTER_BYTES:
-                raise YamlError(f"frontmatter over {MAX_FRONTMATTER_BYTES} bytes", 1)
-            try:
-                meta = load_yaml(head)
-            except YamlError as exc:
-                raise YamlError(exc.message, exc.line + 1 if exc.line else 1) from None
-            if meta is None:
-                meta = {}
-            if not isinstance(meta, dict):
-                raise YamlError("frontmatter must be a mapping of keys to values", 2)
-            return Frontmatter(meta, "".join(lines[i + 1 :]), i + 2, i + 1)
-    raise YamlError("frontmatter opened with '---' is never closed", 1)
+    i = closing(lines)
+    if not i:
+        raise YamlError("frontmatter opened with '---' is never closed", 1)
+    head = "".join(lines[1:i])
+    if len(head.encode()) > MAX_FRONTMATTER_BYTES:
+        raise YamlError(f"frontmatter over {MAX_FRONTMATTER_BYTES} bytes", 1)
+    try:
+        meta = load_yaml(head)
+    except YamlError as exc:
+        raise YamlError(exc.message, exc.line + 1 if exc.line else 1) from None
+    if meta is None:
+        meta = {}
+    if not isinstance(meta, dict):
+        raise YamlError("frontmatter must be a mapping of keys to values", 2)
+    return Frontmatter(meta, "".join(lines[i + 1 :]), i + 2, i + 1)
 
 
 def _for_yaml(value: Any) -> Any:

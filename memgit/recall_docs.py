@@ -204,13 +204,10 @@ def dropped(spec: KindSpec, path: str, text: str, front: Callable[[str], Contain
 
 def front_matter(lines: Sequence[str]) -> frozenset[str]:
     """The lines of a file's front matter, stripped: after its first line "---", up to the closing "---" or "..."
-    (as memgit/frontmatter.py reads it); none when it has none or never closes it."""
-    if not lines or lines[0].rstrip("\r") != "---":
-        return frozenset()
-    for i in range(1, len(lines)):
-        if lines[i].rstrip("\r") in ("---", "..."):
-            return frozenset(line.strip() for line in lines[1:i])
-    return frozenset()
+    (memgit/frontmatter.py `closing`); none when it has none or never closes it."""
+    from memgit.frontmatter import closing
+
+    return frozenset(line.strip() for line in lines[1 : closing(lines)])
 
 
 def subfolders(vault: Vault, tree: str | None, folder: str) -> tuple[str, ...]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.conftest import head, memgit, memgit_json, status
+from tests.conftest import git, head, memgit, memgit_json, status
 
 ITEMS = "people/ann/items.json"
 NOW = {"MEMGIT_NOW": "2026-01-15T10:00:00"}
@@ -44,3 +44,20 @@ def test_expire_refuses_a_fact_that_has_not_begun(vault: Path) -> None:
     assert (fact["status"], fact["valid_until"]) == ("expired", "2026-03-01")
     v = memgit("verify", cwd=vault)
     assert v.returncode == 0, v.stdout + v.stderr
+
+
+def test_expire_and_supersede_name_a_hand_edited_fact_the_schema_refuses(vault: Path) -> None:
+    """A fact committed past the hooks with a window that is not dates: exit 2 naming the file, the fact and the
+    field, the vault as it was (exit 4, an internal error, before)."""
+    fid = memgit_json("fact", "add", "people/ann", "Works at Acme", "--category", "status", cwd=vault, env=NOW)["id"]
+    items = json.loads((vault / ITEMS).read_text())
+    items[0]["valid_until"] = 20261201
+    (vault / ITEMS).write_text(json.dumps(items, indent=2) + "\n")
+    git(vault, "commit", "-qam", "a hand edit", "--no-verify")
+    start = head(vault)
+    for argv in (["expire", fid], ["supersede", fid, "Works at Initech"]):
+        r = memgit(*argv, "--json", cwd=vault, env=NOW)
+        err = json.loads(r.stdout)
+        assert r.returncode == 2, r.stdout + r.stderr
+        assert err["error"].startswith(f"{ITEMS}: fact {fid}: valid_until") and "memgit verify" in err["hint"]
+        assert head(vault) == start and status(vault) == ""

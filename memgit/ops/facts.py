@@ -216,7 +216,7 @@ def supersede(
     fact_id = fact_id.strip()
 
     def build(tx: Transaction) -> dict[str, Any]:
-        path, items, old = locate(vault, fact_id, tx.tree)
+        path, items, old = _located(vault, fact_id, tx.tree)
         if old["status"] != "active":
             known = itemsfile.by_id(items)
             succ, seen = old.get("supersededBy"), {fact_id}
@@ -256,6 +256,20 @@ def supersede(
     return {**result, "commit": commit}
 
 
+def _located(vault: Vault, fact_id: str, tree: str | None) -> tuple[str, list[dict[str, Any]], dict[str, Any]]:
+    """`locate` for a write that retires the fact: one its schema refuses (committed past the hooks, a hand edit:
+    `"valid_until": 20261201`) is named with its file instead of being compared or rewritten (exit 4 before)."""
+    from memgit import schema
+
+    path, items, item = locate(vault, fact_id, tree)
+    for sp in schema.problems("item", item):
+        raise UsageError(
+            f"{path}: fact {fact_id}: {sp.where + ': ' if sp.where else ''}{sp.message}",
+            "fix the fact in the file by hand (`memgit verify` names every problem), then run this again",
+        )
+    return path, items, item
+
+
 def expire(vault: Vault, fact_id: str | None, until: str | None, dry_run: bool = False) -> dict[str, Any]:
     """Expire one fact (valid_until = until or today), or with no id every active fact past valid_until: a sweep,
     which leaves out a file it cannot write with a warning (memgit/txn.py). DRY_RUN: what it would expire, no write."""
@@ -272,7 +286,7 @@ def expire(vault: Vault, fact_id: str | None, until: str | None, dry_run: bool =
     def build(tx: Transaction) -> dict[str, Any]:
         expired: list[str] = []
         if fact_id is not None:
-            path, items, item = locate(vault, fact_id, tx.tree)
+            path, items, item = _located(vault, fact_id, tx.tree)
             if item["status"] != "active":
                 raise UsageError(f"fact {fact_id} is already {item['status']}", "nothing to expire")
             kept = item["valid_until"] if item["valid_until"] and item["valid_until"] <= today else None

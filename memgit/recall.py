@@ -8,6 +8,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable
+from functools import partial
 from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING, Any
 
@@ -210,11 +211,24 @@ class Recall(Ranking):
             return False
 
         kind_of = self.vault.config.kind_of
+        fronts: dict[tuple[str, str], frozenset[str]] = {}  # (tree, path): the file's front-matter lines there
+
+        def front(tree: str, path: str) -> frozenset[str]:
+            found = fronts.get((tree, path))
+            if found is None:
+                found = fronts[tree, path] = front_matter(lines_at(self.vault, tree, path))
+            return found
+
         for _name, tip in sorted(repo.archive_tips().items()):
-            for m in scan_tree(self.vault, repo.commit_tree(tip), rx, "memory/", None, skip):
+            tree = repo.commit_tree(tip)
+            for m in scan_tree(self.vault, tree, rx, "memory/", None, skip):
                 kind = kind_of(m.path)
                 if self._read_as(kind) and m.path != ARCHIVE_LOG:
-                    doc = to_doc(self.vault, m, kind, "archive", self._spec_of(kind))
+                    spec = self._spec_of(kind)
+                    # a tip is a whole vault's commit: a file there that is not a journal keeps its front matter out
+                    if dropped(spec, m.path, m.text, partial(front, tree)):
+                        continue
+                    doc = to_doc(self.vault, m, kind, "archive", spec)
                     if doc is not None:
                         docs.setdefault((doc.path, doc.line), doc)
 

@@ -78,3 +78,25 @@ def test_an_index_of_version_8_is_built_again(keyed: Path, monkeypatch: pytest.M
     r = memgit("recall", "wombat deadline", "--json", cwd=keyed, process=True)
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["hits"][0]["text"] == QUESTIONS[1][1]
+
+
+@pytest.mark.parametrize("index", ["1", "0"], ids=["index", "rg"])
+def test_an_archived_files_front_matter_stays_out_of_archive_hits(vault: Path, index: str) -> None:
+    """`--archive` reads the archive branches' files under memory/ (a tip is a whole vault's commit): a file there
+    that is not a journal keeps its front matter out of the hits, as it did before keys were read as body lines."""
+    (vault / "memory" / "2020-01-01.md").write_text("- 09:00 the wombat ate carrots\n", encoding="utf-8")
+    (vault / "memory" / "notes.md").write_text(
+        "---\nname: wombat notes\nowner: wombat keeper\n---\n# Notes\n\nDeadline: the wombat moves in March\n",
+        encoding="utf-8",
+    )
+    git(vault, "add", "memory")
+    git(vault, "commit", "-qm", "old", "--no-verify")
+    assert memgit("archive", cwd=vault).returncode == 0
+    git(vault, "rm", "-q", "memory/notes.md")
+    git(vault, "commit", "-qm", "notes gone", "--no-verify")
+    r = memgit("recall", "wombat", "--archive", "--json", cwd=vault, env={"MEMGIT_RECALL_INDEX": index})
+    assert r.returncode == 0, r.stderr
+    assert sorted(_all(json.loads(r.stdout))) == [
+        "- 09:00 the wombat ate carrots",
+        "Deadline: the wombat moves in March",
+    ]

@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import git, head, memgit, memgit_json, status
 
 ITEMS = "people/ann/items.json"
@@ -61,3 +63,27 @@ def test_expire_and_supersede_name_a_hand_edited_fact_the_schema_refuses(vault: 
         assert r.returncode == 2, r.stdout + r.stderr
         assert err["error"].startswith(f"{ITEMS}: fact {fid}: valid_until") and "memgit verify" in err["hint"]
         assert head(vault) == start and status(vault) == ""
+
+
+def test_an_empty_date_given_to_a_write_is_the_default_as_the_readme_says(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A write's empty date is one not given (`--as-of ""` is an error instead: a read would answer for "now"
+    silently): fact add's valid_from today and valid_until none, supersede's valid_from today, expire's until today;
+    through the CLI and the MCP tool's function alike."""
+    from memgit import mcp_tools
+    from memgit.api import Vault
+
+    monkeypatch.setenv("MEMGIT_NOW", NOW["MEMGIT_NOW"])
+
+    def add(text: str, *more: str) -> str:
+        return str(memgit_json("fact", "add", "people/ann", text, "--category", "status", *more, cwd=vault)["id"])
+
+    one = add("Works at Acme", "--valid-from", "", "--valid-until", "")
+    assert (_facts(vault)[one]["valid_from"], _facts(vault)[one]["valid_until"]) == ("2026-01-15", None)
+    two = str(memgit_json("supersede", one, "Works at Initech", "--valid-from", "", cwd=vault)["id"])
+    assert _facts(vault)[one]["valid_until"] == _facts(vault)[two]["valid_from"] == "2026-01-15"
+    assert memgit_json("expire", two, "--until", "", cwd=vault)["ids"] == [two]
+    three = add("Lives in Oslo")
+    assert mcp_tools.expire(Vault(vault), three, "")["ids"] == [three]
+    assert _facts(vault)[two]["valid_until"] == _facts(vault)[three]["valid_until"] == "2026-01-15"

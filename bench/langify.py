@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A generated vault's notes rewritten as non-English text, in one commit: a large accented, mixed Japanese, Russian,
-Greek or Korean vault that anyone can rebuild (recall's speed on text that is not ASCII; docs/RECALL.md, Speed).
+Greek, Korean, Arabic, Hebrew, Hindi or Thai vault that anyone can rebuild (recall's speed on text that is not ASCII; docs/RECALL.md, Speed).
 
     python bench/genvault.py OUT --preset large && python bench/langify.py OUT --text accented
     python bench/langify.py VAULT --text cjk
@@ -9,9 +9,11 @@ Greek or Korean vault that anyone can rebuild (recall's speed on text that is no
 - accented: in each line of the notes, the first word of 5+ ASCII letters holding an "e" gets "é" for its first
   "e" (most lines become non-ASCII, as French text is), and the vault's `languages:` becomes [french, english].
 - cjk: each line of the notes gets " 東京で会議" at its end (mixed Japanese and English notes: every line non-ASCII).
-- cyrillic, greek, korean: each line of the notes gets one of eight short phrases of that script at its end, picked
-  at random from `--seed` and the file's path (mixed Russian, Greek or Korean and English notes); `languages:`
-  becomes [russian, english] or [greek, english] (Korean has no stemmer: its text is read as CJK bigrams).
+- cyrillic, greek, korean, arabic, hebrew, devanagari, thai: each line of the notes gets one of eight short phrases
+  of that script at its end, picked at random from `--seed` and the file's path (mixed Russian, Greek, Korean,
+  Arabic, Hebrew, Hindi or Thai and English notes); `languages:` becomes [russian, english], [greek, english],
+  [arabic, english] or [hindi, english] (Korean and Thai have no stemmer: their text is read as CJK bigrams; Hebrew
+  has none either).
 
 The notes are every committed .md file (the policy files AGENTS.md, SOUL.md and RULES.md aside) and each items.json's
 "fact" lines; a Markdown file's front matter (its leading "---" block: name, kind, dates) is left as it is, so a
@@ -67,8 +69,48 @@ PHRASES = {
         "긴급: 계정 확인",
         "또 다른 일",
     ),
+    "arabic": (
+        "اجتماع في القاهرة",
+        "التقرير الجديد جاهز",
+        "مكالمة مع الفريق",
+        "ناقشنا ميزانية المشروع",
+        "أنتظر رداً من أحمد",
+        "كل شيء يسير حسب الخطة",
+        "عاجل: مراجعة الحساب",
+        "مهمة أخرى",
+    ),
+    "hebrew": (
+        "פגישה בתל אביב",
+        "הדוח החדש מוכן",
+        "שיחה עם הצוות",
+        "דנו בתקציב הפרויקט",
+        "מחכה לתשובה מיוסי",
+        "הכול מתקדם לפי התוכנית",
+        "דחוף: לבדוק את החשבון",
+        "עוד משימה אחת",
+    ),
+    "devanagari": (
+        "दिल्ली में बैठक",
+        "नई रिपोर्ट तैयार है",
+        "टीम के साथ कॉल",
+        "परियोजना के बजट पर चर्चा",
+        "राहुल के जवाब का इंतज़ार",
+        "सब कुछ योजना के अनुसार",
+        "ज़रूरी: खाते की जाँच",
+        "एक और काम",
+    ),
+    "thai": (
+        "ประชุมที่กรุงเทพ",
+        "รายงานใหม่พร้อมแล้ว",
+        "โทรคุยกับทีม",
+        "หารือเรื่องงบประมาณโครงการ",
+        "รอคำตอบจากสมชาย",
+        "ทุกอย่างเป็นไปตามแผน",
+        "ด่วน: ตรวจสอบบัญชี",
+        "งานอีกหนึ่งอย่าง",
+    ),
 }
-LANGUAGES = {"accented": "french", "cyrillic": "russian", "greek": "greek"}
+LANGUAGES = {"accented": "french", "cyrillic": "russian", "greek": "greek", "arabic": "arabic", "devanagari": "hindi"}
 
 
 def accented(line: str) -> str:
@@ -126,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("vault", type=Path, help="a vault (bench/genvault.py's), rewritten and committed in place")
     ap.add_argument("--text", choices=("accented", "cjk", *PHRASES), required=True)
-    ap.add_argument("--seed", type=int, default=12, help="which phrase each line gets (cyrillic, greek, korean)")
+    ap.add_argument("--seed", type=int, default=12, help="which phrase each line gets (cyrillic, greek, korean...)")
     args = ap.parse_args(argv)
     vault: Path = args.vault
     if git(vault, "status", "--porcelain", "--untracked-files=no").strip():

@@ -31,8 +31,9 @@ if TYPE_CHECKING:
 # 6: `tails`, the vocabulary's words by the trigrams from their 4th letter on (compound heads); 7: plain lines may hold
 # accented Latin letters, CJK letters and punctuation (memgit/plain.py); 8: no line the ranking drops by its text
 # (memgit/recall_docs.py `dropped`: front-matter keys, titles, "---"); 9: Greek, Cyrillic and Hangul letters too;
-# 10: a key's line only inside the front matter ("Deadline: March 3" in a file's body is held)
-VERSION = "10"
+# 10: a key's line only inside the front matter ("Deadline: March 3" in a file's body is held); 11: a word keeps its
+# combining marks, Thai runs are read as CJK's (memgit/marks.py)
+VERSION = "11"
 SHIFT = 24  # a line's row id: file id << SHIFT | line number
 # memgit/rg.py runs rg with --max-columns 4096 and --stats: a line longer than that (its newline counted) comes
 # back as "[Omitted long line with N matches]"

@@ -10,14 +10,16 @@ from functools import lru_cache
 from itertools import chain, islice, repeat
 from operator import is_
 
+from memgit import marks
+
 DEFAULT_LANGUAGES = ("english",)
 _WORD = re.compile(r"[^\W_]+")
-_WORD_OR_END = re.compile(r"[^\W_]+|\n")  # ... and each newline: texts joined by it
 # ASCII text's words without a regex: every byte but a-z and 0-9 a space (on casefolded ASCII text, `_WORD`'s
 # words are the runs of a-z and 0-9: the same list, three times faster)
 _SPACES = bytes(c if 48 <= c <= 57 or 97 <= c <= 122 else 32 for c in range(256))
 _LINES = bytes(c if c == 10 else x for c, x in enumerate(_SPACES))  # ... a newline kept: texts joined by it, split back
-_CJK = "\u3040-\u30ff\u3100-\u312f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+# ... and Thai, which puts no space between words either
+_CJK = "\u0e00-\u0e7f\u3040-\u30ff\u3100-\u312f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 
 
 @lru_cache(maxsize=1)
@@ -27,8 +29,10 @@ def _cjk() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
     return re.compile(f"[{_CJK}]+|[^{_CJK}]+"), re.compile(f"[{_CJK}]"), re.compile(f"[{_CJK}]+")
 
 
-# letters NFKD does not take apart
-_LETTERS = str.maketrans({"ø": "o", "æ": "ae", "œ": "oe", "đ": "d", "ł": "l", "þ": "th", "ð": "d", "ı": "i", "ħ": "h"})
+# letters NFKD does not take apart (and the Arabic tatweel, which only stretches a word: "اجتمــاع" is "اجتماع")
+_LETTERS = str.maketrans(
+    {"ø": "o", "æ": "ae", "œ": "oe", "đ": "d", "ł": "l", "þ": "th", "ð": "d", "ı": "i", "ħ": "h", "\u0640": ""}
+)
 
 # Function words only: a word people ask about ("work", "home", "name") is never a stop word here.
 _STOP = {
@@ -95,7 +99,7 @@ def analyze(text: str, languages: Sequence[str] = DEFAULT_LANGUAGES, verbs: bool
     parts, is_cjk, _ = _cjk()
     if _split().search(text):  # 'İstanbul' is one word, not 'i' + U+0307 + 'stanbul'
         low = text.translate(_whole()).casefold()
-    for word in _WORD.findall(low):
+    for word in marks.word().findall(low):  # a word holds its marks ("दिल्ली", "كَتَبَ")
         for part in (word,) if word.isascii() else parts.findall(word):
             if is_cjk.match(part):
                 out.extend(
@@ -127,7 +131,7 @@ def words(text: str) -> list[str]:
     low = text.casefold()
     if low.isascii():
         return low.encode().translate(_SPACES).decode().split()
-    return _WORD.findall(fold(text))
+    return marks.word().findall(fold(text))
 
 
 def terms(text: str, languages: Sequence[str] = DEFAULT_LANGUAGES, verbs: bool = True) -> list[str]:
@@ -168,7 +172,7 @@ def terms_end_to_end_any(
         return None
     if not set(joined).isdisjoint(SPLIT_BY_CASEFOLD):  # as `analyze` reads them: 'İstanbul' one word
         joined = joined.translate(_whole())
-    words = _WORD_OR_END.findall(joined.casefold())
+    words = marks.word_or_end().findall(joined.casefold())
     words.append("\n")
     if known is None:
         known = {}
@@ -328,9 +332,26 @@ def _scripts() -> dict[str, str]:
 
 
 def _letter(c: str, variants: dict[str, str]) -> str:
-    """A folded prefix's letter as its regex: the class of what folds to it, else itself."""
-    found = variants.get(c) or (None if c.isascii() else _scripts().get(c))
-    return found or re.escape(c)
+    """A folded prefix's letter as its regex: the class of what folds to it, else itself; in the scripts whose words
+    hold marks `fold` drops (memgit/marks.py), followed by any of them ("كتب" finds "كَتَبَ")."""
+    if c.isascii():
+        return variants.get(c) or re.escape(c)
+    name = marks.script(c)
+    if name is None:
+        return _scripts().get(c) or re.escape(c)
+    return (_marked(name).get(c) or re.escape(c)) + marks.dropped()
+
+
+@lru_cache(maxsize=8)
+def _marked(name: str) -> dict[str, str]:
+    """`_scripts` of one of memgit/marks.py's SCRIPTS (its blocks and presentation forms): 'أ' and 'ﺍ' for 'ا', the
+    nukta's 'ज़' for 'ज'; worked out (1-5 ms) for a question whose prefix holds such a letter."""
+    groups: dict[str, list[str]] = {}
+    for c in map(chr, chain.from_iterable(range(a, b) for a, b in marks.SCRIPTS[name])):
+        f = fold(c)
+        if len(f) == 1 and f.isalpha() and c != f and c == c.lower() and _WORD.fullmatch(c):
+            groups.setdefault(f, []).append(c)
+    return {k: "[" + k + "".join(sorted(set(v))) + "]" for k, v in groups.items()}
 
 
 def alternatives(pairs: Iterable[tuple[str, str]]) -> list[tuple[str, bool]]:
@@ -388,7 +409,7 @@ def line_words(line: str) -> list[str]:
     with stop words (a query prefix may be any word's start), plus each CJK character and bigram of the line's
     CJK runs (a CJK query term is matched anywhere in the text)."""
     low = line.casefold()
-    found = dict.fromkeys(_WORD.findall(low if low.isascii() else fold(line)))
+    found = dict.fromkeys(_WORD.findall(low) if low.isascii() else marks.word().findall(fold(line)))
     if not low.isascii():
         for run in _cjk()[2].findall(low):
             found.update(dict.fromkeys(run))

@@ -1,5 +1,5 @@
-"""bench/langify.py: a vault's notes rewritten as accented, mixed Japanese, Russian, Greek or Korean text, in one
-commit, found by recall; a summary's front matter left as it is."""
+"""bench/langify.py: a vault's notes rewritten as accented, mixed Japanese, Russian, Greek, Korean, Arabic, Hebrew,
+Hindi or Thai text, in one commit, found by recall; a summary's front matter left as it is."""
 
 from __future__ import annotations
 
@@ -82,7 +82,18 @@ def test_cjk_notes_end_with_a_japanese_phrase_and_are_found_by_it(vault: Path) -
     assert hits and hits[0]["text"] == "- 09:30 Call about hiring 東京で会議"
 
 
-@pytest.mark.parametrize(("text", "language"), [("cyrillic", "russian"), ("greek", "greek"), ("korean", None)])
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        ("cyrillic", "russian"),
+        ("greek", "greek"),
+        ("korean", None),
+        ("arabic", "arabic"),
+        ("hebrew", None),
+        ("devanagari", "hindi"),
+        ("thai", None),
+    ],
+)
 def test_a_scripts_notes_end_with_a_seeded_phrase_and_are_found_by_its_words(
     vault: Path, tmp_path: Path, text: str, language: str | None
 ) -> None:

@@ -86,6 +86,7 @@ def _candidates(images: list[str]) -> list[str]:
                     out.append(c)
             elif (
                 CJK.match(c)
+                and not 0xE00 <= u < 0xE80  # Thai, read as CJK since index VERSION 11: not proven plain yet
                 and len(f) == 1
                 and CJK.match(f)
                 and WORD.fullmatch(f)

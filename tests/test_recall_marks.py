@@ -1,0 +1,143 @@
+"""Recall finds a word of Arabic, Hebrew, Devanagari, Thai, Armenian or Georgian by itself, as a user types it: a word
+holds its combining marks (Hindi's vowel signs and virama were read as word breaks, so "दिल्ली" had no word to ask
+for); a question without Arabic harakat or Hebrew niqqud finds a line with them and with them finds a line without
+("كتب", "كَتَبَ"), as "zurich" finds "Zürich"; "احمد" finds "أحمد" (its alef with hamza folds to alef), a nukta's
+letter its plain one, a stretched word ("اجتمــاع") the word; a Thai word is found inside a run (Thai puts no spaces
+between words: its runs are read as CJK's, as character bigrams). Through the recall index, through rg
+(MEMGIT_RECALL_INDEX=0), the CLI and a long-running process."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import unicodedata
+from pathlib import Path
+
+import pytest
+
+from memgit import marks
+from memgit.api import Vault
+from memgit.recall import Recall
+from memgit.rg import rg_path
+from memgit.tokens import _letter, _variants, analyze, fold, line_words, pattern
+from tests.conftest import memgit_json, notes_in
+
+LINES = {
+    "ar": "- كَتَبَ أحمد التقرير الجديد",  # harakat, an alef with hamza
+    "ar2": "- السفر إلى القاهرة مع سارة",  # an alef with hamza below
+    "ar3": "- اجتمــاع الفريق غداً",  # a tatweel; tanwin
+    "he": "- מִשְׁפָּחָה גדולה בחג",  # niqqud
+    "he2": "- שלום לכולם מהמשרד",
+    "hi": "- राहुल के जवाब का इंतज़ार",  # vowel signs, a nukta written as a mark (as keyboards type it)
+    "hi2": "- नमस्ते दिल्ली में बैठक",  # a virama
+    "th": "- ประชุมที่กรุงเทพพรุ่งนี้",  # one run of four words
+    "hy": "- Հանդիպում Արամի հետ գրասենյակում",
+    "ka": "- თბილისში შეხვედრა ნინოსთან",
+}
+QUESTIONS = [
+    ("كتب", "ar"),
+    ("كَتَبَ", "ar"),
+    ("احمد التقرير", "ar"),
+    ("أحمد", "ar"),
+    ("الى القاهرة", "ar2"),
+    ("إلى", "ar2"),
+    ("اجتماع", "ar3"),
+    ("اجتمــاع", "ar3"),
+    ("משפחה", "he"),
+    ("מִשְׁפָּחָה", "he"),
+    ("שָׁלוֹם", "he2"),
+    ("राहुल", "hi"),
+    ("इंतज़ार", "hi"),
+    ("इंतजार", "hi"),
+    ("इंत\u095bार", "hi"),  # the nukta's letter as one code point
+    ("दिल्ली", "hi2"),
+    ("नमस्ते", "hi2"),
+    ("ประชุม", "th"),
+    ("กรุงเทพ", "th"),
+    ("พรุ่งนี้", "th"),
+    ("հանդիպում", "hy"),
+    ("ՀԱՆԴԻՊՈՒՄ", "hy"),
+    ("Արամի", "hy"),
+    ("თბილისში", "ka"),
+    ("შეხვედრა", "ka"),
+]
+
+
+@pytest.fixture
+def marked(vault: Path) -> Path:
+    filler = [f"- Budget review number {n} with the team" for n in range(6)]
+    notes_in(vault, "english", [*LINES.values(), *filler])
+    return vault
+
+
+def _first(found: dict) -> list[str]:  # type: ignore[type-arg]
+    return [h["text"] for h in found["hits"]][:1]
+
+
+@pytest.mark.parametrize("index", [True, False], ids=["index", "rg"])
+def test_a_word_of_each_script_is_found_by_itself_as_a_user_types_it(marked: Path, index: bool) -> None:
+    for question, key in QUESTIONS:
+        assert _first(Recall(Vault(marked), question, k=5, index=index).run()) == [LINES[key]], question
+
+
+def test_the_cli_and_a_warm_process_find_them_too(marked: Path) -> None:
+    for question, key in QUESTIONS[::2]:
+        assert _first(memgit_json("recall", question, cwd=marked)) == [LINES[key]], question
+        rg = memgit_json("recall", question, cwd=marked, env={"MEMGIT_RECALL_INDEX": "0"})
+        assert _first(rg) == [LINES[key]], question
+    from memgit.prewarm import prewarm
+
+    prewarm(marked)
+    for question, key in QUESTIONS:
+        assert _first(Recall(Vault(marked), question, k=5).run()) == [LINES[key]], question
+
+
+@pytest.mark.parametrize(("languages", "key", "question"), [("arabic, english", "ar", "كتب"), ("hindi", "hi", "इंतजार")])
+def test_with_the_scripts_stemmer_too(vault: Path, languages: str, key: str, question: str) -> None:
+    notes_in(vault, languages, [*LINES.values(), "- Budget review"])
+    for index in (True, False):
+        assert _first(Recall(Vault(vault), question, k=5, index=index).run()) == [LINES[key]], question
+
+
+def test_a_word_holds_its_marks() -> None:
+    assert analyze("दिल्ली में बैठक") == [("दिलली", "दिलली"), ("में", "में"), ("बैठक", "बैठक")]  # virama folded away
+    assert analyze("كَتَبَ") == [("كتب", "كتب")] and analyze("اجتمــاع") == [("اجتماع", "اجتماع")]
+    assert analyze("cafe\u0301s") == [("cafes", "cafe")]  # a decomposed accent too
+    assert "دلي" not in line_words("- دَلِيل") and "دليل" in line_words("- دَلِيل")
+    # Thai: its runs' characters and bigrams, as CJK's
+    assert {"ปร", "ระ", "ชุ"} <= set(line_words("ประชุม")) and ("ระ", "ระ") in analyze("ประชุม")
+
+
+def test_the_list_of_marks_is_every_mark() -> None:
+    listed = {
+        u for t in marks.MARKS.split() for a, _, b in [t.partition("-")] for u in range(int(a, 16), int(b or a, 16) + 1)
+    }
+    assert listed == {u for u in range(0x110000) if unicodedata.category(chr(u)).startswith("M")}
+
+
+def test_each_scripts_letter_matches_itself_its_forms_and_the_marks_fold_drops_in_python_and_rg(tmp_path: Path) -> None:
+    variants = _variants()
+    dropped = marks.dropped()[1:-2]
+    codes = [u for blocks in marks.SCRIPTS.values() for a, b in blocks for u in range(a, b)]
+    chars = [chr(u) for u in codes if unicodedata.category(chr(u)) not in ("Cn", "Cs")]
+    letters = sorted({f for c in chars if len(f := fold(c)) == 1 and marks.script(f) and fold(f) == f and f.isalpha()})
+    path = tmp_path / "letters.txt"
+    path.write_text("\n".join(chars) + "\n", encoding="utf-8")
+    for letter in letters:
+        rx = _letter(letter, variants)
+        assert rx.endswith(marks.dropped())
+        one = rx[: -len(marks.dropped())]
+        wanted = {c for c in chars if fold(c) == letter and re.fullmatch(r"\w", c)}
+        assert {c for c in chars if re.fullmatch(one, c, re.I)} == wanted, letter
+        out = subprocess.run(
+            [rg_path(), "--no-config", "--ignore-case", "-e", f"^(?:{one})$", str(path)],
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            check=False,
+        )
+        assert set(out.stdout.split()) == wanted, letter
+        # followed by what fold drops: the word's fold is the letter's
+        for m in re.findall(".", dropped.replace("-", "")):
+            assert fold(letter + m + letter) == letter + letter, (letter, hex(ord(m)))
+    assert re.search(pattern(analyze("كتب")), "x كَتَبَ", re.I) and re.search(pattern(analyze("ইংরেজি")), "ইংরেজি")

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from memgit import recall_build, recall_grep, recall_index
 from memgit.recall_index import Found, Index, Unusable
+from memgit.recall_retired import live
 
 if TYPE_CHECKING:
     import re
@@ -63,7 +64,8 @@ def grep(
                 if c.new is not None and not c.link and recall_build.searched_by_rg(c.path):
                     data = repo.blob(c.new) or b""
                     size += recall_build._size(data)
-                    work += recall_grep.file_lines(rx, c.path, data)
+                    found = recall_grep.file_lines(rx, c.path, data)
+                    work += live(vault, c.path, data, found) if first is not None and first.active else found
             return recall_grep.overlaid(vault, head, {c.path for c in changes}, work, size, rx, alternatives, first)
     rows, total, cut = _search(vault, tree, moment, alternatives, first)
     if cut is not None:

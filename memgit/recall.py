@@ -255,6 +255,7 @@ class Recall(Ranking):
                 counted=self._keep if self.kind_filter else self._counted,
                 reading=self._read(),
                 layer=self.kind_filter,
+                active=self._active(),
             )
             with contextlib.suppress(recall_index.Unusable):  # no index here (read-only .git): rg
                 if tree is None:
@@ -262,6 +263,7 @@ class Recall(Ranking):
                 else:  # an old tree's own index (memgit/asof_index.py)
                     when = int(self.moment.timestamp())
                     found = asof_index.grep(self.vault, tree, when, rx, alternatives(self.pairs), first)
+        searched_all = found is None  # rg's lines or every blob's: the retired ones among them
         if found is None and tree is not None:
             found = asof_index.scan(self.vault, tree, re.compile(self.pattern(), re.I))  # every blob: compiled once
         if found is not None:
@@ -283,6 +285,8 @@ class Recall(Ranking):
                     others.append(t)
         self.corpus_bytes += sum(searched)
         left = found.left if found is not None else ()  # how many lines the first stage left out hold each term
+        if searched_all and len(lines) > CANDIDATES and self._active():  # the index's search left them out
+            lines = self._live(lines)
         if len(lines) > CANDIDATES:  # the first stage (memgit/recall_cut.py); the index's search has done it
             lines, left = recall_cut.cut_left(lines, self._spec(), CANDIDATES, others, self._read())
             self.cut = True
@@ -332,6 +336,27 @@ class Recall(Ranking):
                     doc = to_doc(vault, m, kind, "grep", found_spec)
             if doc is not None:
                 docs.setdefault((path, n), doc)
+
+    def _active(self) -> bool:
+        """A plain recall (no --history, no --valid-at): a retired fact's or decision's line is no candidate, and the
+        first stage neither keeps nor counts it (memgit/recall_retired.py), as `run` ranks only the active Docs."""
+        return not self.history and not self.valid_at
+
+    def _live(self, lines: list[tuple[str, int, str]]) -> list[tuple[str, int, str]]:
+        """Those matched lines that are not retired: each items.json's and decision's file read once (the file as
+        searched: the work tree's or the tree's)."""
+        from memgit.recall_retired import has_status, retired
+
+        kind_of = self.vault.config.kind_of
+        asked: dict[str, list[int]] = {}
+        for path, n, _t in lines:
+            asked.setdefault(path, []).append(n)
+        out: dict[str, set[int]] = {}
+        for path, ns in asked.items():
+            kind = kind_of(path)
+            if has_status(kind, self._spec_of(kind)):
+                out[path] = retired(kind, self._spec_of(kind), lines_at(self.vault, self._searched, path), ns)
+        return [line for line in lines if line[1] not in out.get(line[0], ())] if any(out.values()) else lines
 
     def _read(self) -> Reading:
         """How the ranking reads the question's terms in a line's words (memgit/recall_df.py), for the df of the lines
@@ -417,7 +442,8 @@ class Recall(Ranking):
     ) -> None:
         """L1: entities whose name matches a query word bring all their facts along (past ENTITIES of them, those
         whose names hold the most of the question's words, then the rarest among the entities' names); `brought` is
-        told of the fact lines it adds, once, in order (path, line, the line as items.json has it)."""
+        told of the fact lines it adds, once, in order (path, line, the line as items.json has it): in a plain recall
+        only the active ones (the first stage neither kept nor counted a retired one)."""
         from memgit.indexmd import ARCHIVE_LOG
         from memgit.rg import Match
 
@@ -429,6 +455,7 @@ class Recall(Ranking):
             stored = recall_grep.stored_facts(self.vault, self.found, {}, paths, (self.languages, self.verbs))[1]
         kind_of = self.vault.config.kind_of
         added: list[tuple[str, int, str]] = []  # the fact lines added (told to `brought`)
+        every = not self._active()  # else only an active fact is told
         for path in paths:
             kind = kind_of(path)
             if not self._read_as(kind) or path == ARCHIVE_LOG:
@@ -439,7 +466,11 @@ class Recall(Ranking):
                 if found_spec.recall == "facts":
                     for fact in stored_docs(path, kind, "index", known):
                         # not found before (added), told to `brought`: a stored file is canonical, its line is this
-                        if docs.setdefault((path, fact.line), fact) is fact and brought is not None:
+                        if (
+                            docs.setdefault((path, fact.line), fact) is fact
+                            and brought is not None
+                            and (every or fact.status == "active")
+                        ):
                             text = fact.text
                             plain = '"' not in text and "\\" not in text and text.isprintable()
                             added.append(
@@ -461,7 +492,7 @@ class Recall(Ranking):
                 doc = to_doc(self.vault, Match(path, n, text, before, after), kind, "index", found_spec)
                 if doc is not None and (path, n) not in docs:
                     docs[(path, n)] = doc
-                    if brought is not None:
+                    if brought is not None and (every or doc.status == "active"):
                         added.append((path, n, text))
         if brought is not None and added:
             brought(added)

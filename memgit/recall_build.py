@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from memgit import recall_facts
 from memgit.plain import plain_line
 from memgit.recall_docs import dropped, front_matter
+from memgit.recall_retired import has_status, retired
 from memgit.tokens import line_words
 
 if TYPE_CHECKING:
@@ -32,8 +33,11 @@ if TYPE_CHECKING:
 # accented Latin letters, CJK letters and punctuation (memgit/plain.py); 8: no line the ranking drops by its text
 # (memgit/recall_docs.py `dropped`: front-matter keys, titles, "---"); 9: Greek, Cyrillic and Hangul letters too;
 # 10: a key's line only inside the front matter ("Deadline: March 3" in a file's body is held); 11: a word keeps its
-# combining marks, Thai runs are read as CJK's (memgit/marks.py)
-VERSION = "11"
+# combining marks, Thai runs are read as CJK's (memgit/marks.py); 12: a retired fact's and a retired decision's rows
+# hold the word RETIRED (memgit/recall_retired.py)
+VERSION = "12"
+# the word a retired line's row holds besides its own (a private-use character: no line's words, no question's)
+RETIRED = "\ue000"
 SHIFT = 24  # a line's row id: file id << SHIFT | line number
 # memgit/rg.py runs rg with --max-columns 4096 and --stats: a line longer than that (its newline counted) comes
 # back as "[Omitted long line with N matches]"
@@ -143,21 +147,24 @@ def update(index: Index, vault: Vault, tree: str) -> None:
     changed = sorted({c.path for c in changes})
     before = [i for (i,) in index._in("SELECT id FROM files WHERE path IN ({})", changed)]
     read_as = _read_as(vault)
+    kind_of = vault.config.kind_of
     size = 0
     gone: list[tuple[int, str]] = []  # (row id, text) of the lines to forget
     added: list[tuple[int, str, str]] = []  # (row id, text, words) of the lines to index
     stored: tuple[list[int], list[recall_facts.Row]] = ([], [])  # files whose facts go, the facts to store
     for c in changes:
         if c.new is not None and searched_by_rg(c.path) and not c.link:  # a link: rg does not follow it
-            size += _change(db, vault, c.path, c.new, read_as(c.path), gone, added, stored)
+            size += _change(db, vault, c.path, c.new, kind_of(c.path), read_as(c.path), gone, added, stored)
         else:
             size -= _drop(db, c.path, gone, stored[0])
     # every line forgotten before any is indexed: a row id comes back (a changed line; a file id used again)
-    # a contentless FTS5 table forgets a row when told the words it was given (recomputed from the text)
+    # a contentless FTS5 table forgets a row when told the words it was given (recomputed from the text, and
+    # RETIRED where the row held it)
+    was = _marked(db, {i >> SHIFT for i, _text in gone})
     for table in ("terms", "oddterms"):
         db.executemany(
             f"INSERT INTO {table}({table}, rowid, words) VALUES ('delete', ?, ?)",
-            [(i, " ".join(line_words(text))) for i, text in gone if _odd(text) == (table == "oddterms")],
+            [(i, _words(text, i in was)) for i, text in gone if _odd(text) == (table == "oddterms")],
         )
     db.executemany("DELETE FROM lines WHERE id = ?", [(i,) for i, _ in gone])
     _insert(db, added)
@@ -165,7 +172,7 @@ def update(index: Index, vault: Vault, tree: str) -> None:
     recall_facts.insert(db, stored[1])
     db.executemany(
         "INSERT OR IGNORE INTO vocab VALUES (?)",
-        [(w,) for w in sorted({w for _, _, ws in added for w in ws.split()})],
+        [(w,) for w in sorted({w for _, _, ws in added for w in ws.split()} - {RETIRED})],
     )
     db.execute("INSERT OR REPLACE INTO meta VALUES ('tree', ?)", (tree,))
     if index.names[0] is not None:  # every path kept: the changed ones read again (a dropped id may be reused)
@@ -203,6 +210,7 @@ def _change(
     vault: Vault,
     path: str,
     blob: str,
+    kind: str,
     spec: KindSpec,
     gone: list[tuple[int, str]],
     added: list[tuple[int, str, str]],
@@ -217,32 +225,84 @@ def _change(
     row = db.execute("SELECT id, size FROM files WHERE path = ?", (path,)).fetchone()
     if row is None:
         cur = db.execute("INSERT INTO files(path, blob, size) VALUES (?, ?, ?)", (path, blob, size))
-        added += _rows(int(cur.lastrowid or 0), path, data, spec)
-        if facts_only:
-            stored[1].extend(recall_facts.rows(int(cur.lastrowid or 0), data, SHIFT))
+        facts = recall_facts.rows_retired(int(cur.lastrowid or 0), data, SHIFT) if facts_only else None
+        added += _rows(int(cur.lastrowid or 0), path, data, kind, spec, facts)
+        if facts is not None:
+            stored[1].extend(facts[0])
         return size
     file_id, before = int(row[0]), int(row[1])
-    if facts_only:
+    facts = recall_facts.rows_retired(file_id, data, SHIFT) if facts_only else None
+    if facts is not None:
         stored[0].append(file_id)
-        stored[1].extend(recall_facts.rows(file_id, data, SHIFT))
+        stored[1].extend(facts[0])
     lo, hi = file_id << SHIFT, ((file_id + 1) << SHIFT) - 1
     old = dict(db.execute("SELECT id, text FROM lines WHERE id BETWEEN ? AND ?", (lo, hi)).fetchall())
     lines = _lines(file_id, path, data, spec)
-    kept = {i for i, text in lines if old.get(i) == text}  # the same text: the same words, already indexed
+    now = _retired(file_id, data, kind, spec, facts)
+    was = _marked(db, {file_id}) if has_status(kind, spec) else set()
+    # the same text and status: the same words, already indexed (a fact superseded: its line's status changed)
+    kept = {i for i, text in lines if old.get(i) == text and (i in now) == (i in was)}
     gone += [(i, text) for i, text in old.items() if i not in kept]
-    added += [(i, text, " ".join(words)) for i, text in lines if i not in kept for words in [line_words(text)] if words]
+    added += _worded([(i, text) for i, text in lines if i not in kept], now)
     db.execute("UPDATE files SET blob = ?, size = ? WHERE id = ?", (blob, size, file_id))
     return size - before
 
 
-def _rows(file_id: int, path: str, data: bytes, spec: KindSpec) -> list[tuple[int, str, str]]:
-    """(row id, text, words) of each line of a file that holds a word; none for a binary file (rg skips it)."""
-    return [
-        (i, text, " ".join(words))
-        for i, text in _lines(file_id, path, data, spec)
-        for words in [line_words(text)]
-        if words
-    ]
+def _rows(
+    file_id: int,
+    path: str,
+    data: bytes,
+    kind: str,
+    spec: KindSpec,
+    facts: tuple[list[recall_facts.Row], set[int]] | None = None,
+) -> list[tuple[int, str, str]]:
+    """(row id, text, words) of each line of a file that holds a word (and RETIRED, a retired line's: `facts`, an
+    items.json's stored rows and retired ones when known); none for a binary file (rg skips it)."""
+    return _worded(_lines(file_id, path, data, spec), _retired(file_id, data, kind, spec, facts))
+
+
+def _worded(lines: list[tuple[int, str]], retired: set[int]) -> list[tuple[int, str, str]]:
+    """(row id, text, words) of those lines holding a word: their FTS5 words (`_words`)."""
+    out = []
+    for i, text in lines:
+        words = line_words(text)
+        if words:
+            out.append((i, text, " ".join([*words, RETIRED] if i in retired else words)))
+    return out
+
+
+def _words(text: str, retired: bool) -> str:
+    """What a row's FTS5 words are: its line's words, and RETIRED for a retired line."""
+    words = line_words(text)
+    return " ".join([*words, RETIRED] if retired else words)
+
+
+def _retired(
+    file_id: int, data: bytes, kind: str, spec: KindSpec, facts: tuple[list[recall_facts.Row], set[int]] | None = None
+) -> set[int]:
+    """The row ids of a file's retired lines (memgit/recall_retired.py): a plain recall leaves them out. Of a canonical
+    items.json, those its stored rows say (`facts`: the same fields the lines around each "fact" line give)."""
+    if facts is not None and facts[0]:
+        return facts[1]
+    if not has_status(kind, spec) or b"\0" in data:
+        return set()
+    base = file_id << SHIFT
+    return {base | n for n in retired(kind, spec, data.decode("utf-8", errors="replace").split("\n")) if n < 1 << SHIFT}
+
+
+def _marked(db: sqlite3.Connection, file_ids: set[int]) -> set[int]:
+    """The rows of these files holding RETIRED."""
+    out: set[int] = set()
+    sql = "SELECT rowid FROM {} WHERE {} MATCH ? AND rowid BETWEEN ? AND ?"
+    for f in file_ids:
+        for table in ("terms", "oddterms"):
+            span = (f << SHIFT, ((f + 1) << SHIFT) - 1)
+            out.update(r for (r,) in db.execute(sql.format(table, table), (_quote(RETIRED), *span)))
+    return out
+
+
+def _quote(word: str) -> str:
+    return '"' + word.replace('"', '""') + '"'
 
 
 def _lines(file_id: int, path: str, data: bytes, spec: KindSpec) -> list[tuple[int, str]]:
@@ -307,6 +367,7 @@ def build(vault: Vault, tree: str | None, where: Path) -> Path:
             from memgit.progress import index_rebuild, tick
 
             read_as = _read_as(vault)
+            kind_of = vault.config.kind_of
             repo = vault.repo
             words: set[str] = set()
             listed = [(p, b) for p, b in repo.files(tree, links=False) if searched_by_rg(p)]
@@ -317,12 +378,14 @@ def build(vault: Vault, tree: str | None, where: Path) -> Path:
                 data = repo.blob(blob) or b""
                 files.append((file_id, path, blob, _size(data)))
                 spec = read_as(path)
-                rows = _rows(file_id, path, data, spec)
+                facts = recall_facts.rows_retired(file_id, data, SHIFT) if _facts(spec) else None
+                rows = _rows(file_id, path, data, kind_of(path), spec, facts)
                 _insert(db, rows)
-                if _facts(spec):
-                    recall_facts.insert(db, recall_facts.rows(file_id, data, SHIFT))
+                if facts is not None:
+                    recall_facts.insert(db, facts[0])
                 words.update(w for _, _, ws in rows for w in ws.split())
             tick(progress, len(listed), len(listed))
+            words.discard(RETIRED)
             db.executemany("INSERT INTO vocab VALUES (?)", [(w,) for w in sorted(words)])
             db.executemany("INSERT INTO files(id, path, blob, size) VALUES (?, ?, ?, ?)", files)
         for statement in TAILS:

@@ -45,6 +45,11 @@ def fact_from_context(m: Match) -> dict[str, Any] | None:
     return _fact_fields((*m.before[-1:], m.text, *m.after))
 
 
+def fields_around(lines: tuple[str, ...]) -> dict[str, Any] | None:
+    """fact_from_context of a "fact" line given with the line before it and the 9 after it (fewer at a file's ends)."""
+    return _fact_fields(lines)
+
+
 @lru_cache(maxsize=1 << 14)
 def _fact_fields(lines: tuple[str, ...]) -> dict[str, Any] | None:
     """The same lines give the same fields: parsed once per process (the MCP server sees the same facts again and
@@ -106,39 +111,48 @@ def fact_values(item: dict[str, Any]) -> tuple[Any, ...]:
 
 def rows(file_id: int, data: bytes, shift: int) -> list[Row]:
     """The rows of one entity's items.json: its marker and each fact's fields; none for a file in another form."""
+    return rows_retired(file_id, data, shift)[0]
+
+
+def rows_retired(file_id: int, data: bytes, shift: int) -> tuple[list[Row], set[int]]:
+    """`rows`, and the row ids of its facts whose status is not "active" (memgit/recall_retired.py: a plain recall
+    leaves them out; a file with no rows: none, the file's lines decide)."""
     if b"\\u" in data:  # an escape (a lone surrogate makes the file unparseable): read the file as before
-        return []
+        return [], set()
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        return []
+        return [], set()
     base = file_id << shift
     marker: Row = (base, "null")
     if text == "[]\n":
-        return [marker]
+        return [marker], set()
     if _canonical().fullmatch(text) is None:
-        return []
+        return [], set()
     try:
         items = json.loads(text)
     except ValueError:
-        return []
+        return [], set()
     keys = text.count('\n    "')
     if sum(map(len, items)) != keys or len({str(i.get("id")) for i in items}) != len(items):
-        return []  # a key twice in a fact (unparseable) or an id twice (the first one's line for both)
+        return [], set()  # a key twice in a fact (unparseable) or an id twice (the first one's line for both)
     out = [marker]
+    retired = set()
     dumps = json.JSONEncoder(separators=(",", ":")).encode  # ASCII: a lone surrogate is never stored
     n = 2  # "[" then each fact: "{", its keys, "},"; its "fact" line is its second key
     for item in items:
         if list(item)[:11] != _ORDER:
-            return []
+            return [], set()
         v = fact_values(item)
         if not all(x is None or type(x) is str for x in (v[3], v[4], v[7], v[9])):
-            return []  # a raw value that is not text: kept as JSON gave it only by reading the file
+            return [], set()  # a raw value that is not text: kept as JSON gave it only by reading the file
         if n + 2 >= 1 << shift:
-            return []
+            return [], set()
         out.append((base | (n + 2), dumps(v)))
+        if v[2] != "active":
+            retired.add(base | (n + 2))
         n += len(item) + 2
-    return out
+    return out, retired
 
 
 @lru_cache(maxsize=1)

@@ -23,6 +23,7 @@ from memgit import recall_build, recall_index, recall_status
 from memgit.plain import plain_line
 from memgit.recall_build import MAX_COLUMNS, searched_by_rg
 from memgit.recall_index import Found, Unusable
+from memgit.recall_retired import live
 from memgit.recall_status import Status
 from memgit.tokens import line_words
 
@@ -161,7 +162,8 @@ def grep(
         tree, dirty = _status_tree(vault)
         if watched is not None and token is not None:
             watched.after_status(token, tree, dirty)
-    work, work_bytes = _work_lines(vault, rx, sorted(p for p in dirty if searched_by_rg(p)))
+    active = first is not None and first.active
+    work, work_bytes = _work_lines(vault, rx, sorted(p for p in dirty if searched_by_rg(p)), active)
     return overlaid(vault, tree, dirty, work, work_bytes, rx, alternatives, first)
 
 
@@ -208,9 +210,10 @@ def shown(
 
 
 def _work_lines(
-    vault: Vault, rx: re.Pattern[str] | LazyPattern, paths: list[str]
+    vault: Vault, rx: re.Pattern[str] | LazyPattern, paths: list[str], active: bool = False
 ) -> tuple[list[tuple[str, int, str]], int]:
-    """The lines of the work tree's files that differ from the tree, as rg finds them, and their bytes."""
+    """The lines of the work tree's files that differ from the tree, as rg finds them (`active`: but the retired
+    ones, memgit/recall_retired.py), and their bytes."""
     lines: list[tuple[str, int, str]] = []
     searched = 0
     for path in paths:
@@ -219,7 +222,7 @@ def _work_lines(
             continue
         data = target.read_bytes()
         searched += recall_build._size(data)
-        lines += file_lines(rx, path, data)
+        lines += live(vault, path, data, file_lines(rx, path, data)) if active else file_lines(rx, path, data)
     return lines, searched
 
 

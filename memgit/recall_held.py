@@ -23,6 +23,7 @@ from itertools import accumulate
 from typing import TYPE_CHECKING
 
 from memgit.plain import LONGEST as LONGEST  # a plain line is shorter (memgit/recall_bits.py reads it here)
+from memgit.recall_build import RETIRED
 
 if TYPE_CHECKING:
     from memgit.recall_index import Index
@@ -104,19 +105,21 @@ class Held:
         for b in parts:
             self.upto.append((self.upto[-1] if self.upto else 0) | int.from_bytes(b, "little"))
         self.words: dict[str, int] = {}
+        # the retired lines (memgit/recall_retired.py: their rows hold RETIRED), which a plain recall leaves out
+        self.retired = self.bits(_rowids(db, _quote(RETIRED)))
         db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.terms_rows USING fts5vocab(main, terms, row)")
         least = max(HOLD_ROWS, int(HOLD_SHARE * self.built))
         common = [
             w
             for (w,) in db.execute("SELECT term FROM temp.terms_rows WHERE doc >= ? ORDER BY doc DESC", (least,))
-            if w not in skip
+            if w not in skip and w != RETIRED
         ][:HOLD_WORDS]
         for w in common:
             self.words[w] = self.bits(_rowids(db, _quote(w)))
         self.slots: dict[str, array[int]] = {}  # a rarer word -> the slots of its lines (those dropped since too)
         start, at, line_of = self.start, self.at, (1 << shift) - 1
         for (w,) in db.execute("SELECT term FROM temp.terms_rows WHERE doc >= ? AND doc < ?", (HOLD_SLOTS, least)):
-            if w not in skip and w not in self.words:
+            if w not in skip and w not in self.words and w != RETIRED:
                 self.slots[w] = array("i", [at[start[r >> shift] + (r & line_of)] for r in _rowids(db, _quote(w))])
         self.terms: dict[tuple[tuple[str, bool], ...], int] = {}
         self.analysis: Terms | None = None  # what the ranking reads of each line (memgit/recall_terms.py)
@@ -237,6 +240,7 @@ class Held:
         self.alive &= ~int.from_bytes(drop, "little")
         new: dict[str, list[int]] = {}  # a held word -> its new slots
         lengths: dict[int, list[int]] = {}  # a bucket -> its new slots
+        retired: list[int] = []  # the new slots of retired lines
         for r, text, words in added:
             s = len(self.ids)
             self.ids.append(r)
@@ -249,7 +253,9 @@ class Held:
             self.said.append(NO_ENTRY if said is None else hash(said))
             lengths.setdefault(self.bucket_of[min(len(text), LONGEST - 1)], []).append(s)
             for w in set(words.split()):
-                if w in self.words:
+                if w == RETIRED:
+                    retired.append(s)
+                elif w in self.words:
                     new.setdefault(w, []).append(s)
                 elif w in self.slots:
                     self.slots[w].append(s)
@@ -260,6 +266,8 @@ class Held:
                 self.upto[at] |= bits
         for w, slots in new.items():
             self.words[w] |= self._of(slots)
+        if retired:
+            self.retired |= self._of(retired)
         self.terms.clear()
         self.tree = tree
         return len(self.ids) - self.built <= REBUILD * max(self.built, 1000)
@@ -286,8 +294,9 @@ class Held:
         for f in sorted(ids & now.keys()):
             span = (f << shift, ((f + 1) << shift) - 1)
             plain = {r for (r,) in db.execute("SELECT rowid FROM terms WHERE rowid BETWEEN ? AND ?", span)}
+            marked = {r for (r,) in db.execute(_MARKED, (_quote(RETIRED), *span))}
             added += [
-                (r, text, " ".join(line_words(text)))
+                (r, text, " ".join([*line_words(text), RETIRED] if r in marked else line_words(text)))
                 for r, text in db.execute("SELECT id, text FROM lines WHERE id BETWEEN ? AND ?", span)
                 if r in plain
             ]
@@ -370,6 +379,9 @@ def _version(db: sqlite3.Connection) -> int:
 
 def _files(db: sqlite3.Connection) -> dict[int, int]:
     return {f: hash((path, blob)) for f, path, blob in db.execute("SELECT id, path, blob FROM files")}
+
+
+_MARKED = "SELECT rowid FROM terms WHERE terms MATCH ? AND rowid BETWEEN ? AND ?"
 
 
 def _quote(word: str) -> str:

@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterable, Sequence
 from operator import itemgetter
 from typing import TYPE_CHECKING, NamedTuple
 
+from memgit.recall_build import RETIRED
+
 if TYPE_CHECKING:
     import re
 
@@ -50,6 +52,9 @@ class Stage(NamedTuple):
     reading: Reading | None = None
     # a layer's recall (--layer): only the lines of the paths `wanted` count (`counted` is `keep`); the layer's kind
     layer: str | None = None
+    # a plain recall (no --history, no --valid-at): the retired lines (memgit/recall_retired.py; the index's rows
+    # holding RETIRED, the work tree's lines in `work` left out by the caller) are neither kept nor counted
+    active: bool = False
 
 
 class Kept(NamedTuple):
@@ -73,11 +78,12 @@ def first_stage(index: Index, first: Stage) -> Kept | None:
     atoms = [index._atoms(t.prefixes, t.exact, t.inner, EXPAND_INNER) for t in spec]
     if None in atoms:
         return None  # a head inside too many words: every line, cut in Python
-    exprs = [index._expr(a) if a else "" for a in atoms]
-    live = [i for i, e in enumerate(exprs) if e]
-    if not live:
+    live = _live if first.active else _every
+    exprs = [live(index._expr(a)) if a else "" for a in atoms]
+    some = [i for i, e in enumerate(exprs) if e]
+    if not some:
         return None
-    every = " OR ".join(f"({exprs[i]})" for i in live)
+    every = " OR ".join(f"({exprs[i]})" for i in some)
     # a compound's head (a term's `inner` words) adds to a line's score only: the candidates hold some term as a
     # word, as rg's pattern finds them ("Tanzkurs" alone is no line for "kurs"); None: no term has such words
     whole = _whole(index, spec, atoms)
@@ -88,7 +94,9 @@ def first_stage(index: Index, first: Stage) -> Kept | None:
 
         held = held_of(index)
     if held is not None:  # every term's lines, as bitsets
-        sets = {i: held.term(index.db, atoms[i] or []) for i in live}
+        sets = {i: held.term(index.db, atoms[i] or []) for i in some}
+        if first.active and held.retired:  # b & ~retired, without the negative ~retired (see `plain` below)
+            sets = {i: b ^ (b & held.retired) for i, b in sets.items()}
         if whole is not None:
             words = 0  # the lines holding some term as a word
             for w in whole:
@@ -96,7 +104,7 @@ def first_stage(index: Index, first: Stage) -> Kept | None:
             sets = {i: b & words for i, b in sets.items()}
         size: dict[int, int] = {}  # counted only as far as the check below needs (a count reads ~30 KB)
     else:  # how many rows each term has, up to BUDGET + 1 (only which terms are cheap to read depends on it)
-        size = {i: _count(index, exprs[i]) for i in live}
+        size = {i: _count(index, exprs[i]) for i in some}
     # the committed lines of files that differ from the tree are not candidates; their work-tree lines are
     gone = {i for (i,) in index._in("SELECT id FROM files WHERE path IN ({})", sorted(first.dirty))}
     odd = index._odd_lines(every, gone, first.rx)  # odd lines: the pattern and the text decide, as in rg
@@ -119,7 +127,7 @@ def first_stage(index: Index, first: Stage) -> Kept | None:
         known, complete, slots = top(held, sets, [int(u) for u in units], extra, extra_bits, score, first, gone, names)
     else:
         within = " OR ".join(f"({index._expr(w)})" for w in whole if w) if whole is not None else None
-        known, complete, bits_of, every_row = _read(index, exprs, live, size, extra_bits, score, first, gone, within)
+        known, complete, bits_of, every_row = _read(index, exprs, some, size, extra_bits, score, first, gone, within)
     if complete and len(known) <= first.k:
         return None  # no more lines than go on
     edge = known[first.k - 1][0]
@@ -131,7 +139,7 @@ def first_stage(index: Index, first: Stage) -> Kept | None:
         # the plain lines left out: every line holding a term but those kept and those of the files that differ
         if first.counted is None:
             return Kept(lines, ())
-        out = held._of(kept_slots) | (held.files(gone) if gone else 0)
+        out = held._of(kept_slots) | (held.files(gone) if gone else 0) | (held.retired if first.active else 0)
         if first.layer is not None:  # but the lines of the layer asked for
             out |= ~_layer(index, held, first)
         plain = []
@@ -192,13 +200,25 @@ def first_stage(index: Index, first: Stage) -> Kept | None:
         if not exprs[i] or within == "":
             plain.append(0)
         elif own is not None:  # the rows holding a word read as the term
-            expr = index._expr([(w, False) for w in own])
+            expr = live(index._expr([(w, False) for w in own]))
             plain.append(_total(index, expr, BUDGET + 1, within, gone, files) - read[i] if own else 0)
         elif every_row:
             plain.append(rows[i] - kept[i])
         else:
             plain.append(_total(index, exprs[i], size[i], within, gone, files) - kept[i])
     return Kept(lines, _left(plain, extra, extra_bits, lines, others, spec, first.reading or mask_of))
+
+
+def _live(expr: str) -> str:
+    """An FTS5 query's rows but the retired lines' (memgit/recall_build.py RETIRED)."""
+    return f"({expr}) NOT {_RETIRED}"
+
+
+def _every(expr: str) -> str:
+    return expr
+
+
+_RETIRED = '"' + RETIRED + '"'
 
 
 def _left(

@@ -59,7 +59,9 @@ LAYERS = {
     "policy": "policy",
 }
 _WORD = re.compile(r"[^\W_]+")
-ENTITIES = 30  # entities whose facts come along (L1); past it, those whose name holds most (and the rarest) words
+# entities whose facts come along (L1); past it, not those named by one word alone that more than ENTITIES names
+# hold, then those whose name holds most (and the rarest) words
+ENTITIES = 30
 # matching lines ranked in full; past it, the first stage (memgit/recall_cut.py) keeps those with most words (150,
 # was 200 and 300: since the ranking's df counts every matching line, the labelled sets written into the 10k vault
 # lose nothing against 200 and answer no more unanswerable questions: docs/RECALL.md "How many candidates",
@@ -440,10 +442,11 @@ class Recall(Ranking):
         docs: dict[tuple[str, int], Doc],
         brought: Callable[[list[tuple[str, int, str]]], None] | None = None,
     ) -> None:
-        """L1: entities whose name matches a query word bring all their facts along (past ENTITIES of them, those
-        whose names hold the most of the question's words, then the rarest among the entities' names); `brought` is
-        told of the fact lines it adds, once, in order (path, line, the line as items.json has it): in a plain recall
-        only the active ones (the first stage neither kept nor counted a retired one)."""
+        """L1: entities whose name matches a query word bring all their facts along (past ENTITIES of them, not those
+        named by one word alone that more than ENTITIES names hold, then those whose names hold the most of the
+        question's words, then the rarest among the entities' names: `_entity_paths`); `brought` is told of the fact
+        lines it adds, once, in order (path, line, the line as items.json has it): in a plain recall only the active
+        ones (the first stage neither kept nor counted a retired one)."""
         from memgit.indexmd import ARCHIVE_LOG
         from memgit.rg import Match
 
@@ -516,17 +519,23 @@ class Recall(Ranking):
                 self.entity_words |= words
                 named.append((ekind, slug, words))
         if len(named) > ENTITIES:  # "kelfo labs" in a vault of 500 labs: the entities it names best
-            share = {w: 1 / n for w, n in Counter(w for _, _, words in named for w in words).items()}
-            # each entity's key made once, sorted as tuples (a name holding one word: its share, summed alone)
-            keys = [
-                (-1, -share[next(iter(words))], e, s)
-                if len(words) == 1
-                else (-len(words), -sum([share[w] for w in words]), e, s)
-                for e, s, words in named
-            ]
-            keys.sort()  # (kind, slug) tells every two entities apart; one flat tuple each (no tuple in a tuple)
-            keep = {(e, s) for _n, _share, e, s in keys[:ENTITIES]}
-            named = [e for e in named if (e[0], e[1]) in keep]
+            counts = Counter(w for _, _, words in named for w in words)
+            # one word the names of more than ENTITIES entities hold names none of them: an entity whose name holds
+            # that word alone of the question's comes along only when every named entity's does ("kelfo labs" brings
+            # kelfo-labs, not the other labs; a name holding two of the question's words, however common, comes)
+            named = [e for e in named if len(e[2]) > 1 or counts[next(iter(e[2]))] <= ENTITIES] or named
+            if len(named) > ENTITIES:
+                share = {w: 1 / n for w, n in counts.items()}
+                # each entity's key made once, sorted as tuples (a name holding one word: its share, summed alone)
+                keys = [
+                    (-1, -share[next(iter(words))], e, s)
+                    if len(words) == 1
+                    else (-len(words), -sum([share[w] for w in words]), e, s)
+                    for e, s, words in named
+                ]
+                keys.sort()  # (kind, slug) tells every two entities apart; one flat tuple each (no tuple in a tuple)
+                keep = {(e, s) for _n, _share, e, s in keys[:ENTITIES]}
+                named = [e for e in named if (e[0], e[1]) in keep]
         self._named = [f"{ekind}/{slug}/items.json" for ekind, slug, _words in named]
         return self._named
 

@@ -138,10 +138,64 @@ def test_past_entities_named_the_best_named_ones_bring_their_facts(
         return {h["text"] for h in found["hits"] + found.get("weak", [])}
 
     assert {"Signed the erel deal", "Builds rockets", "Sells soap"} <= texts()
-    monkeypatch.setattr(memgit.recall, "ENTITIES", 2)  # kelfo-labs names both words; then the others' one word
-    assert {"Signed the erel deal", "Builds rockets"} <= texts() and "Sells soap" not in texts()
-    monkeypatch.setattr(memgit.recall, "ENTITIES", 1)
-    assert "Signed the erel deal" in texts() and not {"Builds rockets", "Sells soap"} & texts()
+    # "labs" names three entities, more than ENTITIES: it names none of them, and kelfo-labs alone comes along (before,
+    # the others' one word filled the places left: "Builds rockets" came along with 2)
+    for most in (2, 1):
+        monkeypatch.setattr(memgit.recall, "ENTITIES", most)
+        assert "Signed the erel deal" in texts() and not {"Builds rockets", "Sells soap"} & texts()
+
+
+def test_past_entities_a_name_holding_two_common_words_still_brings_its_facts(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only an entity named by one common word alone is left out: john-smith's name holds two of the question's words,
+    each of which more than ENTITIES names hold, and it comes along beside the rarer acme-zelda (review's case)."""
+    import memgit.recall
+
+    for path, fact in (
+        ("people/john-smith", "Signed the contract with them on May 3"),
+        ("people/john-doe", "Plays chess"),
+        ("people/john-roe", "Rides horses"),
+        ("people/jane-smith", "Grows tomatoes"),
+        ("people/mary-smith", "Sings opera"),
+        ("companies/acme-zelda", "Sells anvils"),
+    ):
+        memgit_json("fact", "add", path, fact, "--category", "status", cwd=vault)
+
+    def texts() -> set[str]:
+        found = recall(Vault(vault), "john smith acme zelda", k=50)
+        return {h["text"] for h in found["hits"] + found.get("weak", [])}
+
+    monkeypatch.setattr(memgit.recall, "ENTITIES", 2)  # "john" names 3, "smith" 3: john-smith holds both
+    assert {"Signed the contract with them on May 3", "Sells anvils"} <= texts()
+    assert not {"Plays chess", "Rides horses", "Grows tomatoes", "Sings opera"} & texts()
+
+
+def test_past_entities_named_by_common_words_alone_the_best_named_ones_bring_their_facts(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """When every named entity is named by one common word alone, they come along as before: the rarest word's,
+    then by kind and slug."""
+    import memgit.recall
+
+    for slug, fact in (
+        ("acme-labs", "Builds rockets"),
+        ("kelfo-labs", "Signed the erel deal"),
+        ("zeta-labs", "Sells soap"),
+        ("beta-works", "Mends boats"),
+        ("gamma-works", "Bakes bread"),
+    ):
+        memgit_json("fact", "add", f"companies/{slug}", fact, "--category", "status", cwd=vault)
+
+    def texts() -> set[str]:
+        found = recall(Vault(vault), "labs works", k=50)
+        return {h["text"] for h in found["hits"] + found.get("weak", [])}
+
+    monkeypatch.setattr(memgit.recall, "ENTITIES", 1)  # "labs" names 3, "works" 2: the rarer word's first
+    assert "Mends boats" in texts() and not {"Builds rockets", "Signed the erel deal", "Sells soap"} & texts()
+    monkeypatch.setattr(memgit.recall, "ENTITIES", 2)  # "works" names 2, not more: its two; "labs" alone names none
+    assert {"Mends boats", "Bakes bread"} <= texts()
+    assert not {"Builds rockets", "Signed the erel deal", "Sells soap"} & texts()
 
 
 def test_line_lengths_kept_by_a_warm_process_follow_commits(lived: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811

@@ -123,6 +123,11 @@ class Reading:
         return any(map(self.found.__getitem__, words))
 
     def words(self, i: int, words: Iterable[str]) -> list[str]:
-        """Those of `words` that count for spec[i]."""
+        """Those of `words` that count for spec[i]. The ASCII words not read before are analysed at once (a prefix's
+        vocabulary words, ~200 for a never-seen question: one `terms` call learns them, not one each)."""
         bit = 1 << i
+        words = list(words)
+        new = [w for w in words if w not in self.memo and w.isascii()]
+        if len(new) > 1:
+            terms(" ".join(new), *self.setting)  # learnt: each word's `terms` below is a look-up
         return [w for w in words if self.bits(w) & bit]

@@ -184,12 +184,21 @@ class Held:
             buf[s >> 3] |= 1 << (s & 7)
         return int.from_bytes(buf, "little")
 
-    def term(self, db: sqlite3.Connection, atoms: list[tuple[str, bool]]) -> int:
-        """The lines holding one of a term's words (or a word a prefix starts: (prefix, True)), as a bitset."""
-        key = tuple(atoms)
+    def term(self, db: sqlite3.Connection, atoms: list[tuple[str, bool]], active: bool = False) -> int:
+        """The lines holding one of a term's words (or a word a prefix starts: (prefix, True)), as a bitset; `active`:
+        but the retired ones (a plain recall's)."""
+        key = (*atoms, ("", True)) if active else tuple(atoms)  # no atom is ("", True): a key of its own
         found = self.terms.get(key)
-        if found is not None:
-            return found
+        if found is None:
+            found = self._term(db, atoms)
+            if active:
+                found ^= found & self.retired  # found & ~retired, without the negative ~retired
+            if len(self.terms) >= KEEP_TERMS:
+                self.terms.pop(next(iter(self.terms)))
+            self.terms[key] = found
+        return found
+
+    def _term(self, db: sqlite3.Connection, atoms: list[tuple[str, bool]]) -> int:
         found = 0
         rare = []
         slots: list[int] = []
@@ -207,11 +216,7 @@ class Held:
             found |= self._of(slots)
         if rare:
             found |= self.bits(_rowids(db, " OR ".join(rare)))
-        found &= self.alive
-        if len(self.terms) >= KEEP_TERMS:
-            self.terms.pop(next(iter(self.terms)))
-        self.terms[key] = found
-        return found
+        return found & self.alive
 
     def files(self, ids: set[int]) -> int:
         """The slots of these files' lines, as a bitset."""

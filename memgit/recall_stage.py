@@ -94,9 +94,7 @@ def first_stage(index: Index, first: Stage) -> Kept | None:
 
         held = held_of(index)
     if held is not None:  # every term's lines, as bitsets
-        sets = {i: held.term(index.db, atoms[i] or []) for i in some}
-        if first.active and held.retired:  # b & ~retired, without the negative ~retired (see `plain` below)
-            sets = {i: b ^ (b & held.retired) for i, b in sets.items()}
+        sets = {i: held.term(index.db, atoms[i] or [], first.active) for i in some}  # active: no retired line
         if whole is not None:
             words = 0  # the lines holding some term as a word
             for w in whole:
@@ -139,7 +137,7 @@ def first_stage(index: Index, first: Stage) -> Kept | None:
         # the plain lines left out: every line holding a term but those kept and those of the files that differ
         if first.counted is None:
             return Kept(lines, ())
-        out = held._of(kept_slots) | (held.files(gone) if gone else 0) | (held.retired if first.active else 0)
+        out = held._of(kept_slots) | (held.files(gone) if gone else 0)
         if first.layer is not None:  # but the lines of the layer asked for
             out |= ~_layer(index, held, first)
         plain = []
@@ -152,7 +150,7 @@ def first_stage(index: Index, first: Stage) -> Kept | None:
                 plain.append((sets[i] ^ (sets[i] & out)).bit_count())  # sets[i] & ~out, without ~out (below)
                 continue
             # the lines holding a word read as the term (a compound's: only those holding some term as a word)
-            bits = held.term(index.db, [(w, False) for w in own]) if own else 0
+            bits = held.term(index.db, [(w, False) for w in own], first.active) if own else 0
             if whole is not None:
                 bits &= words
             # bits & ~out, the same int, without making ~out: a negative int of every slot's bit, which `&` reads

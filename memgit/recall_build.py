@@ -34,8 +34,9 @@ if TYPE_CHECKING:
 # (memgit/recall_docs.py `dropped`: front-matter keys, titles, "---"); 9: Greek, Cyrillic and Hangul letters too;
 # 10: a key's line only inside the front matter ("Deadline: March 3" in a file's body is held); 11: a word keeps its
 # combining marks, Thai runs are read as CJK's (memgit/marks.py); 12: a retired fact's and a retired decision's rows
-# hold the word RETIRED (memgit/recall_retired.py)
-VERSION = "12"
+# hold the word RETIRED (memgit/recall_retired.py); 13: Armenian, Hebrew, Arabic, Devanagari, Georgian and Thai
+# letters plain (memgit/plain.py)
+VERSION = "13"
 # the word a retired line's row holds besides its own (a private-use character: no line's words, no question's)
 RETIRED = "\ue000"
 SHIFT = 24  # a line's row id: file id << SHIFT | line number

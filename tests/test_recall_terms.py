@@ -95,6 +95,10 @@ def analysed(warm: Vault, monkeypatch: pytest.MonkeyPatch) -> Vault:  # noqa: F8
         "fact", "add", "people/yulia", "Zurich company note « Юлия, 팀과 통화 »", "--category", "status", cwd=warm.root
     )
     (warm.root / "contexts" / "scripts.md").write_text("Zurich company note — ΤΕΛΟΣ, ёлка, 한 번\n", "utf-8")
+    # Arabic, Hebrew, Armenian, Georgian (plain too) and Thai: a kind marker, a source, a fact
+    memgit_json("log", "Zurich company note: اجتماع مع أحمد, กขค", "--kind", "decision", cwd=warm.root)
+    memgit_json("log", "Zurich company note, פגישה בתל אביב", "--source", "call with Արամ", cwd=warm.root)
+    memgit_json("fact", "add", "people/nino", "Zurich company note « ნინო »", "--category", "status", cwd=warm.root)
     commit(warm.root)
     recall_index._OPEN[recall_index.folder(warm)].held = None
     recall_held.build(recall_index._OPEN[recall_index.folder(warm)])  # held again, without an analysis
@@ -224,11 +228,25 @@ def test_terms_end_to_end_are_each_texts_terms(texts: list[str]) -> None:
             at += n + 1
 
 
+# Arabic (an alef with hamza, harakat, the tatweel), Hebrew (niqqud), Devanagari (vowel signs, a virama, a nukta),
+# Thai (vowels and tones), Armenian ("և"), Georgian, a zero-width joiner
+MARKED = "كتبأـ\u064e\u0651" + "שלום\u05b8" + "दलक\u093f\u094d\u093c" + "กรุ่" + "աԱև" + "ნᲜ" + "\u200d"
+
+
 @given(
     st.lists(
-        st.text(alphabet="abc XYZ019.-:'[]é\tzürichÆßİ東京でて会議ｶﾒ_\u0301ǅйЁΆςΐᾳ한국ㅋ", max_size=30), max_size=12
+        st.text(alphabet="abc XYZ019.-:'[]é\tzürichÆßİ東京でて会議ｶﾒ_\u0301ǅйЁΆςΐᾳ한국ㅋ" + MARKED, max_size=30),
+        max_size=12,
     ),
-    st.sampled_from([("english",), ("french", "english"), ("german", "english"), ("russian", "greek", "english")]),
+    st.sampled_from(
+        [
+            ("english",),
+            ("french", "english"),
+            ("german", "english"),
+            ("russian", "greek", "english"),
+            ("arabic", "hindi", "english"),
+        ]
+    ),
 )
 def test_terms_end_to_end_of_texts_in_any_script_are_each_texts_terms(
     texts: list[str], languages: tuple[str, ...]

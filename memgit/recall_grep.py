@@ -113,15 +113,16 @@ def _spaced_line(text: str) -> str:
 @lru_cache(maxsize=4096)
 def _lettered(c: str) -> bool:
     """Whether a character may match a letter of the pattern: an ASCII letter or one of a letter's accented forms in
-    memgit/tokens.py's classes, with re.IGNORECASE (so "ı" for "i", "K" for "k")."""
+    memgit/tokens.py's classes, with re.IGNORECASE (so "ı" for "i", "K" for "k"), or a letter standing for two of
+    them ("ß" for "ss": tokens `_doubles`)."""
     return _letters().fullmatch(c) is not None
 
 
 @lru_cache(maxsize=1)
 def _letters() -> re.Pattern[str]:
-    from memgit.tokens import _variants
+    from memgit.tokens import _doubles, _variants
 
-    chars = string.ascii_lowercase + "".join(v[1:-1] for v in _variants().values())
+    chars = string.ascii_lowercase + "".join(v[1:-1] for v in [*_variants().values(), *_doubles().values()])
     return re.compile("[" + "".join(map(re.escape, sorted(set(chars)))) + "]", re.IGNORECASE)
 
 

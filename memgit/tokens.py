@@ -354,6 +354,48 @@ def _marked(name: str) -> dict[str, str]:
     return {k: "[" + k + "".join(sorted(set(v))) + "]" for k, v in groups.items()}
 
 
+@lru_cache(maxsize=1)
+def _doubles() -> dict[str, str]:
+    """Every letter that folds to two or three letters ('ß' to 'ss', 'æ' to 'ae', 'œ' to 'oe', 'þ' to 'th', 'ĳ' to
+    'ij', 'ﬁ' to 'fi', 'ǆ' to 'dz', Armenian 'և' to 'եւ', Greek 'ᾳ' to 'αι'), grouped by those letters: a prefix's
+    letters the text may write as one (rg -i and re.I add the capitals: 'ẞ', 'Æ', 'ǅ')."""
+    groups: dict[str, list[str]] = {}
+    for cp in (*range(0xC0, 0x250), 0x587, *range(0x1E00, 0x2000), *range(0xFB00, 0xFB18)):
+        c = chr(cp)
+        f = fold(c)
+        lower = all(unicodedata.category(x) == "Ll" for x in f)  # letters, not "ʼn" (U+0149)
+        if 2 <= len(f) <= 3 and lower and _WORD.fullmatch(c) and c == c.lower():
+            groups.setdefault(f, []).append(c)
+    return {k: "[" + "".join(sorted(set(v))) + "]" for k, v in groups.items()}
+
+
+@lru_cache(maxsize=1)
+def _doubled() -> dict[str, str]:
+    """`_doubles`, each followed by the marks `fold` drops where its script's letters are (`_letter`: Armenian `և`)."""
+    return {k: v + (marks.dropped() if marks.script(k[0]) else "") for k, v in _doubles().items()}
+
+
+def _spelled(text: str, variants: dict[str, str]) -> str:
+    """A folded prefix's letters as a regex: each letter's class, and where two or three of them are what one letter
+    folds to ("ss" of "strasse"), that letter too ("Straße"): the regex matches where `fold` of the text holds them."""
+    doubles = _doubled()
+    if not any(text[i : i + 2] in doubles or text[i : i + 3] in doubles for i in range(len(text) - 1)):
+        return "".join(_letter(c, variants) for c in text)
+    at = [""] * (len(text) + 1)  # at[i]: the regex of text[i:], built from the end
+    for i in range(len(text) - 1, -1, -1):
+        ways = [_letter(text[i], variants) + at[i + 1]]
+        ways += [
+            doubles[text[i : i + k]] + at[i + k] for k in (2, 3) if i + k <= len(text) and text[i : i + k] in doubles
+        ]
+        at[i] = ways[0] if len(ways) == 1 else "(?:" + "|".join(ways) + ")"
+        if len(at[i]) > LONGEST_SPELLED:  # "sssss...": each way repeats the rest (a made-up word): its letters only
+            return "".join(_letter(c, variants) for c in text)
+    return at[0]
+
+
+LONGEST_SPELLED = 20_000  # characters of a prefix's regex with its doubled letters (a real word's: under 2,000)
+
+
 def alternatives(pairs: Iterable[tuple[str, str]]) -> list[tuple[str, bool]]:
     """What recall's candidate pattern looks for, one (text, is_cjk) per alternative: a folded word-start prefix
     shared by the surface word and its stem ('companies'/'compani' -> 'compan', so 'company' is found too), or a
@@ -394,8 +436,7 @@ def pattern_sources(pairs: Iterable[tuple[str, str]]) -> list[tuple[str, bool, s
     over every code point), and on ASCII text exactly where `ascii_source` of it matches."""
     variants = _variants()
     return [
-        (text, cjk, re.escape(text) if cjk else r"\b" + "".join(_letter(c, variants) for c in text))
-        for text, cjk in alternatives(pairs)
+        (text, cjk, re.escape(text) if cjk else r"\b" + _spelled(text, variants)) for text, cjk in alternatives(pairs)
     ]
 
 

@@ -56,7 +56,8 @@ SCRIPTS = {
 TATWEEL = "\u0640"  # the Arabic letter that stretches a word ("اجتمــاع"): `fold` drops it
 
 
-def _ranges(spec: str) -> str:
+def class_body(spec: str) -> str:
+    """A list of hexadecimal code points and ranges ("300-36f 483") as the inside of a regex class."""
     return "".join(
         chr(int(a, 16)) + ("-" + chr(int(b, 16)) if b else "") for a, _, b in (t.partition("-") for t in spec.split())
     )
@@ -65,7 +66,7 @@ def _ranges(spec: str) -> str:
 @lru_cache(maxsize=1)
 def word() -> re.Pattern[str]:
     """A word: a word character, then word characters and marks (compiled on first use, ~2 ms: non-ASCII text)."""
-    return re.compile(f"[^\\W_]+(?:[{_ranges(MARKS)}]+[^\\W_]*)*")
+    return re.compile(f"[^\\W_]+(?:[{class_body(MARKS)}]+[^\\W_]*)*")
 
 
 @lru_cache(maxsize=1)

@@ -38,6 +38,8 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
+from memgit.marks import class_body
+
 LONGEST = 1024  # characters: a plain line is shorter (memgit/recall_build.py MAX_COLUMNS // 4)
 
 # the non-ASCII characters a plain line may hold, as hexadecimal code points and ranges
@@ -80,9 +82,7 @@ PLAIN = (
 @lru_cache(maxsize=1)
 def _patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
     """(a character no plain line holds, a run of one or two word characters), compiled on first use."""
-    ranges = "".join(
-        chr(int(a, 16)) + ("-" + chr(int(b, 16)) if b else "") for a, _, b in (t.partition("-") for t in PLAIN.split())
-    )
+    ranges = class_body(PLAIN)
     return re.compile(f"[^\\x00-\\x5e\\x60-\\x7f{ranges}]"), re.compile(r"(?<!\w)\w\w?(?!\w)")
 
 

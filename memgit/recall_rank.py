@@ -153,9 +153,12 @@ class Ranking:
         entries = [reads[d.kind] == "entries" for d in docs]
         analysed, split = self._analysed([d.text for d in docs], setting, entries)
         texts = [found[1] for found in analysed]
-        # an entity's slug, a decision's title: few, again and again
+        # an entity's slug, a decision's title: again and again, but a never-seen question's candidates name ~150 new
+        # ones (analysed together, as the texts are)
         of = [d.extra for d in docs]
-        extra_terms = {extra: self._terms(extra) for extra in dict.fromkeys(of) if extra}
+        extra_texts = [extra for extra in dict.fromkeys(of) if extra]
+        extra_found = self._analysed(extra_texts, setting, [False] * len(extra_texts))[0]
+        extra_terms = {extra: found[1] for extra, found in zip(extra_texts, extra_found, strict=True)}
         extras = [extra_terms[extra] if extra else () for extra in of]
         # the terms of "{text} {extra}"
         bags = [found[1] + extra if extra else found[1] for found, extra in zip(analysed, extras, strict=True)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
+from itertools import repeat
 from typing import TYPE_CHECKING
 
 from memgit.recall_held import LONGEST, NO_ENTRY
@@ -99,7 +100,7 @@ def top(
                 if not all(map(wanted.__getitem__, files)):
                     kept = [slot for slot, r in zip(slots_read, rows, strict=True) if wanted[r >> shift]]
                     rows = [ids[slot] for slot in kept]
-                here += [(sc, r) for r in rows]
+                here += zip(repeat(sc), rows)
                 slots.update(zip(rows, kept, strict=True))
                 copies.update([said[slot] for slot in kept])
                 once += copies.pop(NO_ENTRY, 0)  # hash() is never -1: no entry's hash is NO_ENTRY

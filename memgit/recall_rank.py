@@ -216,7 +216,12 @@ class Ranking:
         }
         of_kind = {kind: (kind in ENTITY_KINDS, how) for kind, how in reads.items()}  # an entity's?, how it is read
         # each weight's term, w × idf, and whether it asks for what (not the entity the question names)
-        asking = [(t, wi, t not in subject) for t, wi in weighed]
+        # no synonyms (most questions): the weights are the question's terms, in its order, and a hit's coverage is
+        # the sum of the idf of those it holds, added up in the loops over the weights below (the same sum, in order)
+        summed = plain is not None and [t for t, _wi in weighed] == [t for t, _ti in plain]
+        cover = dict(plain) if plain is not None and summed else {}
+        asking = [(t, wi, t not in subject, cover.get(t, 0.0)) for t, wi in weighed]
+        weighed_cover = [(t, wi, cover.get(t, 0.0)) for t, wi in weighed]
         speaker_field, speaker_weight = TUNING["speaker_field"], TUNING["speaker"]
         focus_factor, speaker_focus = TUNING["focus"], TUNING["speaker_focus"]
         named_only = set(self.terms) - subject
@@ -240,17 +245,19 @@ class Ranking:
                 own = words & self.entity_words
             else:
                 own = nothing
-            name = what = ask = 0.0
+            name = what = ask = got = 0.0
             if not own and not speaker:  # most hits: every word it holds is a word of its text
-                for t, wi, asks_what in asking:
+                for t, wi, asks_what, ti in asking:
                     if t in words:
+                        got += ti
                         tf = bag.count(t)
                         part = wi * tf * saturated / (tf + norm)
                         what += part
                         if asks_what:
                             ask += part
-            for t, wi in weighed if own or speaker else ():
+            for t, wi, ti in weighed_cover if own or speaker else ():
                 if t in words:
+                    got += ti
                     tf = bag.count(t)
                     if t in own:  # the same for all of the entity's memory: no length normalisation
                         name += wi * (_name_field(tf - 1) if entity else 1.0)
@@ -267,16 +274,17 @@ class Ranking:
                             ask += part
             # a word of the question held, else one of its synonyms (half): idf × 1, × 0.5 or × 0 (a 0 left out of
             # the sum leaves it as it is)
-            got = (
-                sum([ti for t, ti in plain if t in words])
-                if plain is not None
-                else sum(
-                    [
-                        ti if t in words else ti * 0.5 if related and not related.isdisjoint(words) else 0.0
-                        for t, ti, related in covers
-                    ]
+            if not summed:
+                got = (
+                    sum([ti for t, ti in plain if t in words])
+                    if plain is not None
+                    else sum(
+                        [
+                            ti if t in words else ti * 0.5 if related and not related.isdisjoint(words) else 0.0
+                            for t, ti, related in covers
+                        ]
+                    )
                 )
-            )
             if ctx:
                 for t in ctx - words:  # said around it, not in it: the conversation's topic
                     w = self.weights.get(t, 0.0)

@@ -57,6 +57,9 @@ class Context:
     signed: Callable[[], bool] | None = None
     # the allow-list and the redacted (denied) hashes of the parent tree (memgit.secretlists)
     secrets: Lists | None = None
+    # each file judged as it is in the work tree (`pre-commit run --all-files`), not a change a commit writes: a rule
+    # about what a commit writes (a fact window it makes end before it begins) leaves such a file alone
+    as_is: bool = False
 
 
 def from_trees(repo: Repo, config: Config, old_tree: str | None, new_tree: str | None) -> list[Change]:

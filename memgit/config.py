@@ -153,6 +153,12 @@ class Config:
     def get(self, key: str, default: Any) -> Any:
         return self.data.get(key, default)
 
+    @property
+    def version(self) -> int:
+        """The rules' version: a rule added later judges only commits whose parent's config has its version
+        (history written before a vault raised it stays as it was judged)."""
+        return int(self.data.get("version", 1))
+
     @cached_property
     def _kind_regex(self) -> tuple[re.Pattern[str], list[str], dict[str, str]]:
         """One alternation of every kind glob, in config order: the first alternative that matches wins; with the

@@ -188,7 +188,8 @@ def check_files(
     blobs = gitcli.read_blobs(path, lists_at, missing_ok=True)
     lists = secretlists.parse(*(blobs.get(n) for n in lists_at)) if blobs else secretlists.EMPTY
     writer = identity.current(_GitConfig(path), config)
-    ctx = Context(config, now(zone(config.timezone)).date().isoformat(), writer.is_agent, writer.label, secrets=lists)
+    today = now(zone(config.timezone)).date().isoformat()
+    ctx = Context(config, today, writer.is_agent, writer.label, secrets=lists, as_is=True)
     checks = [rules.get(r) for r in TREE_RULES if only is None or r in only]
     problems: list[Problem] = []
     for name in files:

@@ -1,6 +1,6 @@
 """`memgit expire` of a fact whose valid_from is still ahead wrote valid_until = today, before valid_from: a window
-that holds on no day, which `verify` takes (no rule judges a window's order: vaults an older `fact add` wrote so must
-still verify, tests/test_verify.py). memgit itself no longer writes one: it refuses, naming `supersede`."""
+that holds on no day. memgit itself no longer writes one: it refuses, naming `supersede` (and from config version 2
+the items rule refuses one through every door: tests/test_window_order.py)."""
 
 from __future__ import annotations
 

@@ -290,8 +290,11 @@ def test_verify_of_a_range_reads_the_tips_index_files_not_the_caches_word_for_th
 
 def test_verify_accepts_a_fact_older_memgit_wrote_with_its_window_ending_before_it_began(vault: Path) -> None:
     """`fact add --valid-until <a past day>` without --valid-from wrote valid_from = today, after valid_until, until
-    it was refused there; such vaults' whole history must still verify (no rule judges the window: a rule added now
-    would turn every such vault's `memgit verify` red after an upgrade)."""
+    it was refused there; such vaults' whole history must still verify: the window order is judged only from config
+    version 2 on (tests/test_window_order.py), and a vault older memgit made says version 1."""
+    config = (vault / ".memgit.yaml").read_text()
+    (vault / ".memgit.yaml").write_text(config.replace("\nversion: 2\n", "\nversion: 1\n"))
+    git(vault, "commit", "-qm", "the rules' version of a vault older memgit made", ".memgit.yaml")
     fid = memgit_json("fact", "add", "people/ann", "Ann ran the bakery", "--category", "status", cwd=vault)["id"]
     items = json.loads((vault / "people/ann/items.json").read_text())
     items[0]["valid_until"] = "2000-01-01"  # the shape the old default made: valid_from (today) after valid_until

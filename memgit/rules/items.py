@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from memgit import itemsfile
 from memgit.changes import Change, Context, Problem
 
 RULE = "items"
+# the config version (of the commit's parent) from which a commit may not write a window that ends before it begins:
+# older memgit wrote such facts (`fact add --valid-until <a past day>`, `expire` of a fact not yet begun), and
+# history judged green stays green
+WINDOW_ORDER = 2
 
 
 def _entity_slug(path: str) -> str:
@@ -175,6 +180,9 @@ def check(change: Change, ctx: Context) -> list[Problem]:
                 )
             )
 
+    if ctx.config.version >= WINDOW_ORDER and not ctx.as_is:
+        found.extend(_backwards(ids, old_items, at, problem))
+
     for old in old_items:
         fid = str(old.get("id"))
         new = ids.get(fid)
@@ -205,4 +213,33 @@ def check(change: Change, ctx: Context) -> list[Problem]:
             found.append(
                 problem(at(fid, "status"), f"fact {fid} was {before} and cannot change again", "add a new fact instead")
             )
+    return found
+
+
+def _backwards(
+    ids: dict[str, dict[str, Any]],
+    old_items: list[dict[str, Any]],
+    at: Callable[[str, str], int],
+    problem: Callable[[int, str, str], Problem],
+) -> list[Problem]:
+    """A fact this change adds, or whose window it changes, with valid_until before valid_from: a window that holds on
+    no day (`fact list --valid-at` and `recall --valid-at` never show it). Only what the change writes is judged: a
+    fact an older memgit wrote so is left as it is (its file may still be changed)."""
+    before = {str(o.get("id")): (o.get("valid_from"), o.get("valid_until")) for o in old_items}
+    found: list[Problem] = []
+    for fid, item in ids.items():
+        start, end = item.get("valid_from"), item.get("valid_until")
+        if not (isinstance(start, str) and isinstance(end, str)) or end[:10] >= start[:10]:
+            continue
+        if before.get(fid) == (start, end):
+            continue  # written so before this change
+        found.append(
+            problem(
+                at(fid, "valid_until"),
+                f"fact {fid}: valid_until {end} is before its valid_from {start}: the window holds on no day",
+                "valid_until is the first day the fact no longer holds: set it after valid_from"
+                if fid not in before
+                else f"set valid_until on or after {start[:10]}; a fact that has not begun is withdrawn with `memgit supersede {fid} ...`",
+            )
+        )
     return found

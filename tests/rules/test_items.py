@@ -588,3 +588,45 @@ def test_an_entity_folder_named_with_a_byte_that_is_not_utf8_is_named_once_with_
         "the entity folder's name is not one line of UTF-8: no fact id can start with it"
     ]
     assert "git mv $'people/zo\\xe9' 'people/zoé'" in ps[0].hint
+
+
+# --- a window that ends before it begins (config version 2 on) ---------------------------------------------------
+
+V1 = config_with(version=1)
+BACKWARDS = {**A, "valid_until": "2026-01-01"}  # valid_from 2026-01-15
+
+
+def test_a_fact_added_with_its_window_ending_before_it_begins_is_rejected() -> None:
+    """`git commit` with a hand-written fact (or `--no-verify` and then `memgit verify`) took a window that holds on
+    no day: `fact list --valid-at` and `recall --valid-at` never show such a fact."""
+    new = canon(B, BACKWARDS)
+    p = only(check(canon(B), new), RULE, ITEMS, field_line(new, A["id"], "valid_until"), "before its valid_from")
+    assert "valid_until 2026-01-01 is before its valid_from 2026-01-15" in p.message
+
+
+def test_a_window_made_to_end_before_it_begins_is_rejected_and_one_ending_the_day_it_begins_is_not() -> None:
+    new = canon({**A, "status": "expired", "valid_until": "2026-01-14"})
+    p = only(check(canon(A), new), RULE, ITEMS, field_line(new, A["id"], "valid_until"), "holds on no day")
+    assert f"memgit supersede {A['id']}" in p.hint
+    # a fact superseded on the day it began: the window [d, d) is what `memgit supersede` writes then
+    assert check(canon(A), canon({**A, "status": "expired", "valid_until": "2026-01-15"})) == []
+
+
+def test_a_fact_older_memgit_wrote_with_a_backwards_window_does_not_stop_later_changes_to_its_file() -> None:
+    retired, successor = supersede(BACKWARDS, "sarah-cccccc")
+    assert check(canon(BACKWARDS), canon(BACKWARDS, B)) == []
+    assert check(canon(BACKWARDS), canon({**BACKWARDS, "status": "expired"})) == []
+    assert check(canon(BACKWARDS), canon({**retired, "valid_until": "2026-01-01"}, successor)) == []
+
+
+def test_a_vault_on_config_version_1_judges_no_window_as_before() -> None:
+    assert check(canon(B), canon(B, BACKWARDS), config=V1) == []
+    assert check(None, canon(BACKWARDS), config=V1) == []
+
+
+def test_a_file_judged_as_it_is_leaves_an_old_backwards_window_alone() -> None:
+    """`pre-commit run --all-files` judges each file as if added: a fact an older memgit wrote cannot be mended (its
+    window is immutable once retired), so the audit would stay red for good."""
+    import dataclasses
+
+    assert items.check(change(ITEMS, None, canon(BACKWARDS)), dataclasses.replace(ctx(), as_is=True)) == []

@@ -6,6 +6,7 @@ import contextlib
 import datetime as dt
 import json
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable
 from functools import partial
@@ -70,6 +71,13 @@ CANDIDATES = 150
 WHO = {"who", "whom", "whose", "wer", "wem", "wen", "wessen", "qui", "quien", "quienes", "chi", "quem"}
 
 
+def styled(query: str) -> str:
+    """A question's letters that NFKD maps to capitals ("𝐍𝐞𝐭𝐰𝐨𝐫𝐤", "ℕetwork": pasted "bold" text) as the plain letters
+    (NFKC): `fold` lowers case before NFKD, so the terms kept those capitals, which no line's folded word holds. Only
+    those: NFKC of the whole question would change what CJK and Thai terms match as written (Thai "น้ำ")."""
+    return "".join(unicodedata.normalize("NFKC", c) if fold(c).lower() != fold(c) else c for c in query)
+
+
 class Recall(Ranking):
     def __init__(
         self,
@@ -87,6 +95,7 @@ class Recall(Ranking):
         # candidate lines from the on-disk index (memgit/recall_index.py) or rg over the work tree
         self.use_index = _index_enabled() if index is None else index
         self.query = query
+        query = query if query.isascii() else styled(query)
         self.languages = tuple(vault.config.get("languages", ["english"]))
         self.verbs = bool(TUNING["lemmas"])  # German strong verbs' forms as one word (memgit/lemmas.py)
         self.pairs = analyze(query, self.languages, self.verbs)
@@ -124,7 +133,7 @@ class Recall(Ranking):
         if not query.strip():
             raise UsageError("empty query", "say what to recall, e.g. memgit recall 'sarah employer'")
         if not self.terms:
-            raise UsageError(f"query {query!r} has no searchable words", "use content words, not only stop words")
+            raise UsageError(f"query {self.query!r} has no searchable words", "use content words, not only stop words")
         if k < 1:
             raise UsageError("--k must be at least 1", "e.g. --k 10")
         self.k = k

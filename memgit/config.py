@@ -16,6 +16,7 @@ from memgit.errors import UsageError
 from memgit.kept import keep
 
 CONFIG_PATH = ".memgit.yaml"
+VERSION = 2  # the newest rules' version (`version:`) this memgit applies; memgit init writes it
 INDEX_PATH = "INDEX.md"
 KEEP_KINDS = 65536  # paths whose kind a process keeps per config
 KEEP_CONFIGS = 8  # configs (vault, blob) a process keeps parsed
@@ -91,6 +92,12 @@ class Config:
             )
         if not validate:
             return cls(data)
+        version = data.get("version")
+        if type(version) is int and version > VERSION:
+            raise UsageError(
+                f"{where}: version {version} is newer than this memgit knows (1 to {VERSION}): upgrade memgit to apply its rules",
+                "pip install -U memgit-vault (or the version the vault's CI workflow installs)",
+            )
         from memgit import schema
 
         found = schema.problems("config", data)

@@ -7,11 +7,13 @@ cases and doors were tried.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from memgit import itemsfile
 from tests.conftest import git, head, memgit, memgit_json, status
 from tests.helpers import commit, install_pre_receive, write
 
@@ -99,6 +101,7 @@ def _set_config(vault: Path, old: str, new: str) -> None:
 POLICY_FILES: dict[str, Callable[[Path], None]] = {
     "agents-patterns-emptied": lambda v: _set_config(v, 'patterns: ["*@memgit.agent", "*[[]bot[]]*"]', "patterns: []"),
     "writer-authority-raised": lambda v: _set_config(v, "agent: decision", "agent: instruction"),
+    "rules-version-lowered": lambda v: _set_config(v, "\nversion: 2\n", "\nversion: 1\n"),
     "gitattributes": lambda v: write(v, ".gitattributes", "memory/*.md merge=union\n"),
     "pre-commit-config": lambda v: write(v, ".pre-commit-config.yaml", "repos: []\n"),
     "workflow": lambda v: write(v, ".github/workflows/memgit.yml", "name: nothing\non: push\njobs: {}\n"),
@@ -112,6 +115,7 @@ def test_an_agent_may_not_change_the_files_that_steer_the_rules(vault: Path, tmp
     path = {
         "agents-patterns-emptied": ".memgit.yaml",
         "writer-authority-raised": ".memgit.yaml",
+        "rules-version-lowered": ".memgit.yaml",
         "gitattributes": ".gitattributes",
         "pre-commit-config": ".pre-commit-config.yaml",
         "workflow": ".github/workflows/memgit.yml",
@@ -152,6 +156,21 @@ def test_a_config_that_loosens_the_rules_does_not_judge_its_own_commit(vault: Pa
     rc, out = verify_lines(vault, f"{before}..HEAD")
     assert rc == 1 and f"{loosen[:12]} .memgit.yaml policy-guard" in out, out
     report("config judges its own commit", cases=2, doors=4)
+
+
+def test_lowering_the_rules_version_does_not_judge_its_own_commit(vault: Path, tmp_path: Path) -> None:
+    """A person lowers `version: 2` (the window order, tests/test_window_order.py) and writes a fact whose window
+    ends before it begins in the same commit: judged by the parent's version 2, refused at every door."""
+    fid = memgit_json("fact", "add", "people/ann", "Ann runs the bakery", "--category", "status", cwd=vault)["id"]
+
+    def change(v: Path) -> None:
+        _set_config(v, "\nversion: 2\n", "\nversion: 1\n")
+        facts = json.loads((v / "people/ann/items.json").read_text())
+        facts[0]["valid_until"] = "2000-01-01"
+        (v / "people/ann/items.json").write_bytes(itemsfile.canonical(facts))
+
+    doors = refused_at_every_door(vault, tmp_path, change, ("people/ann/items.json", fid, "before its valid_from"))
+    report("rules version lowered in the commit it judges", cases=1, doors=doors)
 
 
 def test_verify_parses_each_config_version_once(vault: Path) -> None:

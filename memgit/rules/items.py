@@ -12,7 +12,7 @@ RULE = "items"
 # the config version (of the commit's parent) from which a commit may not write a window that ends before it begins:
 # older memgit wrote such facts (`fact add --valid-until <a past day>`, `expire` of a fact not yet begun), and
 # history judged green stays green
-WINDOW_ORDER = 2
+WINDOW_ORDER = 2  # memgit.config.VERSION is at least this
 
 
 def _entity_slug(path: str) -> str:

@@ -140,7 +140,8 @@ def test_agent_identities(name: str, email: str, agent: bool) -> None:
     [
         ("- a list\n", "must be a YAML mapping"),
         ("version: 1\n", "top level"),
-        ("version: 3\nkinds: {}\nentity_kinds: [people]\ntimezone: UTC\nauthority: [a, b]\n", "version"),
+        ("version: 3\nkinds: {}\nentity_kinds: [people]\ntimezone: UTC\nauthority: [a, b]\n", "upgrade memgit"),
+        ("version: 0\nkinds: {}\nentity_kinds: [people]\ntimezone: UTC\nauthority: [a, b]\n", "version"),
         ("version: 1\nkinds: {bogus: []}\nentity_kinds: [people]\ntimezone: UTC\nauthority: [a, b]\n", "kinds"),
         ("version: 1\nversion: 1\n", "duplicate key"),
         ("a: &x [1]\nb: *x\n", "anchors and aliases"),

@@ -33,6 +33,7 @@ from memgit.recall_docs import (
 )
 from memgit.recall_prior import open_windows
 from memgit.recall_rank import COMPOUNDING, TUNING, Ranking, _day, _true_at
+from memgit.recall_retired import PLAIN, VALID_AT, fact_marks, successors
 from memgit.recall_time import window
 from memgit.tokens import alternatives, analyze, fold, line_words, pattern
 
@@ -266,7 +267,7 @@ class Recall(Ranking):
                 counted=self._keep if self.kind_filter else self._counted,
                 reading=self._read(),
                 layer=self.kind_filter,
-                active=self._active(),
+                mode=self._mode(),
             )
             with contextlib.suppress(recall_index.Unusable):  # no index here (read-only .git): rg
                 if tree is None:
@@ -274,7 +275,7 @@ class Recall(Ranking):
                 else:  # an old tree's own index (memgit/asof_index.py)
                     when = int(self.moment.timestamp())
                     found = asof_index.grep(self.vault, tree, when, rx, alternatives(self.pairs), first)
-        searched_all = found is None  # rg's lines or every blob's: the retired ones among them
+        searched_all = found is None  # rg's lines or every blob's: those the recall's mode never ranks among them
         if found is None and tree is not None:
             found = asof_index.scan(self.vault, tree, re.compile(self.pattern(), re.I))  # every blob: compiled once
         if found is not None:
@@ -296,7 +297,7 @@ class Recall(Ranking):
                     others.append(t)
         self.corpus_bytes += sum(searched)
         left = found.left if found is not None else ()  # how many lines the first stage left out hold each term
-        if searched_all and len(lines) > CANDIDATES and self._active():  # the index's search left them out
+        if searched_all and len(lines) > CANDIDATES:  # the index's search left them out
             lines = self._live(lines)
         if len(lines) > CANDIDATES:  # the first stage (memgit/recall_cut.py); the index's search has done it
             lines, left = recall_cut.cut_left(lines, self._spec(), CANDIDATES, others, self._read())
@@ -348,17 +349,20 @@ class Recall(Ranking):
             if doc is not None:
                 docs.setdefault((path, n), doc)
 
-    def _active(self) -> bool:
-        """A plain recall (no --history, no --valid-at): a retired fact's or decision's line is no candidate, and the
-        first stage neither keeps nor counts it (memgit/recall_retired.py), as `run` ranks only the active Docs."""
-        return not self.history and not self.valid_at
+    def _mode(self) -> int:
+        """The recall's mode (memgit/recall_retired.py: PLAIN, VALID_AT or HISTORY): the lines it never ranks (a plain
+        recall: a retired fact's or decision's; --valid-at: one true on no day; --history: a "fact" line that gives no
+        fact) are no candidates, and the first stage neither keeps nor counts them, as `run` ranks only the others."""
+        from memgit.recall_retired import mode
+
+        return mode(self.history, self.valid_at)
 
     def _live(self, lines: list[tuple[str, int, str]]) -> list[tuple[str, int, str]]:
-        """Those matched lines that are not retired: each items.json's and decision's file read once (the file as
+        """Those matched lines the recall's mode may rank: each items.json's and decision's file read once (the file as
         searched: the work tree's or the tree's)."""
-        from memgit.recall_retired import has_status, retired
+        from memgit.recall_retired import has_status, marks
 
-        kind_of = self.vault.config.kind_of
+        kind_of, mode = self.vault.config.kind_of, self._mode()
         asked: dict[str, list[int]] = {}
         for path, n, _t in lines:
             asked.setdefault(path, []).append(n)
@@ -366,7 +370,10 @@ class Recall(Ranking):
         for path, ns in asked.items():
             kind = kind_of(path)
             if has_status(kind, self._spec_of(kind)):
-                out[path] = retired(kind, self._spec_of(kind), lines_at(self.vault, self._searched, path), ns)
+                data = read_at(self.vault, self._searched, path) or b""
+                text = data.decode("utf-8", errors="replace").split("\n")
+                found = marks(kind, self._spec_of(kind), text, ns, data)
+                out[path] = {n for n, bits in found.items() if bits & mode}
         return [line for line in lines if line[1] not in out.get(line[0], ())] if any(out.values()) else lines
 
     def _read(self) -> Reading:
@@ -455,7 +462,7 @@ class Recall(Ranking):
         named by one word alone that more than ENTITIES names hold, then those whose names hold the most of the
         question's words, then the rarest among the entities' names: `_entity_paths`); `brought` is told of the fact
         lines it adds, once, in order (path, line, the line as items.json has it): in a plain recall only the active
-        ones (the first stage neither kept nor counted a retired one)."""
+        ones, under --valid-at those true on some day (the first stage neither kept nor counted the others)."""
         from memgit.indexmd import ARCHIVE_LOG
         from memgit.rg import Match
 
@@ -467,7 +474,7 @@ class Recall(Ranking):
             stored = recall_grep.stored_facts(self.vault, self.found, {}, paths, (self.languages, self.verbs))[1]
         kind_of = self.vault.config.kind_of
         added: list[tuple[str, int, str]] = []  # the fact lines added (told to `brought`)
-        every = not self._active()  # else only an active fact is told
+        mode = self._mode()  # PLAIN: only an active fact is told; VALID_AT: one true on some day; HISTORY: every one
         for path in paths:
             kind = kind_of(path)
             if not self._read_as(kind) or path == ARCHIVE_LOG:
@@ -476,13 +483,13 @@ class Recall(Ranking):
             known = stored.get(path) if stored else None
             if known is not None:  # fields given: the text is not read
                 if found_spec.recall == "facts":
-                    for fact in stored_docs(path, kind, "index", known):
+                    facts = stored_docs(path, kind, "index", known)
+                    told = _told(
+                        mode, {f.fact_id: f.valid_from for f in facts}.get if mode == VALID_AT else _no_successor
+                    )
+                    for fact in facts:
                         # not found before (added), told to `brought`: a stored file is canonical, its line is this
-                        if (
-                            docs.setdefault((path, fact.line), fact) is fact
-                            and brought is not None
-                            and (every or fact.status == "active")
-                        ):
+                        if docs.setdefault((path, fact.line), fact) is fact and brought is not None and told(fact):
                             text = fact.text
                             plain = '"' not in text and "\\" not in text and text.isprintable()
                             added.append(
@@ -500,11 +507,12 @@ class Recall(Ranking):
                         docs.setdefault((path, n), doc)
                 continue
             data = read_at(self.vault, tree, path)
+            told = _told(mode, successors(data)) if mode == VALID_AT else _told(mode, _no_successor)
             for n, text, before, after in entity_facts(data) if data else ():
                 doc = to_doc(self.vault, Match(path, n, text, before, after), kind, "index", found_spec)
                 if doc is not None and (path, n) not in docs:
                     docs[(path, n)] = doc
-                    if brought is not None and (every or doc.status == "active"):
+                    if brought is not None and told(doc):
                         added.append((path, n, text))
         if brought is not None and added:
             brought(added)
@@ -662,6 +670,21 @@ def _wanted_paths(config: Config, layer: str | None) -> dict[str, bool]:
         paths = {p: k != "index" and p != ARCHIVE_LOG and (not layer or k == layer) for p, k in list(known.items())}
         found = keep(_WANTED, key, (known, paths), KEEP_WANTED)
     return found[1]
+
+
+def _told(mode: int, succ_from: Callable[[str], Any]) -> Callable[[Doc], bool]:
+    """Whether a fact L1 brings along may be a candidate of a recall of this mode (memgit/recall_retired.py: a plain
+    recall's, an active one; --valid-at's, one true on some day, `succ_from` giving a successor's valid_from; every
+    one of --history): the first stage kept or counted only such lines."""
+    if mode == PLAIN:
+        return lambda d: d.status == "active"
+    if mode != VALID_AT:
+        return lambda _d: True
+    return lambda d: not fact_marks(d.status, d.valid_from, d.valid_until, d.successor, succ_from) & VALID_AT
+
+
+def _no_successor(_succ: str) -> None:
+    return None
 
 
 def _best_first(docs: list[Doc]) -> None:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from memgit import recall_facts
 from memgit.plain import plain_line
 from memgit.recall_docs import dropped, front_matter
-from memgit.recall_retired import has_status, retired
+from memgit.recall_retired import HISTORY, PLAIN, VALID_AT, has_status, marks
 from memgit.tokens import line_words
 
 if TYPE_CHECKING:
@@ -35,10 +35,13 @@ if TYPE_CHECKING:
 # 10: a key's line only inside the front matter ("Deadline: March 3" in a file's body is held); 11: a word keeps its
 # combining marks, Thai runs are read as CJK's (memgit/marks.py); 12: a retired fact's and a retired decision's rows
 # hold the word RETIRED (memgit/recall_retired.py); 13: Armenian, Hebrew, Arabic, Devanagari, Georgian and Thai
-# letters plain (memgit/plain.py)
-VERSION = "13"
-# the word a retired line's row holds besides its own (a private-use character: no line's words, no question's)
-RETIRED = "\ue000"
+# letters plain (memgit/plain.py); 14: a line --valid-at never ranks holds the word MARKS[VALID_AT], one no recall
+# ranks MARKS[HISTORY] (memgit/recall_retired.py)
+VERSION = "14"
+# the words a line's row holds besides its own, one for each recall's mode that never ranks it (memgit/recall_retired.py
+# `marks`; private-use characters: no line's words, no question's), in this order
+MARKS = {PLAIN: "\ue000", VALID_AT: "\ue001", HISTORY: "\ue002"}
+RETIRED = MARKS[PLAIN]  # a retired line's: a plain recall leaves it out
 SHIFT = 24  # a line's row id: file id << SHIFT | line number
 # memgit/rg.py runs rg with --max-columns 4096 and --stats: a line longer than that (its newline counted) comes
 # back as "[Omitted long line with N matches]"
@@ -160,12 +163,12 @@ def update(index: Index, vault: Vault, tree: str) -> None:
             size -= _drop(db, c.path, gone, stored[0])
     # every line forgotten before any is indexed: a row id comes back (a changed line; a file id used again)
     # a contentless FTS5 table forgets a row when told the words it was given (recomputed from the text, and
-    # RETIRED where the row held it)
+    # the MARKS the row held)
     was = _marked(db, {i >> SHIFT for i, _text in gone})
     for table in ("terms", "oddterms"):
         db.executemany(
             f"INSERT INTO {table}({table}, rowid, words) VALUES ('delete', ?, ?)",
-            [(i, _words(text, i in was)) for i, text in gone if _odd(text) == (table == "oddterms")],
+            [(i, _words(text, was.get(i, 0))) for i, text in gone if _odd(text) == (table == "oddterms")],
         )
     db.executemany("DELETE FROM lines WHERE id = ?", [(i,) for i, _ in gone])
     _insert(db, added)
@@ -173,7 +176,7 @@ def update(index: Index, vault: Vault, tree: str) -> None:
     recall_facts.insert(db, stored[1])
     db.executemany(
         "INSERT OR IGNORE INTO vocab VALUES (?)",
-        [(w,) for w in sorted({w for _, _, ws in added for w in ws.split()} - {RETIRED})],
+        [(w,) for w in sorted({w for _, _, ws in added for w in ws.split()} - set(MARKS.values()))],
     )
     db.execute("INSERT OR REPLACE INTO meta VALUES ('tree', ?)", (tree,))
     if index.names[0] is not None:  # every path kept: the changed ones read again (a dropped id may be reused)
@@ -226,23 +229,23 @@ def _change(
     row = db.execute("SELECT id, size FROM files WHERE path = ?", (path,)).fetchone()
     if row is None:
         cur = db.execute("INSERT INTO files(path, blob, size) VALUES (?, ?, ?)", (path, blob, size))
-        facts = recall_facts.rows_retired(int(cur.lastrowid or 0), data, SHIFT) if facts_only else None
+        facts = recall_facts.rows_marked(int(cur.lastrowid or 0), data, SHIFT) if facts_only else None
         added += _rows(int(cur.lastrowid or 0), path, data, kind, spec, facts)
         if facts is not None:
             stored[1].extend(facts[0])
         return size
     file_id, before = int(row[0]), int(row[1])
-    facts = recall_facts.rows_retired(file_id, data, SHIFT) if facts_only else None
+    facts = recall_facts.rows_marked(file_id, data, SHIFT) if facts_only else None
     if facts is not None:
         stored[0].append(file_id)
         stored[1].extend(facts[0])
     lo, hi = file_id << SHIFT, ((file_id + 1) << SHIFT) - 1
     old = dict(db.execute("SELECT id, text FROM lines WHERE id BETWEEN ? AND ?", (lo, hi)).fetchall())
     lines = _lines(file_id, path, data, spec)
-    now = _retired(file_id, data, kind, spec, facts)
-    was = _marked(db, {file_id}) if has_status(kind, spec) else set()
-    # the same text and status: the same words, already indexed (a fact superseded: its line's status changed)
-    kept = {i for i, text in lines if old.get(i) == text and (i in now) == (i in was)}
+    now = _marks(file_id, data, kind, spec, facts)
+    was = _marked(db, {file_id}) if has_status(kind, spec) else {}
+    # the same text and marks: the same words, already indexed (a fact superseded: its line's status changed)
+    kept = {i for i, text in lines if old.get(i) == text and now.get(i, 0) == was.get(i, 0)}
     gone += [(i, text) for i, text in old.items() if i not in kept]
     added += _worded([(i, text) for i, text in lines if i not in kept], now)
     db.execute("UPDATE files SET blob = ?, size = ? WHERE id = ?", (blob, size, file_id))
@@ -255,50 +258,59 @@ def _rows(
     data: bytes,
     kind: str,
     spec: KindSpec,
-    facts: tuple[list[recall_facts.Row], set[int]] | None = None,
+    facts: tuple[list[recall_facts.Row], dict[int, int]] | None = None,
 ) -> list[tuple[int, str, str]]:
-    """(row id, text, words) of each line of a file that holds a word (and RETIRED, a retired line's: `facts`, an
-    items.json's stored rows and retired ones when known); none for a binary file (rg skips it)."""
-    return _worded(_lines(file_id, path, data, spec), _retired(file_id, data, kind, spec, facts))
+    """(row id, text, words) of each line of a file that holds a word (and MARKS, a marked line's: `facts`, an
+    items.json's stored rows and marked ones when known); none for a binary file (rg skips it)."""
+    return _worded(_lines(file_id, path, data, spec), _marks(file_id, data, kind, spec, facts))
 
 
-def _worded(lines: list[tuple[int, str]], retired: set[int]) -> list[tuple[int, str, str]]:
+def _worded(lines: list[tuple[int, str]], marked: dict[int, int]) -> list[tuple[int, str, str]]:
     """(row id, text, words) of those lines holding a word: their FTS5 words (`_words`)."""
     out = []
     for i, text in lines:
         words = line_words(text)
         if words:
-            out.append((i, text, " ".join([*words, RETIRED] if i in retired else words)))
+            bits = marked.get(i)
+            out.append((i, text, " ".join(words + [w for m, w in MARKS.items() if m & bits] if bits else words)))
     return out
 
 
-def _words(text: str, retired: bool) -> str:
-    """What a row's FTS5 words are: its line's words, and RETIRED for a retired line."""
+def _words(text: str, bits: int) -> str:
+    """What a row's FTS5 words are: its line's words, and the MARKS of the modes that never rank it (`bits`)."""
     words = line_words(text)
-    return " ".join([*words, RETIRED] if retired else words)
+    return " ".join(words + [w for m, w in MARKS.items() if m & bits] if bits else words)
 
 
-def _retired(
-    file_id: int, data: bytes, kind: str, spec: KindSpec, facts: tuple[list[recall_facts.Row], set[int]] | None = None
-) -> set[int]:
-    """The row ids of a file's retired lines (memgit/recall_retired.py): a plain recall leaves them out. Of a canonical
-    items.json, those its stored rows say (`facts`: the same fields the lines around each "fact" line give)."""
+def _marks(
+    file_id: int,
+    data: bytes,
+    kind: str,
+    spec: KindSpec,
+    facts: tuple[list[recall_facts.Row], dict[int, int]] | None = None,
+) -> dict[int, int]:
+    """The row ids of a file's lines some recall's mode never ranks, and those modes' bits (memgit/recall_retired.py
+    `marks`). Of a canonical items.json, those its stored rows say (`facts`: the same fields the lines around each
+    "fact" line give)."""
     if facts is not None and facts[0]:
         return facts[1]
     if not has_status(kind, spec) or b"\0" in data:
-        return set()
+        return {}
     base = file_id << SHIFT
-    return {base | n for n in retired(kind, spec, data.decode("utf-8", errors="replace").split("\n")) if n < 1 << SHIFT}
+    lines = data.decode("utf-8", errors="replace").split("\n")
+    return {base | n: bits for n, bits in marks(kind, spec, lines, data=data).items() if n < 1 << SHIFT}
 
 
-def _marked(db: sqlite3.Connection, file_ids: set[int]) -> set[int]:
-    """The rows of these files holding RETIRED."""
-    out: set[int] = set()
+def _marked(db: sqlite3.Connection, file_ids: set[int]) -> dict[int, int]:
+    """The rows of these files holding MARKS, and the modes' bits of those they hold."""
+    out: dict[int, int] = {}
     sql = "SELECT rowid FROM {} WHERE {} MATCH ? AND rowid BETWEEN ? AND ?"
     for f in file_ids:
+        span = (f << SHIFT, ((f + 1) << SHIFT) - 1)
         for table in ("terms", "oddterms"):
-            span = (f << SHIFT, ((f + 1) << SHIFT) - 1)
-            out.update(r for (r,) in db.execute(sql.format(table, table), (_quote(RETIRED), *span)))
+            for bit, word in MARKS.items():
+                for (r,) in db.execute(sql.format(table, table), (_quote(word), *span)):
+                    out[r] = out.get(r, 0) | bit
     return out
 
 
@@ -379,14 +391,14 @@ def build(vault: Vault, tree: str | None, where: Path) -> Path:
                 data = repo.blob(blob) or b""
                 files.append((file_id, path, blob, _size(data)))
                 spec = read_as(path)
-                facts = recall_facts.rows_retired(file_id, data, SHIFT) if _facts(spec) else None
+                facts = recall_facts.rows_marked(file_id, data, SHIFT) if _facts(spec) else None
                 rows = _rows(file_id, path, data, kind_of(path), spec, facts)
                 _insert(db, rows)
                 if facts is not None:
                     recall_facts.insert(db, facts[0])
                 words.update(w for _, _, ws in rows for w in ws.split())
             tick(progress, len(listed), len(listed))
-            words.discard(RETIRED)
+            words -= set(MARKS.values())
             db.executemany("INSERT INTO vocab VALUES (?)", [(w,) for w in sorted(words)])
             db.executemany("INSERT INTO files(id, path, blob, size) VALUES (?, ?, ?, ?)", files)
         for statement in TAILS:

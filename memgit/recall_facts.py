@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +38,43 @@ _FIELD = re.compile(r'^\s*"(\w+)": (.*)$')  # the value without its one trailing
 _SCALAR = re.compile(r'^\s*"(\w+)": ("(?:[^"\\]|\\.)*"|null|true|false|-?[0-9][0-9.eE+-]*),?$')
 _ORDER = list(FIELDS)
 CHUNK = 900  # ids per IN (...)
+
+
+# a recall's mode (memgit/recall_retired.py): the bit a line's marks hold when that recall never ranks it
+PLAIN, VALID_AT, HISTORY = 1, 2, 4
+
+
+def successors(data: bytes | None) -> Callable[[str], Any]:
+    """An items.json's facts' valid_from by id, as memgit/recall_prior.py `open_windows` finds a successor's (a file
+    that does not parse, or is not UTF-8: none)."""
+    try:
+        items = json.loads(data or b"[]")
+    except ValueError:
+        items = []
+    by_id = {str(i.get("id")): i for i in items if isinstance(i, dict)} if isinstance(items, list) else {}
+
+    def valid_from(succ: str) -> Any:
+        found = by_id.get(succ)
+        return found.get("valid_from") if isinstance(found, dict) else None
+
+    return valid_from
+
+
+def fact_marks(status: str, valid_from: Any, valid_until: Any, successor: Any, succ_from: Callable[[str], Any]) -> int:
+    """The modes that never rank a fact with these fields (memgit/recall_facts.py `fact_values`): a plain recall one
+    that is not active; --valid-at one true on no day (memgit/validity.py `true_at`, a superseded fact's open window
+    read closed at its successor's valid_from, `succ_from` of its id)."""
+    from memgit.validity import read_until
+
+    out = 0 if status == "active" else PLAIN
+    until = valid_until
+    if status == "superseded" and not valid_until and isinstance(successor, str):
+        until = read_until(status, valid_from, None, succ_from(successor))
+    if status != "active" and not until:
+        return out | VALID_AT
+    if valid_from and until and str(valid_from)[:10] >= str(until)[:10]:  # an empty window
+        return out | VALID_AT
+    return out
 
 
 def fact_from_context(m: Match) -> dict[str, Any] | None:
@@ -111,48 +148,54 @@ def fact_values(item: dict[str, Any]) -> tuple[Any, ...]:
 
 def rows(file_id: int, data: bytes, shift: int) -> list[Row]:
     """The rows of one entity's items.json: its marker and each fact's fields; none for a file in another form."""
-    return rows_retired(file_id, data, shift)[0]
+    return rows_marked(file_id, data, shift)[0]
 
 
-def rows_retired(file_id: int, data: bytes, shift: int) -> tuple[list[Row], set[int]]:
-    """`rows`, and the row ids of its facts whose status is not "active" (memgit/recall_retired.py: a plain recall
-    leaves them out; a file with no rows: none, the file's lines decide)."""
+def rows_marked(file_id: int, data: bytes, shift: int) -> tuple[list[Row], dict[int, int]]:
+    """`rows`, and the row ids of its facts some recall's mode never ranks, with those modes' bits
+    (memgit/recall_retired.py `fact_marks`; a file with no rows: none, the file's lines decide)."""
     if b"\\u" in data:  # an escape (a lone surrogate makes the file unparseable): read the file as before
-        return [], set()
+        return [], {}
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        return [], set()
+        return [], {}
     base = file_id << shift
     marker: Row = (base, "null")
     if text == "[]\n":
-        return [marker], set()
+        return [marker], {}
     if _canonical().fullmatch(text) is None:
-        return [], set()
+        return [], {}
     try:
         items = json.loads(text)
     except ValueError:
-        return [], set()
+        return [], {}
     keys = text.count('\n    "')
     if sum(map(len, items)) != keys or len({str(i.get("id")) for i in items}) != len(items):
-        return [], set()  # a key twice in a fact (unparseable) or an id twice (the first one's line for both)
+        return [], {}  # a key twice in a fact (unparseable) or an id twice (the first one's line for both)
     out = [marker]
-    retired = set()
+    marked: dict[int, int] = {}
     dumps = json.JSONEncoder(separators=(",", ":")).encode  # ASCII: a lone surrogate is never stored
     n = 2  # "[" then each fact: "{", its keys, "},"; its "fact" line is its second key
+    succ_from = None
     for item in items:
         if list(item)[:11] != _ORDER:
-            return [], set()
+            return [], {}
         v = fact_values(item)
         if not all(x is None or type(x) is str for x in (v[3], v[4], v[7], v[9])):
-            return [], set()  # a raw value that is not text: kept as JSON gave it only by reading the file
+            return [], {}  # a raw value that is not text: kept as JSON gave it only by reading the file
         if n + 2 >= 1 << shift:
-            return [], set()
+            return [], {}
         out.append((base | (n + 2), dumps(v)))
-        if v[2] != "active":
-            retired.add(base | (n + 2))
+        if v[2] != "active" or v[4]:  # a window to read
+            if succ_from is None:
+                by_id = {str(i["id"]): i.get("valid_from") for i in items}
+                succ_from = by_id.get
+            bits = fact_marks(v[2], v[3], v[4], v[7], succ_from)
+            if bits:
+                marked[base | (n + 2)] = bits
         n += len(item) + 2
-    return out, retired
+    return out, marked
 
 
 @lru_cache(maxsize=1)

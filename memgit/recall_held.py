@@ -23,7 +23,7 @@ from itertools import accumulate
 from typing import TYPE_CHECKING
 
 from memgit.plain import LONGEST as LONGEST  # a plain line is shorter (memgit/recall_bits.py reads it here)
-from memgit.recall_build import RETIRED
+from memgit.recall_build import MARKS
 
 if TYPE_CHECKING:
     from memgit.recall_index import Index
@@ -105,21 +105,22 @@ class Held:
         for b in parts:
             self.upto.append((self.upto[-1] if self.upto else 0) | int.from_bytes(b, "little"))
         self.words: dict[str, int] = {}
-        # the retired lines (memgit/recall_retired.py: their rows hold RETIRED), which a plain recall leaves out
-        self.retired = self.bits(_rowids(db, _quote(RETIRED)))
+        # the marked lines (memgit/recall_retired.py: their rows hold MARKS) by the mark's word: the lines a recall of
+        # that mode leaves out (a plain recall: the retired ones)
+        self.marked = {w: self.bits(_rowids(db, _quote(w))) for w in MARKS.values()}
         db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.terms_rows USING fts5vocab(main, terms, row)")
         least = max(HOLD_ROWS, int(HOLD_SHARE * self.built))
         common = [
             w
             for (w,) in db.execute("SELECT term FROM temp.terms_rows WHERE doc >= ? ORDER BY doc DESC", (least,))
-            if w not in skip and w != RETIRED
+            if w not in skip and w not in self.marked
         ][:HOLD_WORDS]
         for w in common:
             self.words[w] = self.bits(_rowids(db, _quote(w)))
         self.slots: dict[str, array[int]] = {}  # a rarer word -> the slots of its lines (those dropped since too)
         start, at, line_of = self.start, self.at, (1 << shift) - 1
         for (w,) in db.execute("SELECT term FROM temp.terms_rows WHERE doc >= ? AND doc < ?", (HOLD_SLOTS, least)):
-            if w not in skip and w not in self.words and w != RETIRED:
+            if w not in skip and w not in self.words and w not in self.marked:
                 self.slots[w] = array("i", [at[start[r >> shift] + (r & line_of)] for r in _rowids(db, _quote(w))])
         self.terms: dict[tuple[tuple[str, bool], ...], int] = {}
         self.analysis: Terms | None = None  # what the ranking reads of each line (memgit/recall_terms.py)
@@ -184,15 +185,15 @@ class Held:
             buf[s >> 3] |= 1 << (s & 7)
         return int.from_bytes(buf, "little")
 
-    def term(self, db: sqlite3.Connection, atoms: list[tuple[str, bool]], active: bool = False) -> int:
-        """The lines holding one of a term's words (or a word a prefix starts: (prefix, True)), as a bitset; `active`:
-        but the retired ones (a plain recall's)."""
-        key = (*atoms, ("", True)) if active else tuple(atoms)  # no atom is ("", True): a key of its own
+    def term(self, db: sqlite3.Connection, atoms: list[tuple[str, bool]], mark: str = "") -> int:
+        """The lines holding one of a term's words (or a word a prefix starts: (prefix, True)), as a bitset; `mark`
+        (one of MARKS): but the lines holding it (a plain recall's: the retired ones)."""
+        key = (*atoms, (mark, True)) if mark else tuple(atoms)  # no atom is (a mark, True): a key of its own
         found = self.terms.get(key)
         if found is None:
             found = self._term(db, atoms)
-            if active:
-                found ^= found & self.retired  # found & ~retired, without the negative ~retired
+            if mark:
+                found ^= found & self.marked[mark]  # found & ~marked, without the negative ~marked
             if len(self.terms) >= KEEP_TERMS:
                 self.terms.pop(next(iter(self.terms)))
             self.terms[key] = found
@@ -245,7 +246,7 @@ class Held:
         self.alive &= ~int.from_bytes(drop, "little")
         new: dict[str, list[int]] = {}  # a held word -> its new slots
         lengths: dict[int, list[int]] = {}  # a bucket -> its new slots
-        retired: list[int] = []  # the new slots of retired lines
+        marked: dict[str, list[int]] = {}  # a mark's word -> the new slots of the lines holding it
         for r, text, words in added:
             s = len(self.ids)
             self.ids.append(r)
@@ -258,8 +259,8 @@ class Held:
             self.said.append(NO_ENTRY if said is None else hash(said))
             lengths.setdefault(self.bucket_of[min(len(text), LONGEST - 1)], []).append(s)
             for w in set(words.split()):
-                if w == RETIRED:
-                    retired.append(s)
+                if w in self.marked:
+                    marked.setdefault(w, []).append(s)
                 elif w in self.words:
                     new.setdefault(w, []).append(s)
                 elif w in self.slots:
@@ -271,8 +272,8 @@ class Held:
                 self.upto[at] |= bits
         for w, slots in new.items():
             self.words[w] |= self._of(slots)
-        if retired:
-            self.retired |= self._of(retired)
+        for w, slots in marked.items():
+            self.marked[w] |= self._of(slots)
         self.terms.clear()
         self.tree = tree
         return len(self.ids) - self.built <= REBUILD * max(self.built, 1000)
@@ -299,9 +300,9 @@ class Held:
         for f in sorted(ids & now.keys()):
             span = (f << shift, ((f + 1) << shift) - 1)
             plain = {r for (r,) in db.execute("SELECT rowid FROM terms WHERE rowid BETWEEN ? AND ?", span)}
-            marked = {r for (r,) in db.execute(_MARKED, (_quote(RETIRED), *span))}
+            marked = {w: {r for (r,) in db.execute(_MARKED, (_quote(w), *span))} for w in MARKS.values()}
             added += [
-                (r, text, " ".join([*line_words(text), RETIRED] if r in marked else line_words(text)))
+                (r, text, " ".join([*line_words(text), *[w for w, rows in marked.items() if r in rows]]))
                 for r, text in db.execute("SELECT id, text FROM lines WHERE id BETWEEN ? AND ?", span)
                 if r in plain
             ]

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memgit import recall_facts, recall_status
-from memgit.recall_build import MAX_COLUMNS, RETIRED, SHIFT, _fingerprint, _Rebuild, build, update
+from memgit.recall_build import MARKS, MAX_COLUMNS, SHIFT, _fingerprint, _Rebuild, build, update
 
 if TYPE_CHECKING:
     import re
@@ -126,8 +126,8 @@ class Index:
                     self.db.execute("BEGIN IMMEDIATE")  # one writer at a time; the next one finds the work done
                     update(self, vault, tree)
                 cut = first_stage(self, first) if first is not None else None
-                active = first is not None and first.active
-                rows, total = self._query(alternatives, active) if cut is None else ([], self._bytes())
+                mode = first.mode if first is not None else 0
+                rows, total = self._query(alternatives, mode) if cut is None else ([], self._bytes())
                 self.db.execute("COMMIT")
             except BaseException:
                 if self.db.in_transaction:
@@ -139,18 +139,16 @@ class Index:
     def _bytes(self) -> int:
         return int(self.db.execute("SELECT value FROM meta WHERE key = 'bytes'").fetchone()[0])
 
-    def _query(
-        self, alternatives: list[tuple[str, bool]], active: bool = False
-    ) -> tuple[list[tuple[str, int, str]], int]:
-        """The lines holding a word the alternatives start (`active`: but the retired ones, memgit/recall_retired.py)
-        and the bytes of the indexed files."""
+    def _query(self, alternatives: list[tuple[str, bool]], mode: int = 0) -> tuple[list[tuple[str, int, str]], int]:
+        """The lines holding a word the alternatives start (`mode`: but those a recall of that mode never ranks,
+        memgit/recall_retired.py) and the bytes of the indexed files."""
         parts = [self._words(text) if not cjk else _quote(text) for text, cjk in alternatives]
         match = " OR ".join(p for p in parts if p)  # a prefix no indexed word starts: nothing to ask for
         total = self._bytes()
         if not match:
             return [], total
-        if active:
-            match = f"({match}) NOT {_quote(RETIRED)}"
+        if mode:
+            match = f"({match}) NOT {_quote(MARKS[mode])}"
         found = self.db.execute(
             "SELECT l.id, l.text FROM terms JOIN lines l ON l.id = terms.rowid WHERE terms MATCH ?1 UNION ALL "
             "SELECT l.id, l.text FROM oddterms JOIN lines l ON l.id = oddterms.rowid WHERE oddterms MATCH ?1",

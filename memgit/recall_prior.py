@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from itertools import islice
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -126,22 +126,16 @@ def open_windows(vault: Vault, tree: str | None, docs: list[Doc]) -> None:
     """A superseded fact whose window was left open is read closed at its successor's valid_from (memgit/validity.py
     `read_until`), its file read once per recall; only such facts (vaults whose `extract` superseded before it closed
     windows) cost anything. For --valid-at and --history, where a retired fact's window is asked about."""
-    import json
+    from memgit.recall_facts import successors
+    from memgit.validity import read_until
 
-    from memgit.itemsfile import by_id
-    from memgit.validity import read_until, successor_from
-
-    files: dict[str, dict[str, dict[str, Any]]] = {}
+    files: dict[str, Callable[[str], Any]] = {}  # a path's successors' valid_from (a file that does not parse: none)
     for d in docs:
         if d.status != "superseded" or d.valid_until or not isinstance(d.successor, str):
             continue
         if d.path not in files:
-            try:
-                items = json.loads(read_at(vault, tree, d.path) or b"[]")
-            except ValueError:  # a hand-edited file that does not parse (or is not UTF-8): no successor known
-                items = []
-            files[d.path] = by_id([i for i in items if isinstance(i, dict)] if isinstance(items, list) else [])
-        found = successor_from({"supersededBy": d.successor}, files[d.path])
+            files[d.path] = successors(read_at(vault, tree, d.path))
+        found = files[d.path](d.successor)
         d.valid_until = read_until(d.status, d.valid_from, None, found)
 
 

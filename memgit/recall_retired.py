@@ -1,24 +1,40 @@
-"""The lines a plain recall (no --history, no --valid-at) never ranks because of what stands around them, not their
-text: a retired fact's "fact" line (its status, a line below it in items.json, is not "active"; or the lines around
-it give no fact) and every line of a decision whose front matter's status is neither active nor proposed.
+"""The lines a recall never ranks because of what stands around them, not their text, by the recall's mode: a plain
+recall (PLAIN) ranks only the active Docs, --valid-at DAY (VALID_AT) only those true on DAY, --history (HISTORY)
+every Doc (memgit/recall.py `run`). Whatever the day, --valid-at never ranks a fact retired without a closing date
+(its window read as memgit/recall_prior.py `open_windows` reads it: a superseded one's left open closed at its
+successor's valid_from), a fact whose window is empty (valid_from on or after valid_until) nor a decision whose front
+matter's status is neither active nor proposed; no recall ranks a "fact" line whose fields give no fact.
 
 memgit/recall.py `run` drops their Docs before ranking; the first stage leaves them out too, and does not count them
 among the lines it leaves out (the ranking's document frequency never counts them), in each of its searches: rg's
-lines (their files read), the recall index (a marker word on their rows: memgit/recall_build.py RETIRED) and the
-held bitsets (their slots). A retired fact true on the day asked about (--valid-at), or any of them (--history),
-stays a candidate: those recalls keep every line.
+lines (their files read), the recall index (a marker word per mode on their rows: memgit/recall_build.py MARKS) and
+the held bitsets (their slots). A fact whose window misses only the day asked about stays a candidate of --valid-at
+(the day is the question's, the index's marks are not).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+import re
+from collections.abc import Callable, Iterable, Sequence
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from memgit.itemsfile import FIELDS
+from memgit.recall_facts import HISTORY, PLAIN, VALID_AT, fact_marks, successors
 
 if TYPE_CHECKING:
     from memgit.context import VaultContext as Vault
     from memgit.kinds import KindSpec
 
 ACTIVE = ("active", "proposed")  # a decision's statuses recall reads as active (memgit/recall_prior.py)
+__all__ = ["HISTORY", "PLAIN", "VALID_AT", "fact_marks", "successors"]  # a recall's modes; a fact's marks
+NO_DOC = PLAIN | VALID_AT | HISTORY  # a "fact" line whose fields give no fact: no Doc in any mode
+_GROUPS = ("valid_from", "valid_until", "status", "supersededBy")  # the fields `marks` reads, in a fact's order
+
+
+def mode(history: bool, valid_at: str | None) -> int:
+    """A recall's mode (memgit/recall.py `run`: --valid-at decides, then --history)."""
+    return VALID_AT if valid_at else HISTORY if history else PLAIN
 
 
 def has_status(kind: str, spec: KindSpec) -> bool:
@@ -26,39 +42,99 @@ def has_status(kind: str, spec: KindSpec) -> bool:
     return spec.recall == "facts" or kind == "decision"
 
 
-def retired(kind: str, spec: KindSpec, lines: Sequence[str], asked: Iterable[int] | None = None) -> set[int]:
+# a "fact" line with the line before it and the 9 after it as memgit/itemsfile.py `canonical` writes them, each value
+# a JSON string without an escape or a control character, null, true or false: memgit/recall_facts.py `fields_around`
+# reads each line as one field (its _SCALAR), in one json.loads that cannot fail, and stops at "supersededBy"; its
+# groups: _GROUPS (the status a string)
+_STRING = r'"[^"\\\x00-\x1f]*"'
+_ANY = rf"(?:{_STRING}|null|true|false)"
+_CANONICAL = (
+    "\n".join(
+        f'    "{key}": ' + (f"({_STRING if key == 'status' else _ANY})" if key in _GROUPS else _ANY) + ","
+        for key in FIELDS
+    )[:-1]
+    + ",?"
+)
+
+
+@lru_cache(maxsize=1)
+def _canonical() -> re.Pattern[str]:
+    return re.compile(_CANONICAL)
+
+
+def _value(raw: str) -> Any:
+    """A value `_CANONICAL` matched, as json.loads reads it."""
+    return None if raw == "null" else True if raw == "true" else False if raw == "false" else raw[1:-1]
+
+
+def marks(
+    kind: str, spec: KindSpec, lines: Sequence[str], asked: Iterable[int] | None = None, data: bytes | None = None
+) -> dict[int, int]:
     """The line numbers (from 1) of a file's lines (split at "\\n", as memgit/recall_docs.py `lines_at` reads them)
-    whose Doc a plain recall drops by its status: of an entity's items.json, each "fact" line whose fields, read from
-    the lines around it as memgit/recall_docs.py `to_doc` reads them, say a status other than "active" (or give no
-    fact); of a decision, every line when its front matter's status is neither active nor proposed. `asked`: only
-    those of these line numbers (a fact's: the others are not read)."""
+    some mode never ranks by what stands around them, and those modes' bits: of an entity's items.json, each "fact"
+    line by its fields, read from the lines around it as memgit/recall_docs.py `to_doc` reads them (`fact_marks`; no
+    fact: NO_DOC); of a decision, every line when its front matter's status is neither active nor proposed (PLAIN and
+    VALID_AT). `asked`: only those of these line numbers (a fact's: the others are not read); `data`: the file's
+    bytes, when read (a superseded fact's successor is looked up in them, else in `lines`)."""
     if spec.recall == "facts":
         from memgit.recall_facts import fields_around
 
-        out = set()
+        out: dict[int, int] = {}
+        read: list[Callable[[str], Any]] = []  # the file's successors, parsed when a fact first asks (`successors`)
+
+        def succ_from(succ: str) -> Any:
+            if not read:
+                read.append(successors(data if data is not None else "\n".join(lines).encode()))
+            return read[0](succ)
+
+        canonical = _canonical().fullmatch
         for n in range(1, len(lines) + 1) if asked is None else asked:
             if 0 < n <= len(lines) and lines[n - 1].lstrip().startswith('"fact":'):
-                item = fields_around(tuple(lines[max(0, n - 2) : n + 9]))
-                if item is None or str(item["status"]) != "active":
-                    out.add(n)
+                around = lines[max(0, n - 2) : n + 9]
+                found = canonical("\n".join(around)) if n > 1 and len(around) == 11 else None
+                if found is not None:  # the fields as fields_around reads them (`_CANONICAL`), without json
+                    item: dict[str, Any] | None = dict(zip(_GROUPS, map(_value, found.groups()), strict=True))
+                else:
+                    item = fields_around(tuple(around))
+                if item is None:
+                    out[n] = NO_DOC
+                    continue
+                status = str(item["status"])
+                if status == "active" and not item.get("valid_until"):
+                    continue  # the common case: no window to read
+                bits = fact_marks(
+                    status, item.get("valid_from"), item.get("valid_until"), item.get("supersededBy"), succ_from
+                )
+                if bits:
+                    out[n] = bits
         return out
     if kind == "decision":
         from memgit.recall_prior import _front
 
         text = "\n".join(lines)
         if str(_front(text.encode(), text).get("status", "active")) not in ACTIVE:
-            return set(range(1, len(lines) + 1))
-    return set()
+            return dict.fromkeys(range(1, len(lines) + 1), PLAIN | VALID_AT)
+    return {}
 
 
-def live(vault: Vault, path: str, data: bytes, lines: list[tuple[str, int, str]]) -> list[tuple[str, int, str]]:
-    """Those of a file's matched lines (path, line, text) a plain recall may rank: not retired (the file's bytes
-    `data`, as searched)."""
+def retired(
+    kind: str, spec: KindSpec, lines: Sequence[str], asked: Iterable[int] | None = None, mode: int = PLAIN
+) -> set[int]:
+    """The line numbers `marks` gives for a mode (PLAIN: those whose Doc a plain recall drops by its status)."""
+    return {n for n, bits in marks(kind, spec, lines, asked).items() if bits & mode}
+
+
+def live(
+    vault: Vault, path: str, data: bytes, lines: list[tuple[str, int, str]], mode: int = PLAIN
+) -> list[tuple[str, int, str]]:
+    """Those of a file's matched lines (path, line, text) a recall of this mode may rank: not marked for it (the
+    file's bytes `data`, as searched)."""
     from memgit.kinds import spec
 
     kind = vault.config.kind_of(path)
     found = spec(kind)
     if not lines or not has_status(kind, found):
         return lines
-    out = retired(kind, found, data.decode("utf-8", errors="replace").split("\n"), [n for _p, n, _t in lines])
-    return [line for line in lines if line[1] not in out] if out else lines
+    text = data.decode("utf-8", errors="replace").split("\n")
+    out = marks(kind, found, text, [n for _p, n, _t in lines], data)
+    return [line for line in lines if not out.get(line[1], 0) & mode] if out else lines

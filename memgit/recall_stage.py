@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from operator import itemgetter
 from typing import TYPE_CHECKING, NamedTuple
 
-from memgit.recall_build import RETIRED
+from memgit.recall_build import MARKS
 
 if TYPE_CHECKING:
     import re
@@ -52,9 +52,10 @@ class Stage(NamedTuple):
     reading: Reading | None = None
     # a layer's recall (--layer): only the lines of the paths `wanted` count (`counted` is `keep`); the layer's kind
     layer: str | None = None
-    # a plain recall (no --history, no --valid-at): the retired lines (memgit/recall_retired.py; the index's rows
-    # holding RETIRED, the work tree's lines in `work` left out by the caller) are neither kept nor counted
-    active: bool = False
+    # the recall's mode (memgit/recall_retired.py: PLAIN, VALID_AT, HISTORY; 0: every line): the lines it never ranks
+    # (the index's rows holding its MARKS word, the work tree's lines in `work` left out by the caller) are neither
+    # kept nor counted
+    mode: int = 0
 
 
 class Kept(NamedTuple):
@@ -78,7 +79,11 @@ def first_stage(index: Index, first: Stage) -> Kept | None:
     atoms = [index._atoms(t.prefixes, t.exact, t.inner, EXPAND_INNER) for t in spec]
     if None in atoms:
         return None  # a head inside too many words: every line, cut in Python
-    live = _live if first.active else _every
+    mark = MARKS.get(first.mode, "")  # the word of the rows left out
+
+    def live(expr: str) -> str:
+        return f"({expr}) NOT {_quote(mark)}" if mark else expr
+
     exprs = [live(index._expr(a)) if a else "" for a in atoms]
     some = [i for i, e in enumerate(exprs) if e]
     if not some:
@@ -94,7 +99,7 @@ def first_stage(index: Index, first: Stage) -> Kept | None:
 
         held = held_of(index)
     if held is not None:  # every term's lines, as bitsets
-        sets = {i: held.term(index.db, atoms[i] or [], first.active) for i in some}  # active: no retired line
+        sets = {i: held.term(index.db, atoms[i] or [], mark) for i in some}  # no line marked for the mode
         if whole is not None:
             words = 0  # the lines holding some term as a word
             for w in whole:
@@ -150,7 +155,7 @@ def first_stage(index: Index, first: Stage) -> Kept | None:
                 plain.append((sets[i] ^ (sets[i] & out)).bit_count())  # sets[i] & ~out, without ~out (below)
                 continue
             # the lines holding a word read as the term (a compound's: only those holding some term as a word)
-            bits = held.term(index.db, [(w, False) for w in own], first.active) if own else 0
+            bits = held.term(index.db, [(w, False) for w in own], mark) if own else 0
             if whole is not None:
                 bits &= words
             # bits & ~out, the same int, without making ~out: a negative int of every slot's bit, which `&` reads
@@ -207,16 +212,8 @@ def first_stage(index: Index, first: Stage) -> Kept | None:
     return Kept(lines, _left(plain, extra, extra_bits, lines, others, spec, first.reading or mask_of))
 
 
-def _live(expr: str) -> str:
-    """An FTS5 query's rows but the retired lines' (memgit/recall_build.py RETIRED)."""
-    return f"({expr}) NOT {_RETIRED}"
-
-
-def _every(expr: str) -> str:
-    return expr
-
-
-_RETIRED = '"' + RETIRED + '"'
+def _quote(word: str) -> str:
+    return '"' + word + '"'  # a mark's word holds no '"'
 
 
 def _left(

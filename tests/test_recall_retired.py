@@ -140,7 +140,7 @@ def test_a_warm_process_through_a_supersede_an_edit_and_a_reset(retired: Path, m
     prewarm(retired)
     v = Vault(retired)
     index = recall_index._OPEN[recall_index.folder(v)]
-    assert index.held is not None and "harbour" in index.held.words and index.held.retired
+    assert index.held is not None and "harbour" in index.held.words and index.held.marked[recall_build.RETIRED]
 
     def same(q: str) -> dict[str, Any]:
         answer = recall(v, q, k=10)
@@ -171,7 +171,7 @@ def test_an_index_of_version_11_is_built_again(retired: Path, monkeypatch: pytes
     facts through again and answer nothing; it is built again."""
     with monkeypatch.context() as old:
         old.setattr(recall_build, "VERSION", "11")
-        old.setattr(recall_build, "_retired", lambda *_a: set())
+        old.setattr(recall_build, "_marks", lambda *_a: {})
         recall_build._PRINTS.clear()
         r = Recall(Vault(retired), "harbour", k=10, history=True)  # builds the old index
         r.candidates()

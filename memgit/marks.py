@@ -70,6 +70,14 @@ def word() -> re.Pattern[str]:
 
 
 @lru_cache(maxsize=1)
+def start() -> str:
+    r"""The word start of a prefix that begins with a letter of SCRIPTS, in Python's re: no word character and no mark
+    before it. rg's `\b` sees a combining mark as a word character (Unicode's word characters hold every mark) and so
+    does a line's word (`word`); Python's `\b` sees a word break after one, so `\bल` would match inside "दिल्ली"."""
+    return f"(?<![\\w{class_body(MARKS)}])"
+
+
+@lru_cache(maxsize=1)
 def word_or_end() -> re.Pattern[str]:
     """A word, or a newline (texts joined by it)."""
     return re.compile(f"{word().pattern}|\\n")

@@ -14,22 +14,30 @@ A plain line is shorter than 1024 characters (rg shows it whole: at most 4 bytes
 - an Armenian, Hebrew, Arabic, Devanagari or Georgian letter (memgit/marks.py SCRIPTS, with their presentation
   forms) that folds to one letter of those, whose class (tokens._marked, or itself) matches it, with re.I and with
   rg -i ("أ" and "ﺍ" for "ا", "क़" for "क", "Ա" for "ա"; not "և" or "ﻻ", which fold to two, nor the tatweel, which
-  folds to none; the marks those scripts write between letters are no plain character: a prefix letter's regex lets
-  them follow it, and a plain line holds none);
+  folds to none);
+- a combining mark of those scripts' blocks (MARKED: Arabic harakat and tanwin, Hebrew niqqud, Hindi's vowel signs,
+  virama and nukta, Thai's vowels and tones) that `fold` drops or leaves as it is, right after a letter of those
+  scripts or another such mark, and before no word character but a letter of those scripts: a prefix letter's
+  regex lets the marks `fold` drops follow it (a mark `fold` keeps is a letter of the prefix), rg's `\\b` sees a
+  mark as a word character, as a line's words do (memgit/marks.py `word`), and so does Python's re before such a
+  letter (memgit/marks.py `start`); where a mark stands alone, or before a Latin letter or a digit, Python's `\\b`
+  would see a word start that rg and the words do not;
 - a Hangul syllable, whose fold is two or three jamo (no prefix `plain_question` lets through holds a jamo);
 - a CJK or Thai letter (tokens._CJK, not a compatibility ideograph; Thai's vowel and tone marks are marks) that is
-  a word character in both and folds to one CJK letter ("で" folds to "て": see below);
+  a word character in both and folds to one CJK letter ("で" folds to "て": see below), or a Thai letter folding to
+  two (Thai's "ำ", to a mark and a letter);
 - a character that is no word character in either and folds to no word character (punctuation, symbols, emoji,
   "。", "«", the no-break space);
 and no character that either engine's case-insensitive match takes for a character some prefix may hold, but a
-letter above for the one it folds to. Then the line's words are its runs of word characters, each character folded
-on its own: a prefix's letter classes match there exactly where the folded word starts with it (a Hangul syllable's
+letter above for the one it folds to. Then the line's words are its runs of word characters (and marks), each
+character folded on its own: a prefix's letter classes match there exactly where the folded word starts with it (a Hangul syllable's
 jamo are never in a prefix, nor matched by its letters), and a CJK term is in the line exactly where it is one of
-its characters or bigrams. One exception, checked per line: a run of one or two letters that fold changes into CJK
-letters ("で" alone is the word "て", which a question's "て" would find and its pattern not).
+its characters or bigrams. One exception, checked per line: a word of one or two CJK letters that fold makes of
+other letters ("で" alone is the word "て", which a question's "て" would find and its pattern not; "ำ" alone the
+word "ํา"; "คุณ", whose vowel `fold` drops, the word "คณ", which is no bigram of the line).
 
-PLAIN is the list tests/test_plain.py works out again from these rules over every code point and checks against rg:
-a new Unicode version (the index's fingerprint holds it) fails that test until the list is made again.
+PLAIN and MARKED are the lists tests/test_plain.py works out again from these rules over every code point and checks
+against rg: a new Unicode version (the index's fingerprint holds it) fails that test until the list is made again.
 """
 
 from __future__ import annotations
@@ -37,8 +45,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from functools import lru_cache
+from typing import NamedTuple
 
-from memgit.marks import class_body
+from memgit import marks
+from memgit.marks import SCRIPTS, class_body
 
 LONGEST = 1024  # characters: a plain line is shorter (memgit/recall_build.py MAX_COLUMNS // 4)
 
@@ -49,7 +59,7 @@ PLAIN = (
     "2ef-2ff 370-373 375-377 37b-37f 384-38a 38c 38e-3a1 3a3-482 48a-52f 531-556 559-586 588-58a 58d-58f 5be 5c0 5c3 "
     "5c6 5d0-5ea 5ef-5f4 606-60f 61b 61d-63f 641-64a 660-66f 671-674 679-6d5 6de 6e5-6e6 6e9 6ee-70d 750-77f 7f6-7f9 "
     "7fe-7ff 830-83e 85e 888 8a0-8c9 904-939 93d 950 958-961 964-97f 9f2-9f3 9fa-9fb 9fd a76 af0-af1 b70 bf3-bfa c77 "
-    "c7f c84 d4f d79 df4 e01-e30 e32 e3f-e46 e4f-e5b f01-f17 f1a-f1f f34 f36 f38 f3a-f3d f85 fbe-fc5 fc7-fcc fce-fda "
+    "c7f c84 d4f d79 df4 e01-e30 e32-e33 e3f-e46 e4f-e5b f01-f17 f1a-f1f f34 f36 f38 f3a-f3d f85 fbe-fc5 fc7-fcc fce-fda "
     "104a-104f 109e-10c5 10c7 10cd 10d0-10ff 1360-1368 1390-1399 1400 166d-166e 1680 169b-169c 16eb-16ed 1735-1736 "
     "17d4-17d6 17d8-17db 1800-180a 1940 1944-1945 19de-19ff 1a1e-1a1f 1aa0-1aa6 1aa8-1aad 1b5a-1b6a 1b74-1b7e 1bfc-1bff "
     "1c3b-1c3f 1c7e-1c7f 1c90-1cba 1cbd-1cc7 1cd3 1e00-1e99 1e9b 1ea0-1ef9 1f00-1f15 1f18-1f1d 1f20-1f45 1f48-1f4d "
@@ -78,12 +88,27 @@ PLAIN = (
     "1fa90-1faac 1fab0-1faba 1fac0-1fac5 1fad0-1fad9 1fae0-1fae7 1faf0-1faf6 1fb00-1fb92 1fb94-1fbca"
 )
 
+# the combining marks a plain line may hold (memgit/marks.py SCRIPTS' marks that `fold` drops or leaves as they are)
+MARKED = "591-5bd 5bf 5c1-5c2 5c4-5c5 5c7 610-61a 64b-65f 670 6d6-6dc 6df-6e4 6e7-6e8 6ea-6ed 8ca-8e1 8e3-903 93a-93c "
+MARKED += "93e-94f 951-957 962-963 e31 e34-e3a e47-e4e fb1e"
+
+
+class _Patterns(NamedTuple):
+    other: re.Pattern[str]  # a character no plain line holds
+    misplaced: re.Pattern[str]  # a mark not right after a letter of SCRIPTS or a mark, or before another letter
+    short: re.Pattern[str]  # a word of one or two word characters (and marks)
+
 
 @lru_cache(maxsize=1)
-def _patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
-    """(a character no plain line holds, a run of one or two word characters), compiled on first use."""
-    ranges = class_body(PLAIN)
-    return re.compile(f"[^\\x00-\\x5e\\x60-\\x7f{ranges}]"), re.compile(r"(?<!\w)\w\w?(?!\w)")
+def _patterns() -> _Patterns:
+    """The patterns plain_line searches with, compiled on first use."""
+    ranges, marked = class_body(PLAIN), class_body(MARKED)
+    scripts = "".join(chr(a) + "-" + chr(b - 1) for blocks in SCRIPTS.values() for a, b in blocks)
+    return _Patterns(
+        re.compile(f"[^\\x00-\\x5e\\x60-\\x7f{ranges}{marked}]"),
+        re.compile(f"[{marked}](?:(?<=^.)|(?<=[^\\w{marked}].)|(?<=[^\\W{scripts}].)|(?=[^\\W{scripts}]))"),
+        re.compile(f"(?<![\\w{marked}])\\w[{marked}]*(?:\\w[{marked}]*)?(?![\\w{marked}])"),
+    )
 
 
 def plain_line(text: str) -> bool:
@@ -92,14 +117,19 @@ def plain_line(text: str) -> bool:
         return False
     if text.isascii():
         return "_" not in text
-    other, short = _patterns()
-    if other.search(text):
+    found = _patterns()
+    if found.other.search(text) or found.misplaced.search(text):
         return False
     from memgit.tokens import _cjk, fold
 
-    cjk = _cjk()[2]
+    # a word of one or two CJK letters fold makes of others must be one of the line's CJK characters or bigrams (a
+    # word's fold's words: "ำ" folds to a mark and a letter, and a word starts at the letter)
+    cjk, word = _cjk()[2], marks.word()
     return not any(
-        not w.isascii() and (f := fold(w)) != w and cjk.fullmatch(f) for w in map(re.Match.group, short.finditer(text))
+        len(f) <= 2 and f not in text and cjk.fullmatch(f)
+        for w in found.short.findall(text)
+        if not w.isascii()
+        for f in word.findall(fold(w))
     )
 
 

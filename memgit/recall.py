@@ -210,7 +210,7 @@ class Recall(Ranking):
     def _archive_docs(self, docs: dict[tuple[str, int], Doc]) -> None:
         from memgit.indexmd import ARCHIVE_LOG
 
-        rx = re.compile(self.pattern(), re.I)
+        rx = re.compile(pattern(self.pairs, rg=False), re.I)  # Python's re: its word start (tokens)
         repo, main = self.vault.repo, self.tree or self.vault.head_tree()
         read: set[tuple[str, str]] = set()  # (path, blob): the same lines in every tip holding it
 
@@ -277,7 +277,7 @@ class Recall(Ranking):
                     found = asof_index.grep(self.vault, tree, when, rx, alternatives(self.pairs), first)
         searched_all = found is None  # rg's lines or every blob's: those the recall's mode never ranks among them
         if found is None and tree is not None:
-            found = asof_index.scan(self.vault, tree, re.compile(self.pattern(), re.I))  # every blob: compiled once
+            found = asof_index.scan(self.vault, tree, re.compile(pattern(self.pairs, rg=False), re.I))  # compiled once
         if found is not None:
             matched, searched = found.lines, [found.searched]
             self.cut = found.cut

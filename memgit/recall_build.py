@@ -36,8 +36,9 @@ if TYPE_CHECKING:
 # combining marks, Thai runs are read as CJK's (memgit/marks.py); 12: a retired fact's and a retired decision's rows
 # hold the word RETIRED (memgit/recall_retired.py); 13: Armenian, Hebrew, Arabic, Devanagari, Georgian and Thai
 # letters plain (memgit/plain.py); 14: a line --valid-at never ranks holds the word MARKS[VALID_AT], one no recall
-# ranks MARKS[HISTORY] (memgit/recall_retired.py)
-VERSION = "14"
+# ranks MARKS[HISTORY] (memgit/recall_retired.py); 15: the combining marks of those scripts plain too, after a letter
+# of theirs (memgit/plain.py MARKED)
+VERSION = "15"
 # the words a line's row holds besides its own, one for each recall's mode that never ranks it (memgit/recall_retired.py
 # `marks`; private-use characters: no line's words, no question's), in this order
 MARKS = {PLAIN: "\ue000", VALID_AT: "\ue001", HISTORY: "\ue002"}

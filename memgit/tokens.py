@@ -417,27 +417,36 @@ def alternatives(pairs: Iterable[tuple[str, str]]) -> list[tuple[str, bool]]:
     return sorted(alts)
 
 
-def pattern(pairs: Iterable[tuple[str, str]]) -> str:
-    """A regex (rg and Python) matching, case-insensitively, every line holding a word that may tokenise to one of
-    the terms: each alternative's prefix at a word start, each letter standing for its accented forms ('zurich'
-    finds 'Zürich'); CJK terms anywhere."""
-    alts = pattern_parts(pairs)
+def pattern(pairs: Iterable[tuple[str, str]], rg: bool = True) -> str:
+    """A regex (rg's; rg=False: Python's re's) matching, case-insensitively, every line holding a word that may tokenise
+    to one of the terms: each alternative's prefix at a word start, each letter standing for its accented forms
+    ('zurich' finds 'Zürich'); CJK terms anywhere."""
+    alts = pattern_parts(pairs, rg)
     return "(?:" + "|".join(alts) + ")" if alts else r"(?!)"
 
 
-def pattern_parts(pairs: Iterable[tuple[str, str]]) -> list[str]:
+def pattern_parts(pairs: Iterable[tuple[str, str]], rg: bool = True) -> list[str]:
     """`pattern`'s alternatives, sorted: a line matches the pattern where one of them matches."""
-    return sorted({source for _text, _cjk, source in pattern_sources(pairs)})
+    return sorted({source for _text, _cjk, source in pattern_sources(pairs, rg)})
 
 
-def pattern_sources(pairs: Iterable[tuple[str, str]]) -> list[tuple[str, bool, str]]:
-    """(text, is_cjk, regex) of each alternative (`alternatives`). A folded prefix's regex matches a text only where
-    `fold` of the text holds the prefix (each letter class holds what folds to that letter, with re.I too: checked
-    over every code point), and on ASCII text exactly where `ascii_source` of it matches."""
+def pattern_sources(pairs: Iterable[tuple[str, str]], rg: bool = False) -> list[tuple[str, bool, str]]:
+    """(text, is_cjk, regex) of each alternative (`alternatives`), for Python's re (rg=True: for rg). A folded prefix's
+    regex matches a text only where `fold` of the text holds the prefix (each letter class holds what folds to that
+    letter, with re.I too: checked over every code point), and on ASCII text exactly where `ascii_source` of it
+    matches. Its word start is `\\b`, but before a letter of memgit/marks.py's SCRIPTS in Python's re, where it is
+    marks.start(): no word character and no combining mark before it, as rg's `\\b` and a line's words see it."""
     variants = _variants()
     return [
-        (text, cjk, re.escape(text) if cjk else r"\b" + _spelled(text, variants)) for text, cjk in alternatives(pairs)
+        (text, cjk, re.escape(text) if cjk else _start(text, rg) + _spelled(text, variants))
+        for text, cjk in alternatives(pairs)
     ]
+
+
+def _start(text: str, rg: bool) -> str:
+    """A folded prefix's word start in rg (`\\b`) or in Python's re (`\\b`, but marks.start() before a letter of
+    SCRIPTS: Python's `\\b` sees a word break after a combining mark, rg's does not)."""
+    return marks.start() if not rg and not text[:1].isascii() and marks.script(text[0]) else r"\b"
 
 
 def ascii_source(text: str) -> str:

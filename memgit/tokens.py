@@ -61,8 +61,32 @@ def fold(text: str) -> str:
     low = text.casefold()
     if low.isascii():
         return low
-    low = low.translate(_LETTERS)
-    return "".join(c for c in unicodedata.normalize("NFKD", low) if not unicodedata.combining(c))
+    if not _LETTERS_IN.isdisjoint(low):  # (a translate by a dict looks up every character of the text)
+        low = low.translate(_LETTERS)
+    low = unicodedata.normalize("NFKD", low)
+    # its combining marks (unicodedata.combining) dropped by C loops, each mark the text holds replaced by nothing:
+    # each character's class looked up the first time it is met (Cyrillic, Greek and CJK lines fold at the speed of
+    # their C calls, not of a Python step per character)
+    chars = set(low)
+    new = chars.difference(_CLASSED)
+    if new:
+        if len(_CLASSED) + len(new) > KEEP_CHARS:  # as many characters as it keeps: one step per character
+            return "".join(c for c in low if not unicodedata.combining(c))
+        _classify(new)
+    for mark in _MARKS.intersection(chars):
+        low = low.replace(mark, "")
+    return low
+
+
+_LETTERS_IN = frozenset(map(chr, _LETTERS))  # the letters _LETTERS folds
+KEEP_CHARS = 65_536  # characters whose combining class a process keeps (~6 MB; a vault's text holds a few thousand)
+_CLASSED: set[str] = set()  # the characters whose combining class fold has looked up
+_MARKS: set[str] = set()  # ... those that are combining marks
+
+
+def _classify(chars: Iterable[str]) -> None:
+    _MARKS.update(c for c in chars if unicodedata.combining(c))
+    _CLASSED.update(chars)  # after the marks: a thread that finds a character here finds it in _MARKS if it is one
 
 
 @lru_cache(maxsize=8)

@@ -372,7 +372,7 @@ class Recall(Ranking):
             if has_status(kind, self._spec_of(kind)):
                 data = read_at(self.vault, self._searched, path) or b""
                 text = data.decode("utf-8", errors="replace").split("\n")
-                found = marks(kind, self._spec_of(kind), text, ns, data)
+                found = marks(kind, self._spec_of(kind), text, ns, data, mode)
                 out[path] = {n for n, bits in found.items() if bits & mode}
         return [line for line in lines if line[1] not in out.get(line[0], ())] if any(out.values()) else lines
 

@@ -68,14 +68,20 @@ def _value(raw: str) -> Any:
 
 
 def marks(
-    kind: str, spec: KindSpec, lines: Sequence[str], asked: Iterable[int] | None = None, data: bytes | None = None
+    kind: str,
+    spec: KindSpec,
+    lines: Sequence[str],
+    asked: Iterable[int] | None = None,
+    data: bytes | None = None,
+    modes: int = NO_DOC,
 ) -> dict[int, int]:
     """The line numbers (from 1) of a file's lines (split at "\\n", as memgit/recall_docs.py `lines_at` reads them)
     some mode never ranks by what stands around them, and those modes' bits: of an entity's items.json, each "fact"
     line by its fields, read from the lines around it as memgit/recall_docs.py `to_doc` reads them (`fact_marks`; no
     fact: NO_DOC); of a decision, every line when its front matter's status is neither active nor proposed (PLAIN and
     VALID_AT). `asked`: only those of these line numbers (a fact's: the others are not read); `data`: the file's
-    bytes, when read (a superseded fact's successor is looked up in them, else in `lines`)."""
+    bytes, when read (a superseded fact's successor is looked up in them, else in `lines`); `modes`: only these
+    modes' bits are asked for (a plain recall's reads no window)."""
     if spec.recall == "facts":
         from memgit.recall_facts import fields_around
 
@@ -99,9 +105,15 @@ def marks(
                 if item is None:
                     out[n] = NO_DOC
                     continue
+                if not modes & (PLAIN | VALID_AT):
+                    continue  # --history ranks every fact
                 status = str(item["status"])
                 if status == "active" and not item.get("valid_until"):
                     continue  # the common case: no window to read
+                if not modes & VALID_AT:  # a plain recall: the status alone
+                    if status != "active":
+                        out[n] = PLAIN
+                    continue
                 bits = fact_marks(
                     status, item.get("valid_from"), item.get("valid_until"), item.get("supersededBy"), succ_from
                 )
@@ -121,7 +133,7 @@ def retired(
     kind: str, spec: KindSpec, lines: Sequence[str], asked: Iterable[int] | None = None, mode: int = PLAIN
 ) -> set[int]:
     """The line numbers `marks` gives for a mode (PLAIN: those whose Doc a plain recall drops by its status)."""
-    return {n for n, bits in marks(kind, spec, lines, asked).items() if bits & mode}
+    return {n for n, bits in marks(kind, spec, lines, asked, modes=mode).items() if bits & mode}
 
 
 def live(
@@ -136,5 +148,5 @@ def live(
     if not lines or not has_status(kind, found):
         return lines
     text = data.decode("utf-8", errors="replace").split("\n")
-    out = marks(kind, found, text, [n for _p, n, _t in lines], data)
+    out = marks(kind, found, text, [n for _p, n, _t in lines], data, mode)
     return [line for line in lines if not out.get(line[1], 0) & mode] if out else lines

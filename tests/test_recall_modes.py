@@ -299,7 +299,7 @@ def test_an_index_of_version_13_is_built_again(modes: Path, monkeypatch: pytest.
 def test_the_canonical_reading_is_fields_arounds(monkeypatch: pytest.MonkeyPatch) -> None:
     """`marks` reads a canonical fact's lines with one regular expression (no json); any change to them — an escape,
     a number, a control character, a carriage return, a key twice or out of order, another status or window — gives
-    the marks fields_around's reading gives."""
+    the marks fields_around's reading gives; asked for one mode's bits only, it gives that mode's the same."""
     base = fact(1, "Kai ran", "superseded", None, "kai-000002")
     lines = itemsfile.canonical([base, fact(2, "Kai runs", since="2025-02-01")]).decode().split("\n")
     n = lines.index('    "fact": "Kai ran",') + 1
@@ -325,4 +325,7 @@ def test_the_canonical_reading_is_fields_arounds(monkeypatch: pytest.MonkeyPatch
             m.setattr(recall_retired, "_canonical", lambda: __import__("re").compile("(?!)"))
             slow = recall_retired.marks("entity-items", entity, v)
         assert fast == slow, v[n - 2 : n + 9]
+        for mode in (recall_retired.PLAIN, recall_retired.VALID_AT, recall_retired.HISTORY):  # one mode's bits asked
+            one = recall_retired.marks("entity-items", entity, v, modes=mode)
+            assert {k for k, b in one.items() if b & mode} == {k for k, b in fast.items() if b & mode}, (mode, v)
     assert recall_retired.marks("entity-items", entity, lines) == {n: 1}  # closed at its successor's: true on some day

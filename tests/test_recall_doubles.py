@@ -20,7 +20,7 @@ from memgit.plain import plain_line
 from memgit.recall import Recall
 from memgit.rg import rg_path
 from memgit.tokens import _WORD, _doubles, _spelled, _variants, fold
-from tests.conftest import git, memgit_json
+from tests.conftest import memgit_json, notes_in
 
 LINES = [
     "- Das Haus ist sehr groß.",
@@ -54,11 +54,7 @@ QUESTIONS = [
 
 @pytest.fixture
 def doubled(vault: Path) -> Path:
-    (vault / "contexts").mkdir(exist_ok=True)
-    filler = [f"- Budget review number {n} with the team" for n in range(6)]
-    (vault / "contexts" / "notes.md").write_text("\n".join([*LINES, *filler]) + "\n", encoding="utf-8")
-    git(vault, "add", "-A")
-    git(vault, "commit", "-qm", "notes", "--no-verify")
+    notes_in(vault, "english", [*LINES, *(f"- Budget review number {n} with the team" for n in range(6))])
     return vault
 
 

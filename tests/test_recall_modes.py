@@ -24,7 +24,7 @@ from memgit.recall_prior import decision_status, open_windows
 from memgit.recall_rank import _true_at
 from memgit.rg import Match, grep_lines
 from tests.conftest import git, memgit
-from tests.test_recall_retired import commit, decision, texts, uncut
+from tests.test_recall_retired import commit, decision, superseded_decisions, texts, uncut
 from tests.test_recall_retired import fact as retired_fact
 
 OLD = CANDIDATES + 10  # lines of each sort the ranking never ranks, each shorter than the answers
@@ -82,12 +82,7 @@ def write(vault: Path, items: list[dict[str, Any]], olas: int = OLD) -> None:
 @pytest.fixture
 def modes(vault: Path) -> Path:
     write(vault, kai())
-    (vault / "decisions").mkdir(exist_ok=True)
-    for n in range(OLD):
-        (vault / "decisions" / f"d{n:03d}.md").write_text(decision("superseded", f"Harbour crane {n}."), "utf-8")
-    answer = "We move the harbour office to Bergen to be near the northern shipping routes."
-    (vault / "decisions" / "bergen.md").write_text(decision("active", answer), "utf-8")
-    commit(vault)
+    superseded_decisions(vault)  # committed with Kai's facts
     return vault
 
 

@@ -236,6 +236,17 @@ def test_the_counts_are_those_of_the_lines_the_ranking_reads(retired: Path, monk
             assert (s.left, s._kept) == (u.left, u._kept), (q, history)
 
 
+def superseded_decisions(vault: Path) -> str:
+    """OLD superseded decisions holding "harbour" and one active one, committed: the active one's line."""
+    (vault / "decisions").mkdir(exist_ok=True)
+    for n in range(OLD):
+        (vault / "decisions" / f"d{n:03d}.md").write_text(decision("superseded", f"Harbour crane {n}."), "utf-8")
+    answer = "We move the harbour office to Bergen to be near the northern shipping routes."
+    (vault / "decisions" / "bergen.md").write_text(decision("active", answer), "utf-8")
+    commit(vault)
+    return answer
+
+
 def decision(status: str, line: str) -> str:
     return f"---\ndate: 2025-01-01\ntype: architecture\nstatus: {status}\ntags: []\n---\n# Crane\n\n{line}\n"
 
@@ -243,12 +254,7 @@ def decision(status: str, line: str) -> str:
 def test_superseded_decisions_take_no_place_either(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """More superseded decisions than CANDIDATES hold "harbour": the active one answers (index, rg, as uncut), also
     once the work tree supersedes it and makes another one active."""
-    (vault / "decisions").mkdir(exist_ok=True)
-    for n in range(OLD):
-        (vault / "decisions" / f"d{n:03d}.md").write_text(decision("superseded", f"Harbour crane {n}."), "utf-8")
-    answer = "We move the harbour office to Bergen to be near the northern shipping routes."
-    (vault / "decisions" / "bergen.md").write_text(decision("active", answer), "utf-8")
-    commit(vault)
+    answer = superseded_decisions(vault)
     v = Vault(vault)
     for step in ("committed", "dirty"):
         if step == "dirty":

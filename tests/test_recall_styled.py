@@ -16,7 +16,7 @@ from memgit import recall
 from memgit.api import Vault
 from memgit.recall import Recall
 from memgit.tokens import fold
-from tests.conftest import git, memgit_json
+from tests.conftest import memgit_json, notes_in
 
 LINES = ["- The office network is down since Monday.", "- Ann's favourite tea is Darjeeling."]
 QUESTIONS = [
@@ -33,11 +33,7 @@ QUESTIONS = [
 
 @pytest.fixture
 def styled(vault: Path) -> Path:
-    (vault / "contexts").mkdir(exist_ok=True)
-    filler = [f"- Budget review number {n} with the team" for n in range(6)]
-    (vault / "contexts" / "notes.md").write_text("\n".join([*LINES, *filler]) + "\n", encoding="utf-8")
-    git(vault, "add", "-A")
-    git(vault, "commit", "-qm", "notes", "--no-verify")
+    notes_in(vault, "english", [*LINES, *(f"- Budget review number {n} with the team" for n in range(6))])
     return vault
 
 

@@ -360,21 +360,19 @@ class Recall(Ranking):
     def _live(self, lines: list[tuple[str, int, str]]) -> list[tuple[str, int, str]]:
         """Those matched lines the recall's mode may rank: each items.json's and decision's file read once (the file as
         searched: the work tree's or the tree's)."""
-        from memgit.recall_retired import has_status, marks
+        from memgit.recall_retired import has_status, live
 
         kind_of, mode = self.vault.config.kind_of, self._mode()
-        asked: dict[str, list[int]] = {}
-        for path, n, _t in lines:
-            asked.setdefault(path, []).append(n)
-        out: dict[str, set[int]] = {}
-        for path, ns in asked.items():
+        by_path: dict[str, list[tuple[str, int, str]]] = {}
+        for line in lines:
+            by_path.setdefault(line[0], []).append(line)
+        dropped: set[tuple[str, int, str]] = set()
+        for path, its in by_path.items():
             kind = kind_of(path)
-            if has_status(kind, self._spec_of(kind)):
+            if has_status(kind, self._spec_of(kind)):  # else no file read
                 data = read_at(self.vault, self._searched, path) or b""
-                text = data.decode("utf-8", errors="replace").split("\n")
-                found = marks(kind, self._spec_of(kind), text, ns, data, mode)
-                out[path] = {n for n, bits in found.items() if bits & mode}
-        return [line for line in lines if line[1] not in out.get(line[0], ())] if any(out.values()) else lines
+                dropped.update(set(its).difference(live(self.vault, path, data, its, mode)))
+        return [line for line in lines if line not in dropped] if dropped else lines
 
     def _read(self) -> Reading:
         """How the ranking reads the question's terms in a line's words (memgit/recall_df.py), for the df of the lines

@@ -670,7 +670,14 @@ class Repo:
             return blob is None
         if blob is None:
             return False
-        return str(pygit2.hash(target.read_bytes())) == blob
+        if str(pygit2.hash(target.read_bytes())) == blob:
+            return True
+        # through the clone's filters, as `git status` compares: with core.autocrlf (Git for Windows' default) or a
+        # .gitattributes eol, git checks a file out with CRLF line ends and it still is the blob it came from
+        try:
+            return str(self.git.hashfile(str(target), as_path=path)) == blob
+        except (GitError, OSError):
+            return False
 
 
 def _clear_dead_scratch(folder: Path) -> None:

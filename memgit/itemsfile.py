@@ -23,6 +23,9 @@ RETIRED = ("superseded", "expired")
 _ALPHABET = "0123456789abcdefghijklmnopqrstuvwxyz"
 
 
+BOM = b"\xef\xbb\xbf"
+
+
 class ItemsError(ValueError):
     def __init__(self, message: str, line: int = 0) -> None:
         super().__init__(message)
@@ -57,6 +60,8 @@ def parse_file(path: str, data: bytes) -> list[dict[str, Any]]:
 
 def parse(data: bytes) -> list[dict[str, Any]]:
     """items.json bytes -> list of items; ItemsError names the line when it can."""
+    if data.startswith(BOM):  # what Notepad and PowerShell's Out-File put first: JSON has none (Python says utf-8-sig)
+        raise ItemsError("starts with a byte order mark (U+FEFF), which JSON does not allow; memgit fmt removes it", 1)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -678,6 +678,24 @@ def test_fmt_rewrites_mangled_items_and_check_exits_1(vault: Path) -> None:
     assert memgit("fmt", "--check", cwd=vault).returncode == 0
 
 
+def test_fmt_removes_the_byte_order_mark_an_editor_put_first(vault: Path) -> None:
+    """Notepad and PowerShell's Out-File save UTF-8 with a BOM (and CRLF, tabs): JSON allows none, and fmt, which the
+    items rule's refusal names as the fix, said only "fix the JSON" (Python's "decode using utf-8-sig")."""
+    memgit_json("fact", "add", "people/sarah", "Works at Acme", "--category", "status", cwd=vault, env=T1)
+    path = vault / "people/sarah/items.json"
+    canonical = path.read_bytes()
+    edited = b"\xef\xbb\xbf" + json.dumps(json.loads(canonical), indent="\t").replace("\n", "\r\n").encode()
+    path.write_bytes(edited)
+    git(vault, "add", "people/sarah/items.json")
+    r = git(vault, "commit", "-qm", "edited in Notepad", check=False)
+    assert r.returncode != 0, r.stdout + r.stderr
+    assert "people/sarah/items.json:1 items: starts with a byte order mark (U+FEFF)" in r.stdout + r.stderr
+    assert "memgit fmt removes it" in r.stdout + r.stderr
+    git(vault, "reset", "-q")
+    assert memgit_json("fmt", cwd=vault)["changed"] == ["people/sarah/items.json"]
+    assert path.read_bytes() == canonical and status(vault) == ""
+
+
 def test_fmt_broken_json_exits_2_naming_the_line(vault: Path) -> None:
     memgit_json("fact", "add", "people/sarah", "Works at Acme", "--category", "status", cwd=vault, env=T1)
     path = vault / "people/sarah/items.json"

@@ -28,8 +28,8 @@ def fmt(vault: Vault, check: bool) -> list[str]:
                     "memory files are regular files inside the vault",
                 )
             data = path.read_bytes()
-            try:
-                canon = itemsfile.canonical(itemsfile.parse(data))
+            try:  # a byte order mark an editor put first is no content: the canonical form has none
+                canon = itemsfile.canonical(itemsfile.parse(data.removeprefix(itemsfile.BOM)))
             except itemsfile.ItemsError as exc:
                 raise UsageError(
                     f"{rel}:{exc.line}: {exc.message}", "fix the JSON, then run memgit fmt again"

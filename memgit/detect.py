@@ -116,9 +116,10 @@ URL_CREDENTIALS = _lazy(r"\b[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s:/?#@'\"<>]*:([^\
 # the literal sits in (`DB_PASSWORD`, `dbPassword`, `api_key` count, `monkey` does not).
 _TAIL = r"(?:[_.-][A-Za-z0-9]+){0,2}[\"'\]]{0,2}"
 ASSIGNMENT = _lazy(
-    r"(?i:pass(?:word|wd|phrase)|pwd|secret|token|key|credentials?)"
+    r"(?i:pass(?:word|wd|phrase|wort|e)|pwd|secret|token|key|credentials?|kennwort|wachtwoord|contrase[ñn]a|senha|"
+    r"parola|has[łl]o|[şs]ifre|парол[ьяею]\w*|密码|密碼|口令|パスワード|비밀번호|암호|كلمة (?:المرور|السر)|סיסמ[הא]|पासवर्ड)"
     + _TAIL
-    + r"(?P<sep>[ \t]*(?::=|=>|==?|:)|[ \t]+(?i:is|was|are)[ \t]*:?)[ \t]*(?P<q>[\"'`]?)(?P<val>[^\s\"'`]+)"
+    + r"(?P<sep>[ \t]*(?::=|=>|==?|:|：)|[ \t]+(?i:is|was|are)[ \t]*:?)[ \t]*(?P<q>[\"'`]?)(?P<val>[^\s\"'`]+)"
 )
 # [gl] generic-api-key: a key-ish word in assignment context with a long high-entropy value
 ENTROPY_CONTEXT = _lazy(
@@ -131,10 +132,17 @@ METADATA = _lazy(
     r"(?i)[_.-](?:type|name|id|policy|length|len|count|url|uri|file|path|env|var|ttl|expiry|expires|expiration|age|"
     r"hint|label|field|format|kind|mode|strength|reset|rotation|manager|store|endpoint|header|prefix|usage|limit|source)\b"
 )
-KEYWORDS = ("pass", "pwd", "secret", "token", "key", "cred")
+# "password" as notes in other languages write it (`pass` finds German Passwort and French mot de passe): Dutch,
+# German, Spanish, Portuguese, Italian and Turkish, Polish, Turkish, Russian/Ukrainian/Bulgarian, Chinese, Japanese,
+# Korean, Arabic, Hebrew, Hindi; a word not in ASCII needs no word boundary before it (Chinese and Japanese have none)
+PASSWORD_WORDS = (
+    *("kennwort", "wachtwoord", "contrase", "senha", "parola", "haslo", "hasło", "şifre", "sifre", "парол"),
+    *("密码", "密碼", "口令", "パスワード", "비밀번호", "암호", "كلمة", "סיסמ", "पासवर्ड"),
+)
+KEYWORDS = ("pass", "pwd", "secret", "token", "key", "cred", *PASSWORD_WORDS)
 # a keyword is looked at only where one of these follows it closely (the commit-msg hook script relies on it)
-KEYWORD_SEPARATORS = ("=", ":", " is", " was", " are")
-ENTROPY_KEYWORDS = (*KEYWORDS, "auth", "client")
+KEYWORD_SEPARATORS = ("=", ":", " is", " was", " are", "：")
+ENTROPY_KEYWORDS = ("pass", "pwd", "secret", "token", "key", "cred", "auth", "client")
 # words that make a following `key`/`token` a credential's name: api_key, accessKey, authtoken...
 QUALIFIERS = (
     "api",
@@ -220,7 +228,7 @@ def _names_credential(text: str, low: str, i: int, word: str, any_key: bool) -> 
     """Does the literal at i start a credential's name? `DB_PASSWORD`, `dbPassword`, `api_key`, `apikey` do;
     `1Password`, `monkey`, `keyboard` do not; a bare `key` counts only for the entropy pattern."""
     qualified = low[max(0, i - 9) : i].rstrip("_-.").endswith(QUALIFIERS)
-    if i == 0 or not text[i - 1].isalnum():
+    if i == 0 or not text[i - 1].isalnum() or not word.isascii():
         return word != "key" or any_key or (i > 0 and text[i - 1] in "_-." and qualified)
     if text[i - 1].islower() and text[i].isupper():  # camelCase
         return word != "key" or any_key or qualified

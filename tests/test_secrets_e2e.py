@@ -25,6 +25,9 @@ SECRETS = {
     "private key": "-----BEGIN RSA " + "PRIVATE KEY-----",
     "JWT": "jwt eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9."
     + "eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+    "German password": "WLAN Passwort: Sommer2024!",
+    "Russian password": "сервер, пароль: qwerty123",
+    "Chinese password": "数据库密码：abc12345",
 }
 PROSE = [
     "the password policy changed",

@@ -248,6 +248,23 @@ CAUGHT = [
     "glpat-" + "a1B2c3D4e5F6g7H8i9J0",
     "npm_" + "a1B2c3D4e5" * 3 + "F6g7H8",
     "hooks.slack.com/services/T00000000/B00000000/" + "X" * 24,
+    # "password" in notes written in other languages
+    "Passwort: geheim123",
+    "WLAN-Kennwort: Sommer2024!",
+    "mot de passe: Soleil2024!",
+    "contraseña: perro123",
+    "senha = gato1234",
+    "wachtwoord: fiets123",
+    "hasło: kot12345",
+    "Şifre: kedi1234",
+    "Пароль: qwerty123",
+    "новый пароль = Secr3t!x",
+    "数据库密码：abc12345",
+    "パスワード：neko1234",
+    "비밀번호: gae12345",
+    "كلمة المرور: hunter2",
+    "סיסמה: hunter2x",
+    "पासवर्ड: hunter2x",
 ]
 PASSED = [
     "the password policy changed",
@@ -282,6 +299,14 @@ PASSED = [
     "password_policy: strict8",
     "SECRET_NAME=prod-db-creds",
     "token_count=512",
+    "the passenger: 12 people",
+    "Пароль от Wi-Fi у Ивана",
+    "пароль: спросить у Ивана",
+    "parola: ciao",
+    "Kennwort vergessen",
+    "mot de passe: oublié",
+    "the parole: granted in 2019",
+    "密码在1Password里",
 ]
 
 

@@ -65,7 +65,9 @@ def grep(
                     data = repo.blob(c.new) or b""
                     size += recall_build._size(data)
                     found = recall_grep.file_lines(rx, c.path, data)
-                    work += live(vault, c.path, data, found, first.mode) if first is not None and first.mode else found
+                    if first is not None and first.mode:
+                        found = live(vault, c.path, data, found, first.mode, first.day)
+                    work += found
             return recall_grep.overlaid(vault, head, {c.path for c in changes}, work, size, rx, alternatives, first)
     rows, total, cut = _search(vault, tree, moment, alternatives, first)
     if cut is not None:

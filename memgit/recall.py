@@ -268,6 +268,7 @@ class Recall(Ranking):
                 reading=self._read(),
                 layer=self.kind_filter,
                 mode=self._mode(),
+                day=self.valid_at,
             )
             with contextlib.suppress(recall_index.Unusable):  # no index here (read-only .git): rg
                 if tree is None:
@@ -371,7 +372,7 @@ class Recall(Ranking):
             kind = kind_of(path)
             if has_status(kind, self._spec_of(kind)):  # else no file read
                 data = read_at(self.vault, self._searched, path) or b""
-                dropped.update(set(its).difference(live(self.vault, path, data, its, mode)))
+                dropped.update(set(its).difference(live(self.vault, path, data, its, mode, self.valid_at)))
         return [line for line in lines if line not in dropped] if dropped else lines
 
     def _read(self) -> Reading:
@@ -460,7 +461,7 @@ class Recall(Ranking):
         named by one word alone that more than ENTITIES names hold, then those whose names hold the most of the
         question's words, then the rarest among the entities' names: `_entity_paths`); `brought` is told of the fact
         lines it adds, once, in order (path, line, the line as items.json has it): in a plain recall only the active
-        ones, under --valid-at those true on some day (the first stage neither kept nor counted the others)."""
+        ones, under --valid-at DAY those true on DAY (the first stage neither kept nor counted the others)."""
         from memgit.indexmd import ARCHIVE_LOG
         from memgit.rg import Match
 
@@ -472,7 +473,7 @@ class Recall(Ranking):
             stored = recall_grep.stored_facts(self.vault, self.found, {}, paths, (self.languages, self.verbs))[1]
         kind_of = self.vault.config.kind_of
         added: list[tuple[str, int, str]] = []  # the fact lines added (told to `brought`)
-        mode = self._mode()  # PLAIN: only an active fact is told; VALID_AT: one true on some day; HISTORY: every one
+        mode = self._mode()  # PLAIN: only an active fact is told; VALID_AT: one true on the day; HISTORY: every one
         for path in paths:
             kind = kind_of(path)
             if not self._read_as(kind) or path == ARCHIVE_LOG:
@@ -483,7 +484,9 @@ class Recall(Ranking):
                 if found_spec.recall == "facts":
                     facts = stored_docs(path, kind, "index", known)
                     told = _told(
-                        mode, {f.fact_id: f.valid_from for f in facts}.get if mode == VALID_AT else _no_successor
+                        mode,
+                        {f.fact_id: f.valid_from for f in facts}.get if mode == VALID_AT else _no_successor,
+                        self.valid_at,
                     )
                     for fact in facts:
                         # not found before (added), told to `brought`: a stored file is canonical, its line is this
@@ -505,7 +508,7 @@ class Recall(Ranking):
                         docs.setdefault((path, n), doc)
                 continue
             data = read_at(self.vault, tree, path)
-            told = _told(mode, successors(data)) if mode == VALID_AT else _told(mode, _no_successor)
+            told = _told(mode, successors(data), self.valid_at) if mode == VALID_AT else _told(mode, _no_successor)
             for n, text, before, after in entity_facts(data) if data else ():
                 doc = to_doc(self.vault, Match(path, n, text, before, after), kind, "index", found_spec)
                 if doc is not None and (path, n) not in docs:
@@ -670,15 +673,17 @@ def _wanted_paths(config: Config, layer: str | None) -> dict[str, bool]:
     return found[1]
 
 
-def _told(mode: int, succ_from: Callable[[str], Any]) -> Callable[[Doc], bool]:
+def _told(mode: int, succ_from: Callable[[str], Any], day: str | None = None) -> Callable[[Doc], bool]:
     """Whether a fact L1 brings along may be a candidate of a recall of this mode (memgit/recall_retired.py: a plain
-    recall's, an active one; --valid-at's, one true on some day, `succ_from` giving a successor's valid_from; every
+    recall's, an active one; --valid-at DAY's, one true on DAY, `succ_from` giving a successor's valid_from; every
     one of --history): the first stage kept or counted only such lines."""
     if mode == PLAIN:
         return lambda d: d.status == "active"
     if mode != VALID_AT:
         return lambda _d: True
-    return lambda d: not fact_marks(d.status, d.valid_from, d.valid_until, d.successor, succ_from) & VALID_AT
+    return lambda d: (
+        not (fact_marks(d.fact_id or "", d.status, d.valid_from, d.valid_until, d.successor, succ_from, day) & VALID_AT)
+    )
 
 
 def _no_successor(_succ: str) -> None:

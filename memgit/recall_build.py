@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from memgit import recall_facts
 from memgit.plain import plain_line
 from memgit.recall_docs import dropped, front_matter
+from memgit.recall_facts import Window
 from memgit.recall_retired import HISTORY, PLAIN, VALID_AT, has_status, marks
 from memgit.tokens import line_words
 
@@ -37,8 +38,9 @@ if TYPE_CHECKING:
 # hold the word RETIRED (memgit/recall_retired.py); 13: Armenian, Hebrew, Arabic, Devanagari, Georgian and Thai
 # letters plain (memgit/plain.py); 14: a line --valid-at never ranks holds the word MARKS[VALID_AT], one no recall
 # ranks MARKS[HISTORY] (memgit/recall_retired.py); 15: the combining marks of those scripts plain too, after a letter
-# of theirs (memgit/plain.py MARKED)
-VERSION = "15"
+# of theirs (memgit/plain.py MARKED); 16: `windows`, the days a fact line is true on when not every day nor none
+# (memgit/recall_facts.py `fact_window`): --valid-at DAY leaves out the rows not true on DAY
+VERSION = "16"
 # the words a line's row holds besides its own, one for each recall's mode that never ranks it (memgit/recall_retired.py
 # `marks`; private-use characters: no line's words, no question's), in this order
 MARKS = {PLAIN: "\ue000", VALID_AT: "\ue001", HISTORY: "\ue002"}
@@ -56,6 +58,7 @@ CREATE TABLE lines(id INTEGER PRIMARY KEY, text TEXT NOT NULL);
 CREATE VIRTUAL TABLE terms USING fts5(words, content='', tokenize='ascii', detail='none');
 CREATE VIRTUAL TABLE oddterms USING fts5(words, content='', tokenize='ascii', detail='none');
 CREATE TABLE vocab(word TEXT PRIMARY KEY) WITHOUT ROWID;
+CREATE TABLE windows(id INTEGER PRIMARY KEY, since TEXT, until TEXT);
 """
     + recall_facts.SCHEMA
 )
@@ -157,9 +160,10 @@ def update(index: Index, vault: Vault, tree: str) -> None:
     gone: list[tuple[int, str]] = []  # (row id, text) of the lines to forget
     added: list[tuple[int, str, str]] = []  # (row id, text, words) of the lines to index
     stored: tuple[list[int], list[recall_facts.Row]] = ([], [])  # files whose facts go, the facts to store
+    windows: tuple[list[int], dict[int, Window]] = ([], {})  # files whose windows go (and stored[0]'s), the new ones
     for c in changes:
         if c.new is not None and searched_by_rg(c.path) and not c.link:  # a link: rg does not follow it
-            size += _change(db, vault, c.path, c.new, kind_of(c.path), read_as(c.path), gone, added, stored)
+            size += _change(db, vault, c.path, c.new, kind_of(c.path), read_as(c.path), gone, added, stored, windows)
         else:
             size -= _drop(db, c.path, gone, stored[0])
     # every line forgotten before any is indexed: a row id comes back (a changed line; a file id used again)
@@ -175,6 +179,11 @@ def update(index: Index, vault: Vault, tree: str) -> None:
     _insert(db, added)
     recall_facts.forget(db, stored[0], SHIFT)
     recall_facts.insert(db, stored[1])
+    db.executemany(
+        "DELETE FROM windows WHERE id BETWEEN ? AND ?",
+        [(f << SHIFT, ((f + 1) << SHIFT) - 1) for f in sorted({*stored[0], *windows[0]})],
+    )
+    _insert_windows(db, windows[1])
     db.executemany(
         "INSERT OR IGNORE INTO vocab VALUES (?)",
         [(w,) for w in sorted({w for _, _, ws in added for w in ws.split()} - set(MARKS.values()))],
@@ -194,7 +203,7 @@ def update(index: Index, vault: Vault, tree: str) -> None:
     held = index.held
     if held is not None and held.tree == old:  # brought along; built again past its new slots' bound
         plain = [row for row in added if not _odd(row[1])]
-        index.held = held if held.update(tree, [i for i, _ in gone], plain) else None
+        index.held = held if held.update(tree, [i for i, _ in gone], plain, windows[1]) else None
     db.execute("UPDATE meta SET value = CAST(value AS INTEGER) + ? WHERE key = 'bytes'", (size,))
 
 
@@ -220,10 +229,11 @@ def _change(
     gone: list[tuple[int, str]],
     added: list[tuple[int, str, str]],
     stored: tuple[list[int], list[recall_facts.Row]],
+    windows: tuple[list[int], dict[int, Window]],
 ) -> int:
     """Bring a path to a blob: only its lines that differ go to `gone` and `added` (a journal or an items.json
-    grows at its end, and the lines before keep their numbers), an entity's facts to `stored` anew; the bytes it
-    counts now less those before."""
+    grows at its end, and the lines before keep their numbers), an entity's facts to `stored` anew, its facts'
+    windows to `windows` anew; the bytes it counts now less those before."""
     data = vault.repo.blob(blob) or b""
     size = _size(data)
     facts_only = _facts(spec)
@@ -231,7 +241,9 @@ def _change(
     if row is None:
         cur = db.execute("INSERT INTO files(path, blob, size) VALUES (?, ?, ?)", (path, blob, size))
         facts = recall_facts.rows_marked(int(cur.lastrowid or 0), data, SHIFT) if facts_only else None
-        added += _rows(int(cur.lastrowid or 0), path, data, kind, spec, facts)
+        rows, dated = _rows(int(cur.lastrowid or 0), path, data, kind, spec, facts)
+        added += rows
+        windows[1].update(dated)
         if facts is not None:
             stored[1].extend(facts[0])
         return size
@@ -243,12 +255,19 @@ def _change(
     lo, hi = file_id << SHIFT, ((file_id + 1) << SHIFT) - 1
     old = dict(db.execute("SELECT id, text FROM lines WHERE id BETWEEN ? AND ?", (lo, hi)).fetchall())
     lines = _lines(file_id, path, data, spec)
-    now = _marks(file_id, data, kind, spec, facts)
+    now, dated = _marks(file_id, data, kind, spec, facts)
     was = _marked(db, {file_id}) if has_status(kind, spec) else {}
-    # the same text and marks: the same words, already indexed (a fact superseded: its line's status changed)
-    kept = {i for i, text in lines if old.get(i) == text and now.get(i, 0) == was.get(i, 0)}
+    had = _windows(db, file_id) if has_status(kind, spec) else {}
+    # the same text, marks and window: the same words and days, already indexed (a fact superseded: its line's status
+    # changed; its window closed: its days)
+    kept = {
+        i for i, text in lines if old.get(i) == text and now.get(i, 0) == was.get(i, 0) and dated.get(i) == had.get(i)
+    }
     gone += [(i, text) for i, text in old.items() if i not in kept]
-    added += _worded([(i, text) for i, text in lines if i not in kept], now)
+    rows = _worded([(i, text) for i, text in lines if i not in kept], now)
+    added += rows
+    windows[0].append(file_id)
+    windows[1].update((i, dated[i]) for i in [*kept, *(r for r, _t, _w in rows)] if i in dated)
     db.execute("UPDATE files SET blob = ?, size = ? WHERE id = ?", (blob, size, file_id))
     return size - before
 
@@ -259,11 +278,14 @@ def _rows(
     data: bytes,
     kind: str,
     spec: KindSpec,
-    facts: tuple[list[recall_facts.Row], dict[int, int]] | None = None,
-) -> list[tuple[int, str, str]]:
+    facts: tuple[list[recall_facts.Row], dict[int, int], dict[int, Window]] | None = None,
+) -> tuple[list[tuple[int, str, str]], dict[int, Window]]:
     """(row id, text, words) of each line of a file that holds a word (and MARKS, a marked line's: `facts`, an
-    items.json's stored rows and marked ones when known); none for a binary file (rg skips it)."""
-    return _worded(_lines(file_id, path, data, spec), _marks(file_id, data, kind, spec, facts))
+    items.json's stored rows, marked ones and windows when known), none for a binary file (rg skips it); and the
+    windows of those rows (`_marks`)."""
+    marked, dated = _marks(file_id, data, kind, spec, facts)
+    rows = _worded(_lines(file_id, path, data, spec), marked)
+    return rows, {r: dated[r] for r, _t, _w in rows if r in dated} if dated else {}
 
 
 def _worded(lines: list[tuple[int, str]], marked: dict[int, int]) -> list[tuple[int, str, str]]:
@@ -288,18 +310,31 @@ def _marks(
     data: bytes,
     kind: str,
     spec: KindSpec,
-    facts: tuple[list[recall_facts.Row], dict[int, int]] | None = None,
-) -> dict[int, int]:
+    facts: tuple[list[recall_facts.Row], dict[int, int], dict[int, Window]] | None = None,
+) -> tuple[dict[int, int], dict[int, Window]]:
     """The row ids of a file's lines some recall's mode never ranks, and those modes' bits (memgit/recall_retired.py
-    `marks`). Of a canonical items.json, those its stored rows say (`facts`: the same fields the lines around each
-    "fact" line give)."""
+    `marks`), and of its facts true on some days only, their windows. Of a canonical items.json, those its stored
+    rows say (`facts`: the same fields the lines around each "fact" line give)."""
     if facts is not None and facts[0]:
-        return facts[1]
+        return facts[1], facts[2]
     if not has_status(kind, spec) or b"\0" in data:
-        return {}
+        return {}, {}
     base = file_id << SHIFT
     lines = data.decode("utf-8", errors="replace").split("\n")
-    return {base | n: bits for n, bits in marks(kind, spec, lines, data=data).items() if n < 1 << SHIFT}
+    dated: dict[int, Window] = {}
+    found = marks(kind, spec, lines, data=data, windows=dated)
+    top = 1 << SHIFT
+    return {base | n: b for n, b in found.items() if n < top}, {base | n: w for n, w in dated.items() if n < top}
+
+
+def _windows(db: sqlite3.Connection, file_id: int) -> dict[int, Window]:
+    """The windows stored of a file's rows."""
+    span = (file_id << SHIFT, ((file_id + 1) << SHIFT) - 1)
+    return {i: (a, b) for i, a, b in db.execute("SELECT id, since, until FROM windows WHERE id BETWEEN ? AND ?", span)}
+
+
+def _insert_windows(db: sqlite3.Connection, windows: dict[int, Window]) -> None:
+    db.executemany("INSERT INTO windows(id, since, until) VALUES (?, ?, ?)", [(i, *w) for i, w in windows.items()])
 
 
 def _marked(db: sqlite3.Connection, file_ids: set[int]) -> dict[int, int]:
@@ -393,8 +428,9 @@ def build(vault: Vault, tree: str | None, where: Path) -> Path:
                 files.append((file_id, path, blob, _size(data)))
                 spec = read_as(path)
                 facts = recall_facts.rows_marked(file_id, data, SHIFT) if _facts(spec) else None
-                rows = _rows(file_id, path, data, kind_of(path), spec, facts)
+                rows, dated = _rows(file_id, path, data, kind_of(path), spec, facts)
                 _insert(db, rows)
+                _insert_windows(db, dated)
                 if facts is not None:
                     recall_facts.insert(db, facts[0])
                 words.update(w for _, _, ws in rows for w in ws.split())

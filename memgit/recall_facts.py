@@ -60,21 +60,66 @@ def successors(data: bytes | None) -> Callable[[str], Any]:
     return valid_from
 
 
-def fact_marks(status: str, valid_from: Any, valid_until: Any, successor: Any, succ_from: Callable[[str], Any]) -> int:
-    """The modes that never rank a fact with these fields (memgit/recall_facts.py `fact_values`): a plain recall one
-    that is not active; --valid-at one true on no day (memgit/validity.py `true_at`, a superseded fact's open window
-    read closed at its successor's valid_from, `succ_from` of its id)."""
+Window = tuple[
+    str | None, str | None
+]  # (from, until) as text: a fact true on DAY when from <= DAY < until (None: open)
+ALWAYS: Window = (None, None)
+NEVER: Window = (None, "")  # no day is before ""
+
+
+def fact_window(
+    fact_id: str, status: str, valid_from: Any, valid_until: Any, successor: Any, succ_from: Callable[[str], Any]
+) -> Window:
+    """The days --valid-at ranks a fact with these fields on (memgit/recall.py `run`: memgit/recall_rank.py `_true_at`
+    after memgit/recall_prior.py `open_windows`): by its window (memgit/validity.py `true_at`, a superseded fact's open
+    window read closed at its successor's valid_from, `succ_from` of its id), each bound's first 10 characters as
+    `in_window` compares them; a fact without an id is read as other memory, by its status alone."""
     from memgit.validity import read_until
 
-    out = 0 if status == "active" else PLAIN
+    if not fact_id:
+        return ALWAYS if status == "active" else NEVER
     until = valid_until
     if status == "superseded" and not valid_until and isinstance(successor, str):
         until = read_until(status, valid_from, None, succ_from(successor))
     if status != "active" and not until:
-        return out | VALID_AT
-    if valid_from and until and str(valid_from)[:10] >= str(until)[:10]:  # an empty window
-        return out | VALID_AT
-    return out
+        return NEVER
+    return (str(valid_from)[:10] if valid_from else None, str(until)[:10] if until else None)
+
+
+def true_on(window: Window, day: str) -> bool:
+    """Whether a fact of this window is true on DAY (YYYY-MM-DD), as memgit/validity.py `in_window` reads it."""
+    since, until = window
+    return (since is None or since <= day) and (until is None or day < until)
+
+
+def never(window: Window) -> bool:
+    """True on no day: retired without a closing date, or a window that closes where it opens or before."""
+    return window[1] is not None and (window[0] or "") >= window[1]
+
+
+def fact_marks(
+    fact_id: str,
+    status: str,
+    valid_from: Any,
+    valid_until: Any,
+    successor: Any,
+    succ_from: Callable[[str], Any],
+    day: str | None = None,
+) -> int:
+    """The modes that never rank a fact with these fields (memgit/recall_facts.py `fact_values`): a plain recall one
+    that is not active; --valid-at one true on no day (`fact_window`), or, given the DAY asked about, not on that
+    day."""
+    bits, window = read_fact(fact_id, status, valid_from, valid_until, successor, succ_from)
+    return bits | VALID_AT if day is not None and not true_on(window, day) else bits
+
+
+def read_fact(
+    fact_id: str, status: str, valid_from: Any, valid_until: Any, successor: Any, succ_from: Callable[[str], Any]
+) -> tuple[int, Window]:
+    """`fact_marks` whatever the day, and the fact's window."""
+    out = 0 if status == "active" else PLAIN
+    window = fact_window(fact_id, status, valid_from, valid_until, successor, succ_from)
+    return (out | VALID_AT if never(window) else out), window
 
 
 def fact_from_context(m: Match) -> dict[str, Any] | None:
@@ -151,51 +196,55 @@ def rows(file_id: int, data: bytes, shift: int) -> list[Row]:
     return rows_marked(file_id, data, shift)[0]
 
 
-def rows_marked(file_id: int, data: bytes, shift: int) -> tuple[list[Row], dict[int, int]]:
-    """`rows`, and the row ids of its facts some recall's mode never ranks, with those modes' bits
-    (memgit/recall_retired.py `fact_marks`; a file with no rows: none, the file's lines decide)."""
+def rows_marked(file_id: int, data: bytes, shift: int) -> tuple[list[Row], dict[int, int], dict[int, Window]]:
+    """`rows`, the row ids of its facts some recall's mode never ranks, with those modes' bits
+    (memgit/recall_retired.py `fact_marks`), and of those true on some days only, their windows (`fact_window`); a
+    file with no rows: none, the file's lines decide."""
     if b"\\u" in data:  # an escape (a lone surrogate makes the file unparseable): read the file as before
-        return [], {}
+        return [], {}, {}
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        return [], {}
+        return [], {}, {}
     base = file_id << shift
     marker: Row = (base, "null")
     if text == "[]\n":
-        return [marker], {}
+        return [marker], {}, {}
     if _canonical().fullmatch(text) is None:
-        return [], {}
+        return [], {}, {}
     try:
         items = json.loads(text)
     except ValueError:
-        return [], {}
+        return [], {}, {}
     keys = text.count('\n    "')
     if sum(map(len, items)) != keys or len({str(i.get("id")) for i in items}) != len(items):
-        return [], {}  # a key twice in a fact (unparseable) or an id twice (the first one's line for both)
+        return [], {}, {}  # a key twice in a fact (unparseable) or an id twice (the first one's line for both)
     out = [marker]
     marked: dict[int, int] = {}
+    windows: dict[int, Window] = {}
     dumps = json.JSONEncoder(separators=(",", ":")).encode  # ASCII: a lone surrogate is never stored
     n = 2  # "[" then each fact: "{", its keys, "},"; its "fact" line is its second key
     succ_from = None
     for item in items:
         if list(item)[:11] != _ORDER:
-            return [], {}
+            return [], {}, {}
         v = fact_values(item)
         if not all(x is None or type(x) is str for x in (v[3], v[4], v[7], v[9])):
-            return [], {}  # a raw value that is not text: kept as JSON gave it only by reading the file
+            return [], {}, {}  # a raw value that is not text: kept as JSON gave it only by reading the file
         if n + 2 >= 1 << shift:
-            return [], {}
+            return [], {}, {}
         out.append((base | (n + 2), dumps(v)))
-        if v[2] != "active" or v[4]:  # a window to read
+        if v[2] != "active" or v[3] or v[4] or not v[6]:  # a window to read
             if succ_from is None:
                 by_id = {str(i["id"]): i.get("valid_from") for i in items}
                 succ_from = by_id.get
-            bits = fact_marks(v[2], v[3], v[4], v[7], succ_from)
+            bits, window = read_fact(v[6], v[2], v[3], v[4], v[7], succ_from)
+            if window != ALWAYS and not never(window):
+                windows[base | (n + 2)] = window
             if bits:
                 marked[base | (n + 2)] = bits
         n += len(item) + 2
-    return out, marked
+    return out, marked, windows
 
 
 @lru_cache(maxsize=1)

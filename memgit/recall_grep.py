@@ -163,8 +163,8 @@ def grep(
         tree, dirty = _status_tree(vault)
         if watched is not None and token is not None:
             watched.after_status(token, tree, dirty)
-    mode = first.mode if first is not None else 0
-    work, work_bytes = _work_lines(vault, rx, sorted(p for p in dirty if searched_by_rg(p)), mode)
+    mode, day = (first.mode, first.day) if first is not None else (0, None)
+    work, work_bytes = _work_lines(vault, rx, sorted(p for p in dirty if searched_by_rg(p)), mode, day)
     return overlaid(vault, tree, dirty, work, work_bytes, rx, alternatives, first)
 
 
@@ -211,10 +211,10 @@ def shown(
 
 
 def _work_lines(
-    vault: Vault, rx: re.Pattern[str] | LazyPattern, paths: list[str], mode: int = 0
+    vault: Vault, rx: re.Pattern[str] | LazyPattern, paths: list[str], mode: int = 0, day: str | None = None
 ) -> tuple[list[tuple[str, int, str]], int]:
     """The lines of the work tree's files that differ from the tree, as rg finds them (`mode`: but those a recall of
-    that mode never ranks, memgit/recall_retired.py), and their bytes."""
+    that mode never ranks, memgit/recall_retired.py; `day`: --valid-at's), and their bytes."""
     lines: list[tuple[str, int, str]] = []
     searched = 0
     for path in paths:
@@ -223,7 +223,7 @@ def _work_lines(
             continue
         data = target.read_bytes()
         searched += recall_build._size(data)
-        lines += live(vault, path, data, file_lines(rx, path, data), mode) if mode else file_lines(rx, path, data)
+        lines += live(vault, path, data, file_lines(rx, path, data), mode, day) if mode else file_lines(rx, path, data)
     return lines, searched
 
 

@@ -17,7 +17,7 @@ import json
 import sqlite3
 import threading
 from array import array
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Collection, Iterable
 from itertools import accumulate
 from typing import TYPE_CHECKING
@@ -26,6 +26,7 @@ from memgit.plain import LONGEST as LONGEST  # a plain line is shorter (memgit/r
 from memgit.recall_build import MARKS
 
 if TYPE_CHECKING:
+    from memgit.recall_facts import Window
     from memgit.recall_index import Index
     from memgit.recall_terms import Terms
 
@@ -35,6 +36,7 @@ HOLD_WORDS = 256  # the most words held (the commonest)
 HOLD_SLOTS = 20  # a word on this many plain lines or more, fewer than a bitset's, is held as its slots (~4k words,
 # ~2.5 MB at 10k entities: a never-seen question's rarer words need no FTS5 query)
 KEEP_TERMS = 64  # terms' bitsets a long-running process keeps (common words recur; ~30 KB each at 10k entities)
+KEEP_DAYS = 8  # --valid-at days whose lines not true then a long-running process keeps as bitsets (~30 KB each)
 REBUILD = 0.1  # new slots past this share of the built ones: built again
 CATCH_UP = 200  # files another process changed read again in a recall (~0.5 ms each); past it, built again
 BUCKETS = 64  # the lines are held by length in this many bitsets (the tie-break reads the shortest first)
@@ -122,6 +124,14 @@ class Held:
         for (w,) in db.execute("SELECT term FROM temp.terms_rows WHERE doc >= ? AND doc < ?", (HOLD_SLOTS, least)):
             if w not in skip and w not in self.words and w not in self.marked:
                 self.slots[w] = array("i", [at[start[r >> shift] + (r & line_of)] for r in _rowids(db, _quote(w))])
+        # the fact lines true on some days only (memgit/recall_facts.py `fact_window`; the index's `windows`): their
+        # windows' bounds, each sorted with its line's slot, so that the lines not true on a day are two slices
+        self.since: list[str] = []
+        self.since_slots = array("i")
+        self.until: list[str] = []
+        self.until_slots = array("i")
+        self._dated(db.execute("SELECT id, since, until FROM windows"))
+        self.days: dict[str, int] = {}  # a day -> the slots of the lines not true on it
         self.terms: dict[tuple[tuple[str, bool], ...], int] = {}
         self.analysis: Terms | None = None  # what the ranking reads of each line (memgit/recall_terms.py)
         self.analysing = False  # being worked out (in a thread)
@@ -185,15 +195,56 @@ class Held:
             buf[s >> 3] |= 1 << (s & 7)
         return int.from_bytes(buf, "little")
 
-    def term(self, db: sqlite3.Connection, atoms: list[tuple[str, bool]], mark: str = "") -> int:
+    def _dated(self, rows: Iterable[tuple[int, str | None, str | None]]) -> None:
+        """Hold these rows' windows (those of plain rows: a slot's), each bound in its sorted place."""
+        since, until = self.since, self.until
+        if not since and not until:  # as built: sorted at once
+            found = [(s, a, b) for r, a, b in rows for s in [self.slot(r)] if s >= 0]
+            starts = sorted((a, s) for s, a, _b in found if a is not None)
+            ends = sorted((b, s) for s, _a, b in found if b is not None)
+            self.since, self.since_slots = [a for a, _s in starts], array("i", [s for _a, s in starts])
+            self.until, self.until_slots = [b for b, _s in ends], array("i", [s for _b, s in ends])
+            return
+        for r, a, b in rows:
+            s = self.slot(r)
+            if s < 0:
+                continue
+            if a is not None:
+                at = bisect_right(since, a)
+                since.insert(at, a)
+                self.since_slots.insert(at, s)
+            if b is not None:
+                at = bisect_right(until, b)
+                until.insert(at, b)
+                self.until_slots.insert(at, s)
+
+    def outside(self, day: str) -> int:
+        """The lines not true on DAY (a window opening after it or closing on or before it), as a bitset."""
+        found = self.days.get(day)
+        if found is None:
+            later, ended = bisect_right(self.since, day), bisect_right(self.until, day)
+            found = self._of([*self.since_slots[later:], *self.until_slots[:ended]])
+            if len(self.days) >= KEEP_DAYS:
+                self.days.pop(next(iter(self.days)))
+            self.days[day] = found
+        return found
+
+    def term(
+        self, db: sqlite3.Connection, atoms: list[tuple[str, bool]], mark: str = "", day: str | None = None
+    ) -> int:
         """The lines holding one of a term's words (or a word a prefix starts: (prefix, True)), as a bitset; `mark`
-        (one of MARKS): but the lines holding it (a plain recall's: the retired ones)."""
+        (one of MARKS): but the lines holding it (a plain recall's: the retired ones); `day`: but the lines not true
+        on it (`outside`)."""
         key = (*atoms, (mark, True)) if mark else tuple(atoms)  # no atom is (a mark, True): a key of its own
+        if day is not None:
+            key = (*key, (day, False))  # no word is a day ("2025" and "06" are two)
         found = self.terms.get(key)
         if found is None:
             found = self._term(db, atoms)
             if mark:
                 found ^= found & self.marked[mark]  # found & ~marked, without the negative ~marked
+            if day is not None:
+                found ^= found & self.outside(day)
             if len(self.terms) >= KEEP_TERMS:
                 self.terms.pop(next(iter(self.terms)))
             self.terms[key] = found
@@ -228,9 +279,16 @@ class Held:
             found |= ((1 << hi) - 1) ^ ((1 << lo) - 1)
         return found | self.bits(r for r, s in self.moved.items() if r >> self.shift in ids)
 
-    def update(self, tree: str, gone: Iterable[int], added: Iterable[tuple[int, str, str]]) -> bool:
-        """Bring it to `tree`: the rows `gone` dropped, the plain rows `added` (row id, text, words) take new slots.
-        False when it should rather be built again (too many new slots)."""
+    def update(
+        self,
+        tree: str,
+        gone: Iterable[int],
+        added: Iterable[tuple[int, str, str]],
+        windows: dict[int, Window] | None = None,
+    ) -> bool:
+        """Bring it to `tree`: the rows `gone` dropped, the plain rows `added` (row id, text, words) take new slots,
+        with their `windows` (row id -> window; a row not in it is true every day). False when it should rather be
+        built again (too many new slots)."""
         from memgit.recall_cut import entry
 
         drop = bytearray((len(self.ids) + 7) >> 3)
@@ -274,6 +332,9 @@ class Held:
             self.words[w] |= self._of(slots)
         for w, slots in marked.items():
             self.marked[w] |= self._of(slots)
+        if windows:
+            self._dated([(r, *windows[r]) for r, _t, _w in added if r in windows])
+        self.days.clear()
         self.terms.clear()
         self.tree = tree
         return len(self.ids) - self.built <= REBUILD * max(self.built, 1000)
@@ -297,8 +358,10 @@ class Held:
             gone += self.ids[lo : bisect_left(self.ids, (f + 1) << shift, lo, self.built)]
         gone += [r for r in self.moved if r >> shift in ids]
         added: list[tuple[int, str, str]] = []
+        windows: dict[int, Window] = {}
         for f in sorted(ids & now.keys()):
             span = (f << shift, ((f + 1) << shift) - 1)
+            windows.update((r, (a, b)) for r, a, b in db.execute(_WINDOWS, span))
             plain = {r for (r,) in db.execute("SELECT rowid FROM terms WHERE rowid BETWEEN ? AND ?", span)}
             marked = {w: {r for (r,) in db.execute(_MARKED, (_quote(w), *span))} for w in MARKS.values()}
             added += [
@@ -307,7 +370,7 @@ class Held:
                 if r in plain
             ]
         self.blobs = now
-        ok = self.update(str(found[0]) if found else "", gone, added)
+        ok = self.update(str(found[0]) if found else "", gone, added, windows)
         self.touched = set()
         return ok
 
@@ -388,6 +451,7 @@ def _files(db: sqlite3.Connection) -> dict[int, int]:
 
 
 _MARKED = "SELECT rowid FROM terms WHERE terms MATCH ? AND rowid BETWEEN ? AND ?"
+_WINDOWS = "SELECT id, since, until FROM windows WHERE id BETWEEN ? AND ?"
 
 
 def _quote(word: str) -> str:

@@ -89,6 +89,8 @@ class Index:
         self.counts: tuple[int | None, dict[str, int]] = (None, {})  # (data_version, a term's FTS query -> its rows)
         self.found: tuple[int | None, dict[str, array[int]]] = (None, {})  # (data_version, an FTS query -> its row ids)
         # a long-running process holds what the first stage reads (memgit/recall_held.py), but its stop words' lines
+        # (data_version, tree, day) whose rows not true on that day temp.outside holds (`outside`)
+        self.outside_of: tuple[int, str, str] | None = None
         self.hold, self.skip = path.parent in _HOLD, _HOLD.get(path.parent, frozenset())
         self.held: Held | None = None
         self.holding = False  # being built again in a thread
@@ -126,8 +128,8 @@ class Index:
                     self.db.execute("BEGIN IMMEDIATE")  # one writer at a time; the next one finds the work done
                     update(self, vault, tree)
                 cut = first_stage(self, first) if first is not None else None
-                mode = first.mode if first is not None else 0
-                rows, total = self._query(alternatives, mode) if cut is None else ([], self._bytes())
+                mode, day = (first.mode, first.day) if first is not None else (0, None)
+                rows, total = self._query(alternatives, mode, day) if cut is None else ([], self._bytes())
                 self.db.execute("COMMIT")
             except BaseException:
                 if self.db.in_transaction:
@@ -139,9 +141,12 @@ class Index:
     def _bytes(self) -> int:
         return int(self.db.execute("SELECT value FROM meta WHERE key = 'bytes'").fetchone()[0])
 
-    def _query(self, alternatives: list[tuple[str, bool]], mode: int = 0) -> tuple[list[tuple[str, int, str]], int]:
+    def _query(
+        self, alternatives: list[tuple[str, bool]], mode: int = 0, day: str | None = None
+    ) -> tuple[list[tuple[str, int, str]], int]:
         """The lines holding a word the alternatives start (`mode`: but those a recall of that mode never ranks,
-        memgit/recall_retired.py) and the bytes of the indexed files."""
+        memgit/recall_retired.py; `day`: --valid-at's, but the facts not true on it) and the bytes of the indexed
+        files."""
         parts = [self._words(text) if not cjk else _quote(text) for text, cjk in alternatives]
         match = " OR ".join(p for p in parts if p)  # a prefix no indexed word starts: nothing to ask for
         total = self._bytes()
@@ -154,6 +159,9 @@ class Index:
             "SELECT l.id, l.text FROM oddterms JOIN lines l ON l.id = oddterms.rowid WHERE oddterms MATCH ?1",
             (match,),
         ).fetchall()
+        if day is not None:
+            away = self.untrue([rowid for rowid, _ in found], day)
+            found = [row for row in found if row[0] not in away] if away else found
         names = self._names({rowid >> SHIFT for rowid, _ in found})
         mask = (1 << SHIFT) - 1
         return [(names[rowid >> SHIFT], rowid & mask, text) for rowid, text in found], total
@@ -224,9 +232,38 @@ class Index:
     def _expr(self, atoms: list[tuple[str, bool]]) -> str:
         return " OR ".join(map(_atom, atoms))
 
-    def _odd_lines(self, expr: str, gone: Container[int], rx: re.Pattern[str] | LazyPattern) -> list[tuple[int, str]]:
+    def outside(self, day: str | None) -> str:
+        """SQL leaving the rows not true on DAY (memgit/recall_facts.py `fact_window`: the `windows` table) out of a
+        query of `terms` ("" for no day): their ids in temp.outside, filled once per day while no connection has
+        written since and the index holds the same tree (a long-running process holding the lines asks its held
+        windows instead: memgit/recall_held.py `outside`)."""
+        if day is None:
+            return ""
+        key = (int(self.db.execute("PRAGMA data_version").fetchone()[0]), self.tree(), day)
+        if self.outside_of != key:
+            self.db.execute("CREATE TEMP TABLE IF NOT EXISTS outside(id INTEGER PRIMARY KEY)")
+            self.db.execute("DELETE FROM temp.outside")
+            self.db.execute("INSERT INTO temp.outside SELECT id FROM windows WHERE since > ?1 OR until <= ?1", (day,))
+            self.outside_of = key
+        return " AND rowid NOT IN temp.outside"
+
+    def untrue(self, ids: list[int], day: str) -> set[int]:
+        """Those of these rows not true on DAY (their windows looked up: a few rows)."""
+        from memgit.recall_facts import true_on
+
+        sql = "SELECT id, since, until FROM windows WHERE id IN ({})"
+        return {i for i, since, until in self._in(sql, ids) if not true_on((since, until), day)}
+
+    def _odd_lines(
+        self, expr: str, gone: Container[int], rx: re.Pattern[str] | LazyPattern, day: str | None = None
+    ) -> list[tuple[int, str]]:
         """(row id, text as rg shows it) of the odd lines an FTS query matches that the pattern matches too, as in rg
-        (their words may differ from what the pattern matches), but those of the files in `gone`."""
+        (their words may differ from what the pattern matches), but those of the files in `gone` (and, given a day,
+        the facts not true on it)."""
+        if day is not None:
+            found = self._odd_lines(expr, gone, rx)
+            away = self.untrue([rowid for rowid, _ in found], day)
+            return [row for row in found if row[0] not in away] if away else found
         return [
             (rowid, shown)
             for rowid, text in self.db.execute(

@@ -8,8 +8,10 @@ matter's status is neither active nor proposed; no recall ranks a "fact" line wh
 memgit/recall.py `run` drops their Docs before ranking; the first stage leaves them out too, and does not count them
 among the lines it leaves out (the ranking's document frequency never counts them), in each of its searches: rg's
 lines (their files read), the recall index (a marker word per mode on their rows: memgit/recall_build.py MARKS) and
-the held bitsets (their slots). A fact whose window misses only the day asked about stays a candidate of --valid-at
-(the day is the question's, the index's marks are not).
+the held bitsets (their slots). A fact true on some days only is left out of --valid-at DAY's when not true on DAY:
+`marks` given the day (rg's lines, the work tree's), the index's rows by their windows (its table `windows`,
+memgit/recall_build.py; memgit/recall_facts.py `fact_window`: the day is the question's, so no word can mark them)
+and the held lines by their windows' bounds (memgit/recall_held.py `outside`).
 """
 
 from __future__ import annotations
@@ -20,16 +22,27 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from memgit.itemsfile import FIELDS
-from memgit.recall_facts import HISTORY, PLAIN, VALID_AT, fact_marks, successors
+from memgit.recall_facts import (
+    ALWAYS,
+    HISTORY,
+    PLAIN,
+    VALID_AT,
+    Window,
+    fact_marks,
+    never,
+    read_fact,
+    successors,
+    true_on,
+)
 
 if TYPE_CHECKING:
     from memgit.context import VaultContext as Vault
     from memgit.kinds import KindSpec
 
 ACTIVE = ("active", "proposed")  # a decision's statuses recall reads as active (memgit/recall_prior.py)
-__all__ = ["HISTORY", "PLAIN", "VALID_AT", "fact_marks", "successors"]  # a recall's modes; a fact's marks
+__all__ = ["HISTORY", "PLAIN", "VALID_AT", "fact_marks", "successors", "true_on"]  # a recall's modes; a fact's marks
 NO_DOC = PLAIN | VALID_AT | HISTORY  # a "fact" line whose fields give no fact: no Doc in any mode
-_GROUPS = ("valid_from", "valid_until", "status", "supersededBy")  # the fields `marks` reads, in a fact's order
+_GROUPS = ("id", "valid_from", "valid_until", "status", "supersededBy")  # the fields `marks` reads, in a fact's order
 
 
 def mode(history: bool, valid_at: str | None) -> int:
@@ -74,6 +87,8 @@ def marks(
     asked: Iterable[int] | None = None,
     data: bytes | None = None,
     modes: int = NO_DOC,
+    day: str | None = None,
+    windows: dict[int, Window] | None = None,
 ) -> dict[int, int]:
     """The line numbers (from 1) of a file's lines (split at "\\n", as memgit/recall_docs.py `lines_at` reads them)
     some mode never ranks by what stands around them, and those modes' bits: of an entity's items.json, each "fact"
@@ -81,7 +96,8 @@ def marks(
     fact: NO_DOC); of a decision, every line when its front matter's status is neither active nor proposed (PLAIN and
     VALID_AT). `asked`: only those of these line numbers (a fact's: the others are not read); `data`: the file's
     bytes, when read (a superseded fact's successor is looked up in them, else in `lines`); `modes`: only these
-    modes' bits are asked for (a plain recall's reads no window)."""
+    modes' bits are asked for (a plain recall's reads no window); `day`: VALID_AT is --valid-at DAY's, a fact not
+    true on DAY marked too; `windows`: given, it gets the window of each fact true on some days only (`fact_window`)."""
     if spec.recall == "facts":
         from memgit.recall_facts import fields_around
 
@@ -94,6 +110,7 @@ def marks(
             return read[0](succ)
 
         canonical = _canonical().fullmatch
+        dated = day is not None or windows is not None  # an active fact's valid_from is read too
         for n in range(1, len(lines) + 1) if asked is None else asked:
             if 0 < n <= len(lines) and lines[n - 1].lstrip().startswith('"fact":'):
                 around = lines[max(0, n - 2) : n + 9]
@@ -108,15 +125,25 @@ def marks(
                 if not modes & (PLAIN | VALID_AT):
                     continue  # --history ranks every fact
                 status = str(item["status"])
-                if status == "active" and not item.get("valid_until"):
-                    continue  # the common case: no window to read
+                if status == "active" and not item.get("valid_until") and not (dated and item.get("valid_from")):
+                    continue  # the common case: no window to read (an active fact without an id: every day too)
                 if not modes & VALID_AT:  # a plain recall: the status alone
                     if status != "active":
                         out[n] = PLAIN
                     continue
-                bits = fact_marks(
-                    status, item.get("valid_from"), item.get("valid_until"), item.get("supersededBy"), succ_from
+                bits, window = read_fact(
+                    str(item["id"]),
+                    status,
+                    item.get("valid_from"),
+                    item.get("valid_until"),
+                    item.get("supersededBy"),
+                    succ_from,
                 )
+                if window != ALWAYS and not never(window):
+                    if windows is not None:
+                        windows[n] = window
+                    if day is not None and not true_on(window, day):
+                        bits |= VALID_AT
                 if bits:
                     out[n] = bits
         return out
@@ -137,10 +164,15 @@ def retired(
 
 
 def live(
-    vault: Vault, path: str, data: bytes, lines: list[tuple[str, int, str]], mode: int = PLAIN
+    vault: Vault,
+    path: str,
+    data: bytes,
+    lines: list[tuple[str, int, str]],
+    mode: int = PLAIN,
+    day: str | None = None,
 ) -> list[tuple[str, int, str]]:
     """Those of a file's matched lines (path, line, text) a recall of this mode may rank: not marked for it (the
-    file's bytes `data`, as searched)."""
+    file's bytes `data`, as searched; `day`: --valid-at's, a fact not true on it is marked)."""
     from memgit.kinds import spec
 
     kind = vault.config.kind_of(path)
@@ -148,5 +180,5 @@ def live(
     if not lines or not has_status(kind, found):
         return lines
     text = data.decode("utf-8", errors="replace").split("\n")
-    out = marks(kind, found, text, [n for _p, n, _t in lines], data, mode)
+    out = marks(kind, found, text, [n for _p, n, _t in lines], data, mode, day if mode == VALID_AT else None)
     return [line for line in lines if not out.get(line[1], 0) & mode] if out else lines

@@ -56,6 +56,9 @@ class Stage(NamedTuple):
     # (the index's rows holding its MARKS word, the work tree's lines in `work` left out by the caller) are neither
     # kept nor counted
     mode: int = 0
+    # --valid-at's day (mode VALID_AT): the fact lines not true on it (memgit/recall_facts.py `fact_window`) are neither
+    # kept nor counted either
+    day: str | None = None
 
 
 class Kept(NamedTuple):
@@ -99,7 +102,7 @@ def first_stage(index: Index, first: Stage) -> Kept | None:
 
         held = held_of(index)
     if held is not None:  # every term's lines, as bitsets
-        sets = {i: held.term(index.db, atoms[i] or [], mark) for i in some}  # no line marked for the mode
+        sets = {i: held.term(index.db, atoms[i] or [], mark, first.day) for i in some}  # no line marked for the mode
         if whole is not None:
             words = 0  # the lines holding some term as a word
             for w in whole:
@@ -107,10 +110,10 @@ def first_stage(index: Index, first: Stage) -> Kept | None:
             sets = {i: b & words for i, b in sets.items()}
         size: dict[int, int] = {}  # counted only as far as the check below needs (a count reads ~30 KB)
     else:  # how many rows each term has, up to BUDGET + 1 (only which terms are cheap to read depends on it)
-        size = {i: _count(index, exprs[i]) for i in some}
+        size = {i: _count(index, exprs[i], day=first.day) for i in some}
     # the committed lines of files that differ from the tree are not candidates; their work-tree lines are
     gone = {i for (i,) in index._in("SELECT id FROM files WHERE path IN ({})", sorted(first.dirty))}
-    odd = index._odd_lines(every, gone, first.rx)  # odd lines: the pattern and the text decide, as in rg
+    odd = index._odd_lines(every, gone, first.rx, first.day)  # odd lines: the pattern and the text decide, as in rg
     names = index._names({rowid >> shift for rowid, _ in odd})
     extra = [(names[rowid >> shift], rowid & ((1 << shift) - 1), text) for rowid, text in odd] + list(first.work)
     counted = first.counted or first.keep
@@ -155,7 +158,7 @@ def first_stage(index: Index, first: Stage) -> Kept | None:
                 plain.append((sets[i] ^ (sets[i] & out)).bit_count())  # sets[i] & ~out, without ~out (below)
                 continue
             # the lines holding a word read as the term (a compound's: only those holding some term as a word)
-            bits = held.term(index.db, [(w, False) for w in own], mark) if own else 0
+            bits = held.term(index.db, [(w, False) for w in own], mark, first.day) if own else 0
             if whole is not None:
                 bits &= words
             # bits & ~out, the same int, without making ~out: a negative int of every slot's bit, which `&` reads
@@ -204,11 +207,11 @@ def first_stage(index: Index, first: Stage) -> Kept | None:
             plain.append(0)
         elif own is not None:  # the rows holding a word read as the term
             expr = live(index._expr([(w, False) for w in own]))
-            plain.append(_total(index, expr, BUDGET + 1, within, gone, files) - read[i] if own else 0)
+            plain.append(_total(index, expr, BUDGET + 1, within, gone, files, first.day) - read[i] if own else 0)
         elif every_row:
             plain.append(rows[i] - kept[i])
         else:
-            plain.append(_total(index, exprs[i], size[i], within, gone, files) - kept[i])
+            plain.append(_total(index, exprs[i], size[i], within, gone, files, first.day) - kept[i])
     return Kept(lines, _left(plain, extra, extra_bits, lines, others, spec, first.reading or mask_of))
 
 
@@ -263,20 +266,22 @@ def _total(
     within: str | None,
     gone: set[int],
     files: Callable[[set[int]], set[int]] | None = None,
+    day: str | None = None,
 ) -> int:
     """A term's plain rows (holding one of the question's terms as a word of its own: `within`), but those of the
     files in `gone` (the few that differ from the tree); with `files` (a layer's recall), only those of the files it
-    keeps of the file ids it is given."""
+    keeps of the file ids it is given; with `day`, only those true on it."""
     if within:
         expr = f"({expr}) AND ({within})"
+    also = index.outside(day)
     if files is not None:
-        sql = f"SELECT rowid >> {int(index.shift)}, count(*) FROM terms WHERE terms MATCH ? GROUP BY 1"
+        sql = f"SELECT rowid >> {int(index.shift)}, count(*) FROM terms WHERE terms MATCH ?{also} GROUP BY 1"
         per = dict(index.db.execute(sql, (expr,)).fetchall())
         return sum(per[f] for f in files(set(per) - gone))
     found = (
-        size if size <= BUDGET and not within else _count(index, expr, whole=True)
+        size if size <= BUDGET and not within else _count(index, expr, whole=True, day=day)
     )  # `size`: counted up to BUDGET + 1
-    sql = "SELECT count(*) FROM terms WHERE terms MATCH ? AND rowid >= ? AND rowid < ?"
+    sql = f"SELECT count(*) FROM terms WHERE terms MATCH ? AND rowid >= ? AND rowid < ?{also}"
     for f in gone:
         found -= int(index.db.execute(sql, (expr, f << index.shift, (f + 1) << index.shift)).fetchone()[0])
     return found
@@ -435,7 +440,7 @@ def _read(
             pairs = [(f"({expr}) AND ({within})", bits) for expr, bits in pairs] if within else []
         bits_of: dict[int, int] = {}  # row -> the terms it holds
         for expr, bits in pairs:
-            rows = _rowids(index, expr)
+            rows = _rowids(index, expr, first.day)
             if not bits_of:
                 bits_of = dict.fromkeys(rows, bits)
                 continue
@@ -495,41 +500,44 @@ def _top(
     return known, complete
 
 
-def _count(index: Index, expr: str, whole: bool = False) -> int:
-    """A term's rows, up to BUDGET + 1 (`whole`: all of them), kept while no connection has written since (common
-    words recur)."""
+def _count(index: Index, expr: str, whole: bool = False, day: str | None = None) -> int:
+    """A term's rows, up to BUDGET + 1 (`whole`: all of them; `day`: those true on it), kept while no connection has
+    written since (common words recur)."""
     version = int(index.db.execute("PRAGMA data_version").fetchone()[0])
     if index.counts[0] != version or len(index.counts[1]) > KEEP_COUNTS:
         index.counts = (version, {})
     known = index.counts[1]
-    key = "=" + expr if whole else expr  # an FTS query starts with '"' or '('
+    key = ("=" + expr if whole else expr) + (f"@{day}" if day else "")  # an FTS query starts with '"' or '('
     found = known.get(key)
     if found is None:
+        also = index.outside(day)
         if whole:
-            found = int(index.db.execute("SELECT count(*) FROM terms WHERE terms MATCH ?", (expr,)).fetchone()[0])
+            sql = f"SELECT count(*) FROM terms WHERE terms MATCH ?{also}"
+            found = int(index.db.execute(sql, (expr,)).fetchone()[0])
         else:
-            sql = "SELECT count(*) FROM (SELECT rowid FROM terms WHERE terms MATCH ? LIMIT ?)"
+            sql = f"SELECT count(*) FROM (SELECT rowid FROM terms WHERE terms MATCH ?{also} LIMIT ?)"
             found = int(index.db.execute(sql, (expr, BUDGET + 1)).fetchone()[0])
         known[key] = found
     return found
 
 
-def _rowids(index: Index, expr: str) -> array[int]:
+def _rowids(index: Index, expr: str, day: str | None = None) -> array[int]:
     """The plain lines an FTS query matches, kept (up to KEEP_ROWIDS ids) while no connection has written since: a
     long-running process is asked the same common words, and pairs of them, again. Fetched as one JSON array
     (json_group_array, in the query's row order: half the CPU of a Python row per id), or row by row where
-    SQLite has no JSON functions."""
+    SQLite has no JSON functions. `day`: only those true on it."""
     version = int(index.db.execute("PRAGMA data_version").fetchone()[0])
     if index.found[0] != version:
         index.found = (version, {})
     known = index.found[1]
-    got = known.get(expr)
+    key = expr + (f"@{day}" if day else "")
+    got = known.get(key)
     if got is None:
-        got = _fetch_rowids(index.db, expr)
+        got = _fetch_rowids(index.db, expr, index.outside(day))
         if sum(map(len, known.values())) + len(got) > KEEP_ROWIDS:
             known.clear()
         if len(got) <= KEEP_ROWIDS:
-            known[expr] = got
+            known[key] = got
     return got
 
 
@@ -551,17 +559,19 @@ def _lengths(index: Index, ids: list[int]) -> dict[int, tuple[int, int | None]]:
     return index.sizes_of[1]
 
 
-def _fetch_rowids(db: sqlite3.Connection, expr: str) -> array[int]:
+def _fetch_rowids(db: sqlite3.Connection, expr: str, also: str = "") -> array[int]:
     global _JSON_ARRAYS
     if _JSON_ARRAYS:
         try:
-            found = db.execute("SELECT json_group_array(rowid) FROM terms WHERE terms MATCH ?", (expr,)).fetchone()
+            found = db.execute(
+                f"SELECT json_group_array(rowid) FROM terms WHERE terms MATCH ?{also}", (expr,)
+            ).fetchone()
             return array("q", json.loads(found[0]))
         except sqlite3.OperationalError as exc:
             if "no such function" not in str(exc):
                 raise
             _JSON_ARRAYS = False  # an SQLite built without JSON functions
-    return array("q", [r for (r,) in db.execute("SELECT rowid FROM terms WHERE terms MATCH ?", (expr,))])
+    return array("q", [r for (r,) in db.execute(f"SELECT rowid FROM terms WHERE terms MATCH ?{also}", (expr,))])
 
 
 _JSON_ARRAYS = True  # this SQLite has json_group_array (built in since 3.38)

@@ -151,8 +151,11 @@ def test_the_marks_are_the_rankings_own(modes: Path) -> None:
 def recall_facts_marks(data: bytes) -> dict[int, int]:
     from memgit.recall_facts import rows_marked
 
-    rows, marked = rows_marked(0, data, recall_build.SHIFT)
+    rows, marked, windows = rows_marked(0, data, recall_build.SHIFT)
     assert rows
+    read: dict[int, tuple[str | None, str | None]] = {}
+    recall_retired.marks("entity-items", spec("entity-items"), data.decode().split("\n"), windows=read)
+    assert windows == read  # the windows too
     return marked
 
 
@@ -198,9 +201,9 @@ QUESTIONS = ["harbour", "harbour crane", "kai harbour tour", "crane office"]
 
 def test_each_search_counts_what_the_ranking_reads(modes: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Brute force in every mode: the first stage's counts and kept lines through rg, the index and a warm process's
-    held bitsets equal cut_left over the lines the ranking ranks (on a day outside the tours' window too: those
-    stay candidates, and are ranked out as uncut ranks them out), committed, after a commit (the index's update),
-    with a work-tree edit and after `git reset --hard`."""
+    held bitsets equal cut_left over the lines the ranking ranks (on a day outside the tours' window too: those are
+    left out that day, tests/test_recall_days.py), committed, after a commit (the index's update), with a work-tree
+    edit and after `git reset --hard`."""
     monkeypatch.setattr("memgit.recall.CANDIDATES", 20)
     monkeypatch.setattr(recall_held, "HOLD_ROWS", 3)
     v = Vault(modes)
@@ -222,9 +225,6 @@ def test_each_search_counts_what_the_ranking_reads(modes: Path, monkeypatch: pyt
             git(modes, "reset", "-q", "--hard")
         for q in QUESTIONS:
             for kw in MODES:
-                if kw.get("valid_at") == "2025-07-01":  # day-dependent lines stay candidates: rg == index only
-                    assert first(v, q, True, **kw) == first(v, q, False, **kw), (q, step, kw)
-                    continue
                 want = brute(v, modes, q, **kw)
                 assert first(v, q, False, **kw) == want, (q, step, kw)
                 assert first(v, q, True, **kw) == want, (q, step, kw)

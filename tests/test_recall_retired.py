@@ -171,7 +171,7 @@ def test_an_index_of_version_11_is_built_again(retired: Path, monkeypatch: pytes
     facts through again and answer nothing; it is built again."""
     with monkeypatch.context() as old:
         old.setattr(recall_build, "VERSION", "11")
-        old.setattr(recall_build, "_marks", lambda *_a: {})
+        old.setattr(recall_build, "_marks", lambda *_a: ({}, {}))
         recall_build._PRINTS.clear()
         r = Recall(Vault(retired), "harbour", k=10, history=True)  # builds the old index
         r.candidates()

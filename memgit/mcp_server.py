@@ -316,3 +316,35 @@ def read_tools(server: MCPServer) -> dict[str, dict[str, Any]]:
         for tool in anyio.run(server.list_tools)
         if tool.annotations is not None and tool.annotations.read_only_hint
     }
+
+
+def refused(line: bytes) -> bytes | None:
+    """The error answer to a request the SDK's reader refuses whole, which it answers with nothing (a client would
+    wait for ever): a lone surrogate escape such as `"\\ud83d"` (a model's emoji cut in two), params that are no
+    object, no `"jsonrpc": "2.0"`. None for a line the SDK reads (it answers), or one with no id an answer can name."""
+    import json
+
+    from mcp.types import jsonrpc_message_adapter
+    from pydantic import ValidationError
+
+    text = line.decode("utf-8", errors="replace")  # as the SDK's reader decodes the client's bytes
+    try:
+        jsonrpc_message_adapter.validate_json(text, by_name=False)
+        return None
+    except ValidationError as exc:
+        errors = exc.errors()
+    try:
+        msg = json.loads(text)
+    except (ValueError, RecursionError):
+        return None  # no request: nothing names the id a client waits on
+    rid = msg.get("id") if isinstance(msg, dict) else None
+    if isinstance(rid, bool) or not isinstance(rid, (int, str)) or "method" not in msg:
+        return None
+    first = next((e for e in errors if e["loc"][:1] == ("JSONRPCRequest",)), errors[0])
+    where = ".".join(str(part) for part in first["loc"][1:])
+    code, kind = (-32700, "Parse error") if first["type"] == "json_invalid" else (-32600, "Invalid Request")
+    said = f"{kind}: {where + ': ' if where else ''}{first['msg']}"
+    if code == -32700 and ("\\ud" in text or "\\uD" in text):
+        said += " (a lone surrogate escape: send the character as UTF-8, or as both escapes of its pair)"
+    error = {"code": code, "message": said}
+    return json.dumps({"jsonrpc": "2.0", "id": rid, "error": error}).encode() + b"\n"

@@ -25,24 +25,49 @@ def test_a_line_nested_deeper_than_pythons_parser_takes_leaves_the_server_servin
     assert s.close() == [3]
 
 
-def test_a_call_holding_a_lone_surrogate_escape_is_the_sdks(vault: Path) -> None:
-    """`"\\udce9"` is JSON Python reads into a string that is not Unicode text (it cannot be written as UTF-8): the
-    SDK's parser refuses the line and answers nothing; answered beside, its answer could not be written. The
-    server goes on serving; a pair of escapes for one character (an emoji) is an ordinary call."""
+def test_a_call_holding_a_lone_surrogate_escape_is_answered_with_a_parse_error(vault: Path) -> None:
+    """`"\\udce9"` (a model's emoji cut in two: `"\\ud83d"`) is JSON Python reads into a string that is not Unicode
+    text: the SDK's parser refuses the line and answered nothing, so the client waited for ever. memgit answers it
+    with JSON-RPC's parse error naming the escape; a pair of escapes for one character (an emoji) is an ordinary
+    call, and the server goes on serving."""
     s = Server(vault)
     assert s.proc.stdin is not None
-    call = tools_call(2, "recall", {"query": "PLACEHOLDER"})
-    s.proc.stdin.write(json.dumps(call).replace("PLACEHOLDER", "memgit \\udce9").encode() + b"\n")
-    s.proc.stdin.flush()
-    s.send({"jsonrpc": "2.0", "id": "alive", "method": "ping"})
-    s.wait("alive")
+    for rid, cut in ((2, "memgit \\udce9"), (4, "memgit \\ud83d")):
+        call = tools_call(rid, "recall", {"query": "PLACEHOLDER"})
+        s.proc.stdin.write(json.dumps(call).replace("PLACEHOLDER", cut).encode() + b"\n")
+        s.proc.stdin.flush()
+        error = json.loads(s.wait(rid)[0])["error"]
+        assert error["code"] == -32700 and "lone surrogate escape" in error["message"], error
     # json.dumps escapes it as a pair, \ud83d\ude00: answered beside the SDK
     assert b"\\ud83d\\ude00" in json.dumps(tools_call(3, "recall", {"query": "memgit \U0001f600"})).encode()
     assert b'"result"' in s.ask(3, "recall", {"query": "memgit \U0001f600"})
-    s.send({"jsonrpc": "2.0", "id": "late", "method": "ping"})
-    s.wait("late")
-    assert 2 not in s.answers  # the SDK's way with it
     assert s.close() == [3]
+
+
+def test_a_request_the_sdk_cannot_read_is_answered_with_its_id_and_what_is_wrong(vault: Path) -> None:
+    """Params that are no object, no `"jsonrpc": "2.0"`, a method that is no string: the SDK drops such a line
+    unanswered. Each is answered with JSON-RPC's invalid request naming the field; nothing is left pending, so the
+    read-only call after them is still answered beside the SDK."""
+    s = Server(vault)
+    s.send(
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": [1]},
+        {"id": 3, "method": "tools/list"},
+        {"jsonrpc": "2.0", "id": "four", "method": 4},
+    )
+    said = {rid: json.loads(line)["error"] for rid, line in zip((2, 3, "four"), s.wait(2, 3, "four"), strict=True)}
+    assert all(e["code"] == -32600 for e in said.values()), said
+    assert "params" in said[2]["message"] and "jsonrpc" in said[3]["message"] and "method" in said["four"]["message"]
+    assert b'"result"' in s.ask(5, "recall", {"query": "memgit"})
+    assert s.close() == [5]
+
+
+def test_a_request_the_sdk_cannot_read_is_answered_under_another_protocol_version(vault: Path) -> None:
+    """Where the SDK alone serves (2024-11-05: no calls beside it), such a line is answered too."""
+    s = Server(vault, "2024-11-05")
+    s.send({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": [1]})
+    assert json.loads(s.wait(2)[0])["error"]["code"] == -32600
+    assert b'"result"' in s.ask(3, "recall", {"query": "memgit"})
+    assert s.close() == []
 
 
 def test_a_name_that_is_not_utf8_is_answered_escaped_beside_and_by_the_sdk(vault: Path) -> None:

@@ -194,8 +194,18 @@ def serve(path: Path, agent: str | None = None, gitdir: Path | None = None) -> N
     os.close(in_r)
     os.close(out_w)
     listing: dict[Any, str] = {}  # ids of list requests the SDK answers, their methods (the answers are cached)
+    client_lock = threading.Lock()  # one writer at a time on the client's stdout (Beside keeps its own)
+
+    def to_client(data: bytes) -> None:
+        if beside is not None:
+            beside.write(data)
+        else:
+            with client_lock:
+                _write_all(wire_out, data)
 
     def feed() -> None:
+        from memgit.mcp_server import refused
+
         try:
             for first_lines in replay:
                 _write_all(in_w, first_lines)
@@ -203,6 +213,12 @@ def serve(path: Path, agent: str | None = None, gitdir: Path | None = None) -> N
                 if beside is not None and beside.take(line):
                     if os.environ.get("MEMGIT_DEBUG") == "1":
                         print(f"memgit mcp: answered beside the SDK: {line.decode().strip()}", file=sys.stderr)
+                    continue
+                error = refused(line)
+                if error is not None:  # the SDK would drop it unanswered
+                    if beside is not None:
+                        beside.answered(error)  # no longer pending
+                    to_client(error)
                     continue
                 if answers is not None and b"/list" in line:
                     asked = list_request(line)
@@ -222,11 +238,9 @@ def serve(path: Path, agent: str | None = None, gitdir: Path | None = None) -> N
                     pending = None  # the SDK's answer to the replayed initialize: the client has ours
                     continue
                 with suppress(OSError):  # the client is gone: keep draining so the server never blocks
-                    if beside is None:
-                        _write_all(wire_out, line)
-                    else:
+                    if beside is not None:
                         beside.answered(line)
-                        beside.write(line)
+                    to_client(line)
                 if listing and answers is not None:
                     answers.learn(line, listing)
 

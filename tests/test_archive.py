@@ -251,3 +251,19 @@ def test_recall_archive_reads_each_version_of_a_journal_the_tips_hold_once(dated
     log(dated, "A zebra on main", "2026-01-20T11:00:00")
     rc, data = recall(dated, "zebra", "--archive", when="2026-01-20T12:00:00")
     assert {h["tier"] for h in data["hits"] if h["path"] != DAY} == {"grep"}
+
+
+def test_a_word_only_archived_journals_hold_is_not_said_never_written(dated: Path) -> None:
+    """After `archive` (a heartbeat step: journals older than 14 days), a plain recall reads main only: a word only
+    an archived journal holds was said "never written", which an agent takes as the vault never knowing it. It
+    says where to look; a vault without archive branches still says never written."""
+    r = memgit("recall", "quokka", cwd=dated, env=at("2026-01-02T10:00:00"))
+    assert r.returncode == 1 and r.stdout.strip() == "no memory matches (never written: quokka)", r.stdout
+    log(dated, "The quokka enclosure opens in March", "2026-01-02T09:00:00")
+    memgit_json("archive", "--older-than", "14d", cwd=dated, env=at("2026-01-20T10:00:00"))
+    r = memgit("recall", "quokka", cwd=dated, env=at("2026-01-20T10:00:00"))
+    assert r.returncode == 1, r.stdout
+    assert r.stdout.strip() == "no memory matches (not on main: quokka; --archive reads the archived journals too)"
+    assert (
+        "quokka enclosure" in memgit("recall", "quokka", "--archive", cwd=dated, env=at("2026-01-20T10:00:00")).stdout
+    )

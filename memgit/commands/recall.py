@@ -48,13 +48,20 @@ def run(args: argparse.Namespace) -> int:
         recall_status.prestart(args.vault_dir)  # git status runs while the vault opens (memgit/main.py starts it)
     try:
         # the index is usually at HEAD already: pygit2 loads only if it must be brought there (or for --as-of)
-        result = _common.vault(args, lazy=args.as_of is None).recall(
+        vault = _common.vault(args, lazy=args.as_of is None)
+        result = vault.recall(
             _common.read_text(args.query), args.k, args.as_of, args.layer, args.history, args.archive, args.valid_at
         )
     finally:
         recall_status.discard()
     weak = result.get("weak", [])
-    unseen = f" (never written: {', '.join(result['unseen'])})" if result.get("unseen") else ""
+    unseen = ""
+    if result.get("unseen") and not result["hits"]:
+        words = ", ".join(result["unseen"])
+        # archived journals are no line of the vault a plain recall reads: "never written" would be wrong of them
+        archived = not args.archive and vault.repo.archive_tips()
+        unseen = f" (not on main: {words}; --archive reads the archived journals too)" if archived else ""
+        unseen = unseen or f" (never written: {words})"
     none = (
         f"nothing relevant: no hit matches half of the question{unseen}"
         + "".join(f"\n  weak: {_line(h)}" for h in weak[:3])

@@ -15,10 +15,12 @@ def scan(path: str, text: str, start: int = 1, known: frozenset[str] = frozenset
     if not HIDDEN.search(text):
         return []
     found = []
-    for n, line in enumerate(text.split("\n"), start):
+    lines = text.split("\n")
+    for n, line in enumerate(lines, start):
         if line in known:
             continue
-        hits = hidden_in(line)
+        # a CRLF line end is no hidden character (HIDDEN takes \r before \n): split on \n, it ends the line
+        hits = hidden_in(line[:-1] if line.endswith("\r") and n - start < len(lines) - 1 else line)
         if hits:
             more = f" and {len(hits) - 1} more" if len(hits) > 1 else ""
             found.append(

@@ -64,6 +64,15 @@ def test_visible_text_is_accepted(text: str) -> None:
     assert check(None, f"# day\n{text}\n") == []
 
 
+def test_crlf_line_ends_are_not_named_beside_a_hidden_character() -> None:
+    """CRLF line ends pass (a file holding nothing else hidden is never scanned by line); one hidden character in
+    such a file named every line's end as U+000D too (27 lines for a hand-edited items.json with a BOM)."""
+    p = only(check(None, "# day\r\n- 09:00 a\u200bb\r\n- 09:01 c\r\n"), RULE, JOURNAL, 2, "U+200B")
+    assert "more" not in p.message
+    only(check(None, "# day\r\n- 09:00 ok\r\n- 09:01 \u200b"), RULE, JOURNAL, 3, "U+200B")
+    assert [p.line for p in check(None, "# day\r\n\u200b\r\n- 09:01 end\r")] == [2, 3]  # a last lone \r is
+
+
 def test_only_added_lines_are_checked() -> None:
     old = "# day\n- 09:00 old\u200b text\n"
     assert check(old, old + "- 10:00 clean\n") == []

@@ -301,3 +301,16 @@ def test_the_facts_an_entity_brings_along_count_once_on_the_day(days: Path, monk
             r = Recall(v, "kai harbour", k=50, index=index, valid_at=day)
             r.candidates()
             assert r.cut and r.left == want, (day, index, r.left)
+
+
+def test_the_rows_left_out_follow_the_index_back_to_a_tree(days: Path) -> None:
+    """The index's rows not true on DAY, kept per day for its tree, are read again after the process's own update
+    took the index away and back (a file's rows come back under another id): Kai's file dropped by a commit, then
+    back after `git reset --hard`, answers as before."""
+    v = Vault(days)
+    assert texts(recall(v, "harbour", k=10, valid_at=DAY)) == [ANSWER]
+    git(days, "rm", "-q", ITEMS)
+    commit(days, "gone")
+    assert texts(recall(v, "harbour", k=10)) == []  # the index at the commit without Kai's file
+    git(days, "reset", "-q", "--hard", "HEAD~1")
+    assert texts(recall(v, "harbour", k=10, valid_at=DAY)) == [ANSWER]

@@ -53,16 +53,25 @@ def _redacted_from(vault: Vault) -> dict[str, str]:
     return back
 
 
-def _where(vault: Vault, path: str, at: str = "HEAD") -> tuple[str, str]:
-    """(name, rev) that holds path: at (HEAD, or the --as-of commit), else its month's archive branch, else the newest."""
+def _where(vault: Vault, path: str, at: str = "HEAD") -> tuple[str, str, str]:
+    """(name, rev, path as that tree spells it) that holds path: at (HEAD, or the --as-of commit), else its month's
+    archive branch, else the newest. A name typed in the other Unicode form is found too: a Mac's file system or
+    an older git gave the tree "Zu\u0308rich.md" (NFD), a keyboard types "Z\u00fcrich.md" (NFC)."""
+    import unicodedata
+
     if vault.repo.read(vault.repo.commit_tree(vault.repo.resolve(at)), path) is not None:
-        return at, at
+        return at, at, path
+    spellings = [path, *sorted({unicodedata.normalize(f, path) for f in ("NFC", "NFD")} - {path})]
     tips = vault.repo.archive_tips()
     # a journal's own month first: a later month's branch was cut from a main that still held it
     own = f"archive/{path.rsplit('/', 1)[-1][:7]}"
-    for name in ([own] if own in tips else []) + sorted(tips, reverse=True):
-        if vault.repo.read(vault.repo.commit_tree(tips[name]), path) is not None:
-            return f"refs/heads/{name}", tips[name]
+    places = [(at, at)] + [
+        (f"refs/heads/{name}", tips[name]) for name in ([own] if own in tips else []) + sorted(tips, reverse=True)
+    ]
+    for spelled in spellings:
+        for name, rev in places:
+            if vault.repo.read(vault.repo.commit_tree(vault.repo.resolve(rev)), spelled) is not None:
+                return name, rev, spelled
     raise NotFound(f"{path}: not in the vault nor on an archive branch", "check the path (memgit recall finds lines)")
 
 
@@ -97,7 +106,7 @@ def cite_fact(vault: Vault, fact_id: str, rev: str = "HEAD") -> dict[str, Any]:
 
 
 def cite_line(vault: Vault, path: str, line: int, at: str = "HEAD") -> dict[str, Any]:
-    name, rev = _where(vault, path, at)
+    name, rev, path = _where(vault, path, at)
     tree = vault.repo.commit_tree(vault.repo.resolve(rev))
     data = vault.repo.read(tree, path) or b""
     total = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
@@ -119,7 +128,7 @@ def cite_line(vault: Vault, path: str, line: int, at: str = "HEAD") -> dict[str,
 
 
 def cite_heading(vault: Vault, path: str, heading: str, at: str = "HEAD") -> dict[str, Any]:
-    _name, rev = _where(vault, path, at)
+    _name, rev, path = _where(vault, path, at)
     data = (vault.repo.read(vault.repo.commit_tree(vault.repo.resolve(rev)), path) or b"").decode("utf-8", "replace")
     want = heading.strip().lower()
     from memgit.names import slugify

@@ -160,3 +160,21 @@ def test_as_of_cites_and_lists_the_vault_as_it_stood(vault: Path) -> None:
     assert [f["fact"] for f in now] == ["Left Acme Corp"]
     bad = memgit("fact", "list", "people/sarah", "--as-of", "2020-01-01", cwd=vault)
     assert bad.returncode == 2 and "did not exist yet" in bad.stderr
+
+
+def test_a_name_typed_in_the_other_unicode_form_is_cited(vault: Path) -> None:
+    """A Mac's file system (or git before core.precomposeunicode) committed "Zu\u0308rich Bu\u0308ro.md" (NFD); a
+    keyboard types "Z\u00fcrich B\u00fcro.md" (NFC), and cite said "not in the vault". Either spelling is cited,
+    by line and by heading, under the name the tree holds; each is also found when the tree holds the other."""
+    import unicodedata
+
+    for form, other in (("NFD", "NFC"), ("NFC", "NFD")):
+        name = unicodedata.normalize(form, f"contexts/Zürich Büro {form}.md")
+        (vault / name).write_text("---\nname: zurich\n---\n# Summary\n\nDas Büro in Zürich öffnet im März.\n")
+        git(vault, "add", "-A")
+        git(vault, "commit", "-qm", f"a context named in {form}", "--no-verify")
+        typed = unicodedata.normalize(other, name)
+        assert typed != name
+        r = memgit_json("cite", f"{typed}:6", cwd=vault)
+        assert r["path"] == name and r["text"] == "Das Büro in Zürich öffnet im März.", r
+        assert memgit_json("cite", f"{typed}#Summary", cwd=vault)["path"] == name

@@ -236,7 +236,8 @@ def rows_marked(file_id: int, data: bytes, shift: int) -> tuple[list[Row], dict[
         out.append((base | (n + 2), dumps(v)))
         if v[2] != "active" or v[3] or v[4] or not v[6]:  # a window to read
             if succ_from is None:
-                by_id = {str(i["id"]): i.get("valid_from") for i in items}
+                # as `successors` reads them: an item without an id (a hand-written fact) is found by "None"
+                by_id = {str(i.get("id")): i.get("valid_from") for i in items if isinstance(i, dict)}
                 succ_from = by_id.get
             bits, window = read_fact(v[6], v[2], v[3], v[4], v[7], succ_from)
             if window != ALWAYS and not never(window):

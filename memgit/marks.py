@@ -54,6 +54,9 @@ SCRIPTS = {
     "georgian": ((0x10A0, 0x1100), (0x1C90, 0x1CC0), (0x2D00, 0x2D30)),
 }
 TATWEEL = "\u0640"  # the Arabic letter that stretches a word ("اجتمــاع"): `fold` drops it
+# the zero-width non-joiner and joiner, which shape a word's letters (Persian "می‌خواهم", a Devanagari half form
+# "क्‍ष") and never end it: rg's `\w` holds them (Unicode's Join_Control), a line's words do, and `fold` drops them
+JOINERS = "\u200c\u200d"
 
 
 def class_body(spec: str) -> str:
@@ -65,16 +68,18 @@ def class_body(spec: str) -> str:
 
 @lru_cache(maxsize=1)
 def word() -> re.Pattern[str]:
-    """A word: a word character, then word characters and marks (compiled on first use, ~2 ms: non-ASCII text)."""
-    return re.compile(f"[^\\W_]+(?:[{class_body(MARKS)}]+[^\\W_]*)*")
+    """A word: a word character, then word characters, marks and joiners (compiled on first use, ~2 ms: non-ASCII
+    text)."""
+    return re.compile(f"[^\\W_]+(?:[{class_body(MARKS)}{JOINERS}]+[^\\W_]*)*")
 
 
 @lru_cache(maxsize=1)
 def start() -> str:
-    r"""The word start of a prefix that begins with a letter of SCRIPTS, in Python's re: no word character and no mark
-    before it. rg's `\b` sees a combining mark as a word character (Unicode's word characters hold every mark) and so
-    does a line's word (`word`); Python's `\b` sees a word break after one, so `\bल` would match inside "दिल्ली"."""
-    return f"(?<![\\w{class_body(MARKS)}])"
+    r"""The word start of a prefix that begins with a letter of SCRIPTS, in Python's re: no word character, no mark and
+    no joiner before it. rg's `\b` sees a combining mark or a joiner as a word character (Unicode's word characters
+    hold every mark and the joiners) and so does a line's word (`word`); Python's `\b` sees a word break after one,
+    so `\bल` would match inside "दिल्ली" and `\bخ` inside "می‌خواهم"."""
+    return f"(?<![\\w{class_body(MARKS)}{JOINERS}])"
 
 
 @lru_cache(maxsize=1)
@@ -92,11 +97,11 @@ def script(c: str) -> str | None:
 @lru_cache(maxsize=1)
 def dropped() -> str:
     """The regex of what may follow such a letter: any run of the marks `fold` drops in SCRIPTS and of the combining
-    diacritical marks (U+0300-036F), and the tatweel."""
+    diacritical marks (U+0300-036F), the tatweel and the joiners."""
     blocks = [(0x300, 0x370), *(block for each in SCRIPTS.values() for block in each)]
     codes = [u for a, b in blocks for u in range(a, b) if unicodedata.combining(chr(u))]
     runs: list[list[int]] = []
-    for u in [*codes, ord(TATWEEL)]:
+    for u in sorted([*codes, ord(TATWEEL), *map(ord, JOINERS)]):
         if runs and u == runs[-1][1] + 1:
             runs[-1][1] = u
         else:

@@ -377,13 +377,15 @@ class Recall(Ranking):
 
     def _read(self) -> Reading:
         """How the ranking reads the question's terms in a line's words (memgit/recall_df.py), for the df of the lines
-        the first stage leaves out; its compound heads are those of memgit/recall_lines.py `compounds`."""
+        the first stage leaves out; its compound heads are those of memgit/recall_lines.py `compounds`, its words' forms
+        with a word attached those of `attached`."""
         if self._reading is None:
             from memgit.recall_df import Reading
-            from memgit.recall_lines import compound_heads
+            from memgit.recall_lines import attached_forms, compound_heads
 
             heads = compound_heads(self.languages, self.pairs, set(self.terms))
-            self._reading = Reading(self._spec(), (self.languages, self.verbs), heads)
+            forms = attached_forms(self.terms)
+            self._reading = Reading(self._spec(), (self.languages, self.verbs), heads, forms)
         return self._reading
 
     def _brought(self, lines: list[tuple[str, int, str]]) -> None:

@@ -39,8 +39,9 @@ if TYPE_CHECKING:
 # letters plain (memgit/plain.py); 14: a line --valid-at never ranks holds the word MARKS[VALID_AT], one no recall
 # ranks MARKS[HISTORY] (memgit/recall_retired.py); 15: the combining marks of those scripts plain too, after a letter
 # of theirs (memgit/plain.py MARKED); 16: `windows`, the days a fact line is true on when not every day nor none
-# (memgit/recall_facts.py `fact_window`): --valid-at DAY leaves out the rows not true on DAY
-VERSION = "16"
+# (memgit/recall_facts.py `fact_window`): --valid-at DAY leaves out the rows not true on DAY; 17: a zero-width joiner
+# or non-joiner joins a word's letters, `fold` drops it (memgit/marks.py JOINERS)
+VERSION = "17"
 # the words a line's row holds besides its own, one for each recall's mode that never ranks it (memgit/recall_retired.py
 # `marks`; private-use characters: no line's words, no question's), in this order
 MARKS = {PLAIN: "\ue000", VALID_AT: "\ue001", HISTORY: "\ue002"}

@@ -2,7 +2,8 @@
 (memgit/recall_rank.py `df`): a term the ranking would count in the line, were it a candidate. A line counts for a
 term when one of its words (memgit/tokens.py `line_words`) is one the first stage finds the term by (a prefix, a CJK
 term, a compound head inside it: memgit/recall_cut.py Term) AND the ranking reads that word as the term
-(memgit/tokens.py `terms`), or as a compound ending in it (memgit/recall_lines.py `compounds`).
+(memgit/tokens.py `terms`), as a compound ending in it (memgit/recall_lines.py `compounds`) or as it with a word
+attached before it (memgit/recall_lines.py `attached`: Hebrew "בירושלים" for "ירושלים").
 
 The first stage's test alone is a superset: "Koeln" (its umlaut spelled out) is looked for by the prefix "ko", which
 "Konto" and "Kosten" start, but the ranking reads those as "konto" and "kost", never as "koln"; counted by the prefix,
@@ -20,7 +21,7 @@ from collections.abc import Iterable, Sequence
 from itertools import accumulate
 from typing import TYPE_CHECKING
 
-from memgit.recall_lines import heads_ending
+from memgit.recall_lines import attached_in, heads_ending
 from memgit.tokens import fold, line_words, terms
 
 if TYPE_CHECKING:
@@ -31,12 +32,20 @@ class Reading:
     """How the ranking reads a question's terms (`spec`: the first stage's) in words, worked out once per word
     for one question. `setting`: the vault's languages and whether German verbs are read as their infinitive;
     `heads`: the question's words the ranking also finds as a compound's last part (none where no language
-    compounds)."""
+    compounds); `attached`: the forms of its words with a word attached before them, and the words they are
+    (memgit/recall_lines.py `attached_forms`)."""
 
-    def __init__(self, spec: Sequence[Term], setting: tuple[tuple[str, ...], bool], heads: Iterable[str]) -> None:
+    def __init__(
+        self,
+        spec: Sequence[Term],
+        setting: tuple[tuple[str, ...], bool],
+        heads: Iterable[str],
+        attached: dict[str, frozenset[str]] | None = None,
+    ) -> None:
         self.spec = tuple(spec)
         self.setting = setting
         self.heads = frozenset(heads)
+        self.attached = attached or {}
         self.memo: dict[str, int] = {}
         self.found: dict[str, bool] = {}  # a word -> whether the first stage finds a term by it as a word of its own
         # what a word the first stage finds a term by holds: a prefix, a CJK term, a compound head
@@ -65,7 +74,11 @@ class Reading:
             if read is None:
                 read = set(terms(word, *self.setting))
             term = t.term
-            if term in read or (term in heads and term in heads_ending(read, heads)):
+            if (
+                term in read
+                or (term in heads and term in heads_ending(read, heads))
+                or (self.attached and term in attached_in(read, self.attached))
+            ):
                 found |= 1 << i
         self.memo[word] = found
         self.found[word] = whole

@@ -9,6 +9,7 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from memgit import recall_cut
+from memgit.clitics import forms
 from memgit.recall_docs import lines_at
 from memgit.recall_tuning import TUNING
 from memgit.tokens import cjk_word
@@ -116,10 +117,14 @@ def compounds(
     counts as in the hit. Only the head, never a prefix ("Kursleiter" is not a Kurs), and only for the question's own
     words of 4+ letters."""
     heads = compound_heads(languages, pairs, terms)
-    if not heads:
-        return
+    if heads:
+        _extend(bags, lambda bag: heads_ending(bag, heads))
+
+
+def _extend(bags: list[tuple[str, ...]], found_in: Callable[[tuple[str, ...]], set[str]]) -> None:
+    """Each bag with the question's terms `found_in` it (sorted) at its end."""
     for i, bag in enumerate(bags):
-        found = heads_ending(bag, heads)
+        found = found_in(bag)
         if found:
             bags[i] = bag + tuple(sorted(found))
 
@@ -131,12 +136,8 @@ def lone_characters(bags: list[tuple[str, ...]], terms: Collection[str]) -> None
     holding it, once a line. The first stage finds such a line by the character (memgit/tokens.py `line_words`: a run's
     characters and bigrams), and the df of the lines it leaves out counts it there (memgit/recall_df.py)."""
     lone = [t for t in terms if len(t) == 1 and cjk_word(t)]
-    if not lone:
-        return
-    for i, bag in enumerate(bags):
-        found = {c for c in lone for w in bag if len(w) == 2 and c in w and cjk_word(w)}
-        if found:
-            bags[i] = bag + tuple(sorted(found))
+    if lone:
+        _extend(bags, lambda bag: {c for c in lone for w in bag if len(w) == 2 and c in w and cjk_word(w)})
 
 
 def compound_heads(languages: Sequence[str], pairs: list[tuple[str, str]], terms: Collection[str]) -> set[str]:
@@ -145,6 +146,30 @@ def compound_heads(languages: Sequence[str], pairs: list[tuple[str, str]], terms
     if not TUNING["compounds"] or not COMPOUNDING.intersection(languages):
         return set()
     return {stem for surface, stem in pairs if len(surface) >= 4 and len(stem) >= 3 and stem in terms}
+
+
+def attached_forms(terms: Iterable[str]) -> dict[str, frozenset[str]]:
+    """Each Hebrew or Arabic question term's forms with a word attached before it (memgit/clitics.py: "בירושלים" for
+    "ירושלים") -> the terms it is; empty when the `attached` knob is off."""
+    found: dict[str, set[str]] = {}
+    for t in terms if TUNING["attached"] else ():
+        for f in forms(t):
+            found.setdefault(f, set()).add(t)
+    return {f: frozenset(ts) for f, ts in found.items()}
+
+
+def attached(bags: list[tuple[str, ...]], terms: Collection[str]) -> None:
+    """Hebrew, Arabic, Persian: a word written with "in", "the", "and" attached before it is that word ("בירושלים" is
+    "ירושלים", "بالقاهرة" "قاهرة"), so a hit's term that is a question term's form (`attached_forms`) counts as the
+    question term in the hit; the first stage finds such a line by the form (memgit/tokens.py `alternatives`)."""
+    forms = attached_forms(terms)
+    if forms:
+        _extend(bags, lambda bag: attached_in(bag, forms))
+
+
+def attached_in(words: Iterable[str], forms: dict[str, frozenset[str]]) -> set[str]:
+    """The terms whose forms (`attached_forms`) are among these words."""
+    return {t for w in words if w in forms for t in forms[w]}
 
 
 def heads_ending(words: Iterable[str], heads: Set[str]) -> set[str]:

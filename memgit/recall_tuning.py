@@ -27,6 +27,7 @@ TUNING = {
     "who": 1.2,  # a "who" question: a hit naming one of the vault's people, a fact filed as a relationship (each)
     "context": 0.0,  # a journal line's neighbouring entries: weight of the question words only they hold
     "context_coverage": 0.0,  # ... and their share in the coverage ("nothing relevant")
+    "attached": True,  # Hebrew, Arabic, Persian: "בירושלים" holds "ירושלים" ("ב", in, attached: memgit/clitics.py)
     "compounds": True,  # in a compounding language, "Töpferkurs" holds "Kurs" (its head: the last part)
     "proximity": 0.0,  # the question's words close together in a line: up to ×(1 + proximity)
     "name_only": 0.8,  # the coverage a hit matching only the named entity's name counts for "nothing relevant"

@@ -10,7 +10,7 @@ from functools import lru_cache
 from itertools import chain, islice, repeat
 from operator import is_
 
-from memgit import marks
+from memgit import clitics, marks
 
 DEFAULT_LANGUAGES = ("english",)
 _WORD = re.compile(r"[^\W_]+")
@@ -29,9 +29,11 @@ def _cjk() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
     return re.compile(f"[{_CJK}]+|[^{_CJK}]+"), re.compile(f"[{_CJK}]"), re.compile(f"[{_CJK}]+")
 
 
-# letters NFKD does not take apart (and the Arabic tatweel, which only stretches a word: "اجتمــاع" is "اجتماع")
+# letters NFKD does not take apart (and the Arabic tatweel, which only stretches a word: "اجتمــاع" is "اجتماع"; the
+# zero-width joiners, which only shape a word's letters: Persian "می‌خواهم" is "میخواهم", memgit/marks.py JOINERS)
 _LETTERS = str.maketrans(
     {"ø": "o", "æ": "ae", "œ": "oe", "đ": "d", "ł": "l", "þ": "th", "ð": "d", "ı": "i", "ħ": "h", "\u0640": ""}
+    | dict.fromkeys(marks.JOINERS, "")
 )
 
 # Function words only: a word people ask about ("work", "home", "name") is never a stop word here.
@@ -423,7 +425,15 @@ LONGEST_SPELLED = 20_000  # characters of a prefix's regex with its doubled lett
 def alternatives(pairs: Iterable[tuple[str, str]]) -> list[tuple[str, bool]]:
     """What recall's candidate pattern looks for, one (text, is_cjk) per alternative: a folded word-start prefix
     shared by the surface word and its stem ('companies'/'compani' -> 'compan', so 'company' is found too), or a
-    CJK term matched anywhere. The on-disk recall index (memgit/recall_index.py) asks for the same prefixes."""
+    CJK term matched anywhere; and each Hebrew or Arabic prefix written with a word attached before it
+    (memgit/clitics.py `forms`: "ירושלים" is looked for as "בירושלים" too). The on-disk recall index
+    (memgit/recall_index.py) asks for the same prefixes."""
+    alts = _bases(pairs)
+    return sorted(alts.union((f, False) for text, cjk in alts if not cjk for f in clitics.forms(text)))
+
+
+def _bases(pairs: Iterable[tuple[str, str]]) -> set[tuple[str, bool]]:
+    """`alternatives` but the attached words' forms."""
     alts: set[tuple[str, bool]] = set()
     for surface, term in pairs:
         if not term.isascii() and _cjk()[1].match(term):
@@ -438,7 +448,7 @@ def alternatives(pairs: Iterable[tuple[str, str]]) -> list[tuple[str, bool]]:
         if len(prefix) < 2:
             prefix = surface
         alts.add((prefix, False))
-    return sorted(alts)
+    return alts
 
 
 def pattern(pairs: Iterable[tuple[str, str]], rg: bool = True) -> str:
@@ -459,12 +469,23 @@ def pattern_sources(pairs: Iterable[tuple[str, str]], rg: bool = False) -> list[
     regex matches a text only where `fold` of the text holds the prefix (each letter class holds what folds to that
     letter, with re.I too: checked over every code point), and on ASCII text exactly where `ascii_source` of it
     matches. Its word start is `\\b`, but before a letter of memgit/marks.py's SCRIPTS in Python's re, where it is
-    marks.start(): no word character and no combining mark before it, as rg's `\\b` and a line's words see it."""
+    marks.start(): no word character and no combining mark before it, as rg's `\\b` and a line's words see it. A
+    Hebrew or Arabic prefix's forms with a word attached (memgit/clitics.py `forms`) are alternatives whose regex is
+    the prefix's, which matches them all."""
     variants = _variants()
-    return [
-        (text, cjk, re.escape(text) if cjk else _start(text, rg) + _spelled(text, variants))
-        for text, cjk in alternatives(pairs)
-    ]
+
+    def spell(text: str) -> str:
+        return _spelled(text, variants)
+
+    out: list[tuple[str, bool, str]] = []
+    for text, cjk in _bases(pairs):
+        if cjk:
+            out.append((text, cjk, re.escape(text)))
+            continue
+        # a Hebrew or Arabic word's forms with a word attached before it (memgit/clitics.py): one regex for them all
+        source = _start(text, rg) + clitics.source(text, spell)
+        out += [(form, False, source) for form in (text, *clitics.forms(text))]
+    return sorted(out)
 
 
 def _start(text: str, rg: bool) -> str:

@@ -117,6 +117,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "resources",
             "tokens",
             "marks",
+            "clitics",
             "lemmas",
             "lock",
             "progress",

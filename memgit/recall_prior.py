@@ -198,7 +198,8 @@ def _front(data: bytes, text: str) -> dict[str, Any]:
 
 
 _KEY = re.compile(r"([a-z][a-z_]*): (.*)")
-_PLAIN = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*(?: [A-Za-z0-9_.-]+)*")  # a bare word or words: a string in YAML
+# a bare word or words (a path among them: "owner: people/ada"): a string in YAML
+_PLAIN = re.compile(r"[A-Za-z][A-Za-z0-9_./-]*(?: [A-Za-z0-9_./-]+)*")
 _QUOTED = re.compile(r'"([^"\\\x00-\x1f\x7f-\U0010ffff]*)"')  # printable ASCII, nothing to unescape
 _DATE = re.compile(r"[0-9]{4}-[0-9][0-9]-[0-9][0-9]")
 _NOT_STRINGS = {"true", "false", "null", "yes", "no", "on", "off", "y", "n"}  # YAML reads these otherwise (or may)
@@ -206,8 +207,8 @@ _NOT_STRINGS = {"true", "false", "null", "yes", "no", "on", "off", "y", "n"}  # 
 
 def _simple(text: str) -> dict[str, Any] | None:
     """The front matter of the files memgit writes (`name: "Ada"`, `kind: people`, `updated: 2025-06-13`,
-    `tags: [a, b]`) without YAML: each line a new key and a double-quoted string of printable ASCII, a bare word or
-    words that YAML reads as a string, a valid date (kept as its text, as memgit's YAML loading keeps it) or a flow
+    `tags: [a, b]`, `owner: people/ada`) without YAML: each line a new key and a double-quoted string of printable
+    ASCII, a bare word or words that YAML reads as a string (a path among them), a valid date (kept as its text, as memgit's YAML loading keeps it) or a flow
     list of bare words. None for anything else (YAML reads it)."""
     if not text.startswith("---\n"):
         return None

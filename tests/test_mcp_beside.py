@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 import subprocess
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from tests.conftest import BIN, git, memgit_json
 from tests.test_mcp import AGENT, INITIALIZED, NOW, initialize, tools_call
 
 BESIDE = "memgit mcp: answered beside the SDK: "
+WAIT = 120  # seconds a test waits for an answer (a loaded 2-core machine answers in well under 10)
 
 
 class Server:
@@ -45,14 +47,22 @@ class Server:
         self.proc.stdin.flush()
 
     def wait(self, *ids: Any) -> list[bytes]:
+        """The answers to IDS. A server that leaves one unanswered for WAIT seconds is killed: the test fails on the
+        closed stdout (naming the ids) instead of hanging the run."""
         assert self.proc.stdout is not None and self.proc.stderr is not None
-        while not set(ids) <= set(self.answers):
-            line = self.proc.stdout.readline()
-            assert line, self.proc.stderr.read()
-            rid = json.loads(line).get("id")
-            assert rid not in self.answers, line  # each request answered once
-            self.answers[rid] = line
-            self.order.append(rid)
+        watchdog = threading.Timer(WAIT, self.proc.kill)
+        watchdog.start()
+        try:
+            while not set(ids) <= set(self.answers):
+                line = self.proc.stdout.readline()
+                missing = set(ids) - set(self.answers)
+                assert line, f"no answer to {missing} (killed after {WAIT} s?): {self.proc.stderr.read()!r}"
+                rid = json.loads(line).get("id")
+                assert rid not in self.answers, line  # each request answered once
+                self.answers[rid] = line
+                self.order.append(rid)
+        finally:
+            watchdog.cancel()
         return [self.answers[i] for i in ids]
 
     def ask(self, rid: Any, name: str, arguments: dict[str, Any], meta: bool = False) -> bytes:

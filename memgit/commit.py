@@ -26,6 +26,8 @@ def git_locks_free(vault: Vault, ref: str) -> None:
     locks = [vault.repo.gitdir / "index.lock", vault.repo.gitdir / f"{ref}.lock"]
     deadline = time.monotonic() + GIT_LOCK_WAIT
     while held := [lock for lock in locks if lock.exists()]:
+        if vault.repo.clear_stale_index_lock():  # its memgit died meanwhile (or was not yet reaped when first asked)
+            continue
         if time.monotonic() >= deadline:
             raise Conflict(
                 f"{held[0]}: another git process is using it",

@@ -627,7 +627,10 @@ class Repo:
             lock.unlink(missing_ok=True)
             return True
         except (ValueError, PermissionError):
-            pass
+            return False
+        if _zombie(pid):  # killed, not yet waited for by its parent: gone all the same
+            lock.unlink(missing_ok=True)
+            return True
         return False
 
     def uncommitted(self) -> list[str]:
@@ -734,3 +737,14 @@ def init_repo(path: Path, branch: str = "main") -> Repo:
     if not (path / ".git").exists():
         pygit2.init_repository(str(path), initial_head=branch)
     return Repo(path)
+
+
+def _zombie(pid: int) -> bool:
+    """A process that has exited but is not yet waited for (Linux's /proc; elsewhere: not known, False). A memgit
+    SIGKILLed while its parent has not reaped it still answers `os.kill(pid, 0)`."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read()
+    except OSError:
+        return False
+    return stat[stat.rfind(b")") + 2 : stat.rfind(b")") + 3] == b"Z"  # the state after "(comm) "

@@ -19,7 +19,7 @@ import threading
 from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Collection, Iterable
-from itertools import accumulate
+from itertools import accumulate, pairwise
 from typing import TYPE_CHECKING
 
 from memgit.plain import LONGEST as LONGEST  # a plain line is shorter (memgit/recall_bits.py reads it here)
@@ -37,6 +37,8 @@ HOLD_SLOTS = 20  # a word on this many plain lines or more, fewer than a bitset'
 # ~2.5 MB at 10k entities: a never-seen question's rarer words need no FTS5 query)
 KEEP_TERMS = 64  # terms' bitsets a long-running process keeps (common words recur; ~30 KB each at 10k entities)
 KEEP_DAYS = 8  # --valid-at days whose lines not true then a long-running process keeps as bitsets (~30 KB each)
+STEP = 4096  # a window bound's lines are also held as a bitset every this many bounds (~30 KB each, ~0.9 MB at 10k
+# entities): a new day's lines are two of them and at most 2 * STEP slots, not ~40,000 slots one by one
 REBUILD = 0.1  # new slots past this share of the built ones: built again
 CATCH_UP = 200  # files another process changed read again in a recall (~0.5 ms each); past it, built again
 BUCKETS = 64  # the lines are held by length in this many bitsets (the tie-break reads the shortest first)
@@ -128,6 +130,9 @@ class Held:
         # windows' bounds, each sorted with its line's slot, so that the lines not true on a day are two slices
         self.since, self.since_slots = self._bounds(db, "since")
         self.until, self.until_slots = self._bounds(db, "until")
+        # the lines of since_slots[p:] and of until_slots[:p] at every STEP-th position p (kept so by `_dated`)
+        self.since_at, self.since_bits = self._steps(self.since_slots, after=True)
+        self.until_at, self.until_bits = self._steps(self.until_slots, after=False)
         self.days: dict[str, int] = {}  # a day -> the slots of the lines not true on it
         self.terms: dict[tuple[tuple[str, bool], ...], int] = {}
         self.analysis: Terms | None = None  # what the ranking reads of each line (memgit/recall_terms.py)
@@ -205,8 +210,22 @@ class Held:
                 slots.append(s)
         return bounds, slots
 
+    def _steps(self, slots: array[int], after: bool) -> tuple[list[int], list[int]]:
+        """Every STEP-th position p of a bound's slots (and the end) and the lines of slots[p:] (`after`) or of
+        slots[:p], as bitsets."""
+        at = [*range(0, len(slots), STEP), len(slots)]
+        parts = [slots[lo:hi] for lo, hi in pairwise(at)]
+        bits, found = [0], 0
+        for part in reversed(parts) if after else parts:
+            found |= self._of(part)
+            bits.append(found)
+        return at, bits[::-1] if after else bits
+
     def _dated(self, rows: Iterable[tuple[int, str | None, str | None]]) -> None:
-        """Hold these rows' windows (those of plain rows: a slot's), each bound in its sorted place."""
+        """Hold these rows' windows (those of plain rows: a slot's), each bound in its sorted place (the bitsets of
+        `_steps` follow: a position past it moves on, the lines of a part that now holds it gain it)."""
+        since_new: list[list[int]] = [[] for _ in self.since_at]  # each since_bits' new slots
+        until_new: list[list[int]] = [[] for _ in self.until_at]
         for r, a, b in rows:
             s = self.slot(r)
             if s < 0:
@@ -215,17 +234,35 @@ class Held:
                 at = bisect_right(self.since, a)
                 self.since.insert(at, a)
                 self.since_slots.insert(at, s)
+                for i, p in enumerate(self.since_at):
+                    if at <= p:  # (the end stays the end)
+                        self.since_at[i] = p + 1
+                    else:  # since_slots[p:] holds it
+                        since_new[i].append(s)
             if b is not None:
                 at = bisect_right(self.until, b)
                 self.until.insert(at, b)
                 self.until_slots.insert(at, s)
+                for i, p in enumerate(self.until_at):
+                    if at < p:  # until_slots[:p] holds it
+                        self.until_at[i] = p + 1
+                        until_new[i].append(s)
+        for bits, new in ((self.since_bits, since_new), (self.until_bits, until_new)):
+            for i, slots in enumerate(new):
+                if slots:
+                    bits[i] |= self._of(slots)
 
     def outside(self, day: str) -> int:
-        """The lines not true on DAY (a window opening after it or closing on or before it), as a bitset."""
+        """The lines not true on DAY (a window opening after it or closing on or before it), as a bitset: those of
+        since_slots[later:] and of until_slots[:ended], each the nearest `_steps` bitset and the slots in between."""
         found = self.days.get(day)
         if found is None:
             later, ended = bisect_right(self.since, day), bisect_right(self.until, day)
-            found = self._of([*self.since_slots[later:], *self.until_slots[:ended]])
+            i = bisect_left(self.since_at, later)  # since_at ends at len(since_slots), a position >= later
+            j = bisect_right(self.until_at, ended) - 1  # until_at starts at 0, a position <= ended
+            p, q = self.since_at[i], self.until_at[j]
+            found = self.since_bits[i] | self.until_bits[j]
+            found |= self._of([*self.since_slots[later:p], *self.until_slots[q:ended]])
             if len(self.days) >= KEEP_DAYS:
                 self.days.pop(next(iter(self.days)))
             self.days[day] = found

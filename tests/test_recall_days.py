@@ -314,3 +314,52 @@ def test_the_rows_left_out_follow_the_index_back_to_a_tree(days: Path) -> None:
     assert texts(recall(v, "harbour", k=10)) == []  # the index at the commit without Kai's file
     git(days, "reset", "-q", "--hard", "HEAD~1")
     assert texts(recall(v, "harbour", k=10, valid_at=DAY)) == [ANSWER]
+
+
+@pytest.mark.parametrize("step", [1, 3])
+def test_a_new_days_held_lines_are_the_windows_not_true_on_it(
+    vault: Path, monkeypatch: pytest.MonkeyPatch, step: int
+) -> None:
+    """A warm process's lines not true on a day (`Held.outside`: the nearest of the bitsets it holds every STEP-th
+    bound, and the slots in between) are those the index's windows say, on every day around every bound: as built,
+    and after a commit moves every window (each line dropped and added again with its new one) and adds more."""
+    import datetime as dt
+
+    from memgit.prewarm import prewarm
+
+    monkeypatch.setattr(recall_held, "STEP", step)
+    monkeypatch.setattr(recall_held, "HOLD_ROWS", 3)
+    monkeypatch.setattr(recall_held, "REBUILD", 1.0)  # brought along, not built again
+
+    def day(n: int) -> str:
+        return (dt.date(2025, 1, 1) + dt.timedelta(days=n)).isoformat()
+
+    def items(count: int, shift: int) -> list[dict[str, Any]]:
+        return [
+            fact(n, f"Kai harbour crane {n}", "active", day(n * 7 % 60 + shift) if n % 4 else None, until)
+            for n in range(count)
+            for until in [day(n * 7 % 60 + shift + n % 5 * 9 + 1) if n % 3 else None]
+        ]
+
+    def check() -> None:
+        held = index.held
+        assert held is not None
+        windows = index.db.execute("SELECT id, since, until FROM windows").fetchall()
+        bounds = {dt.date.fromisoformat(b) for _r, *w in windows for b in w if b}
+        days = {(b + dt.timedelta(days=d)).isoformat() for b in bounds for d in (-1, 0, 1)}
+        assert len(held.since) > 3 * step and len(held.until) > 3 * step
+        for d in sorted(days | {"0001-01-01", "9999-12-31"}):
+            want = {held.slot(r) for r, *w in windows if held.slot(r) >= 0 and not true_on((w[0], w[1]), d)}
+            assert set(held.positions(held.outside(d) & held.alive)) == want, d
+
+    write(vault, items(40, 0))
+    commit(vault)
+    prewarm(vault)
+    v = Vault(vault)
+    index = recall_index._OPEN[recall_index.folder(v)]
+    check()
+    write(vault, items(60, 3))
+    commit(vault)
+    recall(v, "harbour", k=10, valid_at=DAY)  # the index's update brings the held lines along
+    assert index.held is not None and index.held.tree == v.head_tree() and len(index.held.ids) > index.held.built
+    check()

@@ -384,7 +384,7 @@ class Recall(Ranking):
             from memgit.recall_lines import attached_forms, compound_heads
 
             heads = compound_heads(self.languages, self.pairs, set(self.terms))
-            forms = attached_forms(self.terms)
+            forms = attached_forms(set(self.terms), self.pairs, (self.languages, self.verbs))
             self._reading = Reading(self._spec(), (self.languages, self.verbs), heads, forms)
         return self._reading
 

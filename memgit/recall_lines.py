@@ -13,6 +13,7 @@ from memgit.clitics import forms
 from memgit.recall_docs import lines_at
 from memgit.recall_tuning import TUNING
 from memgit.tokens import cjk_word
+from memgit.tokens import terms as line_terms
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Iterable, Sequence, Set
@@ -148,21 +149,36 @@ def compound_heads(languages: Sequence[str], pairs: list[tuple[str, str]], terms
     return {stem for surface, stem in pairs if len(surface) >= 4 and len(stem) >= 3 and stem in terms}
 
 
-def attached_forms(terms: Iterable[str]) -> dict[str, frozenset[str]]:
+def attached_forms(
+    terms: Collection[str], pairs: Iterable[tuple[str, str]] = (), setting: tuple[tuple[str, ...], bool] | None = None
+) -> dict[str, frozenset[str]]:
     """Each Hebrew or Arabic question term's forms with a word attached before it (memgit/clitics.py: "בירושלים" for
-    "ירושלים") -> the terms it is; empty when the `attached` knob is off."""
+    "ירושלים") -> the terms it is; empty when the `attached` knob is off. With the question's words (`pairs`: its
+    words and their terms) and the vault's `setting` (languages, German verbs), also the term a line's word written
+    as a form of the question's word has: a stemmer that cuts a word's end reads the form as no form of the term
+    (Arabic's, on a Persian verb: "خواهم" is "خوا", "میخواهم" "میخو", not "میخوا")."""
     found: dict[str, set[str]] = {}
     for t in terms if TUNING["attached"] else ():
         for f in forms(t):
             found.setdefault(f, set()).add(t)
+    if setting is not None and TUNING["attached"]:
+        for surface, t in pairs:
+            if t in terms:
+                for read in {r for f in forms(surface) for r in line_terms(f, *setting)}.difference(terms):
+                    found.setdefault(read, set()).add(t)
     return {f: frozenset(ts) for f, ts in found.items()}
 
 
-def attached(bags: list[tuple[str, ...]], terms: Collection[str]) -> None:
+def attached(
+    bags: list[tuple[str, ...]],
+    terms: Collection[str],
+    pairs: Iterable[tuple[str, str]] = (),
+    setting: tuple[tuple[str, ...], bool] | None = None,
+) -> None:
     """Hebrew, Arabic, Persian: a word written with "in", "the", "and" attached before it is that word ("בירושלים" is
     "ירושלים", "بالقاهرة" "قاهرة"), so a hit's term that is a question term's form (`attached_forms`) counts as the
     question term in the hit; the first stage finds such a line by the form (memgit/tokens.py `alternatives`)."""
-    forms = attached_forms(terms)
+    forms = attached_forms(terms, pairs, setting)
     if forms:
         _extend(bags, lambda bag: attached_in(bag, forms))
 

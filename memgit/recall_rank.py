@@ -169,7 +169,7 @@ class Ranking:
         ]
         self._link(docs, bags, split)
         recall_lines.compounds(bags, self.languages, self.pairs, self.terms)
-        recall_lines.attached(bags, self.terms)
+        recall_lines.attached(bags, self.terms, self.pairs, setting)
         recall_lines.lone_characters(bags, self.terms)
         sets = list(map(set, bags))
         n = len(docs)

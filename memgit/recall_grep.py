@@ -88,20 +88,29 @@ def _part(source: str, flags: int) -> re.Pattern[str]:
 
 
 _SIMPLE = re.compile(r"[a-z0-9]+")  # a prefix found as a word's start
-_RUN = re.compile(r"\w+")  # a word as the pattern's \b sees it
+_RUN = re.compile(r"\w+")  # an ASCII text's word as the pattern's \b sees it
 _LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)  # ASCII letters only
 KEEP_SPACED = 1024  # a text longer than this (a whole file's, file_lines): its words are not kept
 
 
 def _starts(text: str, starts: list[str]) -> bool:
-    r"""Whether one of a text's words (runs of \w, ASCII letters lowered) starts with one of the prefixes (each
-    " " + prefix: found in " " + the words joined by spaces, one C search each)."""
+    r"""Whether one of a text's words (runs of word characters as rg's `\w` sees them, ASCII letters lowered) starts
+    with one of the prefixes (each " " + prefix: found in " " + the words joined by spaces, one C search each)."""
     spaced = _spaced(text) if len(text) > KEEP_SPACED else _spaced_line(text)
     return any(start in spaced for start in starts)
 
 
 def _spaced(text: str) -> str:
-    return " " + " ".join(_RUN.findall(text.translate(_LOWER)))
+    return " " + " ".join((_RUN if text.isascii() else _run()).findall(text.translate(_LOWER)))
+
+
+@lru_cache(maxsize=1)
+def _run() -> re.Pattern[str]:
+    r"""A run of word characters as rg's `\w` (and a line's words, memgit/marks.py `word`) see them in any text:
+    Python's `\w`, the combining marks and the joiners ("e\u0301tude", "Auf\u200clage" one run each)."""
+    from memgit.marks import JOINERS, MARKS, class_body
+
+    return re.compile(f"[\\w{class_body(MARKS)}{JOINERS}]+")
 
 
 @lru_cache(maxsize=256)

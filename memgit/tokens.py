@@ -468,8 +468,8 @@ def pattern_sources(pairs: Iterable[tuple[str, str]], rg: bool = False) -> list[
     """(text, is_cjk, regex) of each alternative (`alternatives`), for Python's re (rg=True: for rg). A folded prefix's
     regex matches a text only where `fold` of the text holds the prefix (each letter class holds what folds to that
     letter, with re.I too: checked over every code point), and on ASCII text exactly where `ascii_source` of it
-    matches. Its word start is `\\b`, but before a letter of memgit/marks.py's SCRIPTS in Python's re, where it is
-    marks.start(): no word character and no combining mark before it, as rg's `\\b` and a line's words see it. A
+    matches. Its word start is `\\b` in rg and marks.start() in Python's re: no word character, combining mark or
+    joiner before it, as rg's `\\b` and a line's words see it. A
     Hebrew or Arabic prefix's forms with a word attached (memgit/clitics.py `forms`) are alternatives whose regex is
     the prefix's, which matches them all."""
     variants = _variants()
@@ -483,15 +483,16 @@ def pattern_sources(pairs: Iterable[tuple[str, str]], rg: bool = False) -> list[
             out.append((text, cjk, re.escape(text)))
             continue
         # a Hebrew or Arabic word's forms with a word attached before it (memgit/clitics.py): one regex for them all
-        source = _start(text, rg) + clitics.source(text, spell)
+        source = _start(rg) + clitics.source(text, spell)
         out += [(form, False, source) for form in (text, *clitics.forms(text))]
     return sorted(out)
 
 
-def _start(text: str, rg: bool) -> str:
-    """A folded prefix's word start in rg (`\\b`) or in Python's re (`\\b`, but marks.start() before a letter of
-    SCRIPTS: Python's `\\b` sees a word break after a combining mark, rg's does not)."""
-    return marks.start() if not rg and not text[:1].isascii() and marks.script(text[0]) else r"\b"
+def _start(rg: bool) -> str:
+    """A folded prefix's word start in rg (`\\b`) or in Python's re (marks.start(): Python's `\\b` sees a word break
+    after a combining mark or a joiner, rg's does not, nor do a line's words: "tude" is no word of a decomposed
+    "e\\u0301tude", "lage" none of "Auf\\u200clage")."""
+    return r"\b" if rg else marks.start()
 
 
 def ascii_source(text: str) -> str:

@@ -355,8 +355,11 @@ def test_an_alternative_is_compiled_only_for_a_line_whose_folded_words_hold_its_
     assert recall_grep._part.cache_info().currsize == 0  # no folded prefix there: nothing compiled
     # what a letter's class matches (re.I) folds to that letter: here for the first 12k code points
     sources = {
-        t: s for t, _c, s in pattern_sources([(w, w) for w in "abcdefghijklmnopqrstuvwxyz"] + [("σ", "σ"), ("д", "д")])
-    }
+        t: s
+        for t, _c, s in pattern_sources(
+            [(w, w) for w in "abcdefghijklmnopqrstuvwxyz"] + [("σ", "σ"), ("д", "д")], rg=True
+        )
+    }  # `\b`, then the letters
     compiled = {t: re.compile(s[2:], re.I) for t, s in sources.items()}
     for cp in range(0x3000):
         ch = chr(cp)

@@ -156,3 +156,44 @@ def test_no_word_starts_after_a_mark_in_the_work_tree_as_in_rg(marked: Path) -> 
         assert not any("नमस्ते" in h["text"] or "كَتَبَ" in h["text"] for h in by_rg["hits"]), q
     for q in ("नमस्ते", "كتب"):  # the words themselves
         assert _first(recall(v, q, k=5, index=True)) == _first(recall(v, q, k=5, index=False)) != [], q
+
+
+JOINED = [
+    "- Auf\u200clage der Zeitung",  # a zero-width non-joiner inside a German word (no "fl" ligature)
+    "- Eine e\u0301tude heute",  # "étude" with its accent decomposed (as a Mac writes a file name)
+    "- Zürich: e\u0301tude, Auf\u200clage",  # ... and a letter of a class (the pattern's regex decides)
+    "- Budget review lage tude",
+]
+
+
+def _candidates(v: Vault, q: str, index: bool) -> list[tuple[str, int, str]]:
+    return sorted((d.path, d.line, d.text) for d in Recall(v, q, k=20, index=index).candidates())
+
+
+def test_no_latin_word_starts_after_a_joiner_or_a_mark_as_in_rg(vault: Path) -> None:
+    """A joiner or a combining mark is inside a word for rg's `\\b` and a line's words, also before a Latin letter:
+    "lage" is no word of "Auf\u200clage", "tude" none of a decomposed "étude". Python's `\\b` (and its `\\w`, by
+    which the odd lines' words were split) saw a word start there, so the index's search found such a line (odd,
+    committed or not: Python decides it) where rg did not. The same lines now through rg, the index, a work-tree
+    edit and the held lines."""
+    from memgit import recall_grep, recall_held, recall_index
+
+    notes_in(vault, "english", JOINED)
+    v = Vault(vault)
+    questions = ("lage", "tude", "lage budget", "zeitung tude", "auflage", "etude")
+
+    def agree(step: str) -> None:
+        for q in questions:
+            by_rg = _candidates(v, q, False)
+            assert _candidates(v, q, True) == by_rg, (step, q)
+            if q in ("lage", "tude"):
+                assert {t for *_, t in by_rg} == {JOINED[-1]}, (step, q)
+
+    agree("committed")
+    (vault / "contexts" / "draft.md").write_text("\n".join(JOINED) + "\n", encoding="utf-8")
+    agree("work tree")
+    recall_grep.warm(v)
+    index = recall_index._OPEN[recall_index.folder(v)]
+    recall_held.build(index)
+    assert index.held is not None
+    agree("held")

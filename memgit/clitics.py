@@ -30,6 +30,8 @@ GROUPS = {
 }
 SCRIPTS = {"hebrew": ("hebrew",), "arabic": ("arabic", "persian")}  # marks.SCRIPTS' name -> the groups its words take
 ARTICLE, FUSED = "ال", ("لل", "ولل", "فلل")  # a question's "القاهرة": its article is written لل after ل
+LAM, ALEF = "ل", "ا"
+LAM_ALEF = "".join(map(chr, range(0xFEF5, 0xFEFD)))  # the lam-alef ligatures ("ﻻ", "ﻷ"...), each folding to "لا"
 SHORT = 3  # letters of the shortest word one attached letter is looked for before ("كتب" is no "ك" + "تب")
 
 
@@ -79,6 +81,10 @@ def source(text: str, spell: Callable[[str], str]) -> str:
         else:
             before = _tree(stacks, spell)
         parts.append(f"(?:{before})" + ("?" if word == text else "") + spell(word))
+        lam = [s[:-1] for s in stacks if s.endswith(LAM)] if word.startswith(ALEF) else []
+        if lam:  # an attached lam and the word's alef written as one letter: "ﻻجتماع" is "ل" + "اجتماع"
+            before = f"(?:{_tree(filter(None, lam), spell)})" + ("?" if "" in lam else "") if any(lam) else ""
+            parts.append(before + f"[{LAM_ALEF}]{marks.dropped()}" + spell(word[1:]))
     return spell(text) if not parts else parts[0] if len(parts) == 1 else "(?:" + "|".join(parts) + ")"
 
 

@@ -383,13 +383,16 @@ def _marked(name: str) -> dict[str, str]:
 @lru_cache(maxsize=1)
 def _doubles() -> dict[str, str]:
     """Every letter that folds to two or three letters ('ß' to 'ss', 'æ' to 'ae', 'œ' to 'oe', 'þ' to 'th', 'ĳ' to
-    'ij', 'ﬁ' to 'fi', 'ǆ' to 'dz', Armenian 'և' to 'եւ', Greek 'ᾳ' to 'αι'), grouped by those letters: a prefix's
-    letters the text may write as one (rg -i and re.I add the capitals: 'ẞ', 'Æ', 'ǅ')."""
+    'ij', 'ﬁ' to 'fi', 'ǆ' to 'dz', Armenian 'և' to 'եւ', Greek 'ᾳ' to 'αι', the Arabic lam-alef 'ﻻ' to 'لا'), grouped
+    by those letters: a prefix's letters the text may write as one (rg -i and re.I add the capitals: 'ẞ', 'Æ', 'ǅ').
+    Of Arabic's presentation ligatures only lam-alef, the one every Arabic font must join and text converted from
+    its presentation forms holds; the others ('ﰀ' for 'يج', ~400) would make most Arabic words' regexes
+    alternations of their rest, doubled at each pair."""
     groups: dict[str, list[str]] = {}
-    for cp in (*range(0xC0, 0x250), 0x587, *range(0x1E00, 0x2000), *range(0xFB00, 0xFB18)):
+    for cp in (*range(0xC0, 0x250), 0x587, *range(0x1E00, 0x2000), *range(0xFB00, 0xFB18), *map(ord, clitics.LAM_ALEF)):
         c = chr(cp)
         f = fold(c)
-        lower = all(unicodedata.category(x) == "Ll" for x in f)  # letters, not "ʼn" (U+0149)
+        lower = all(unicodedata.category(x) in ("Ll", "Lo") for x in f)  # letters, not "ʼn" (U+0149)
         if 2 <= len(f) <= 3 and lower and _WORD.fullmatch(c) and c == c.lower():
             groups.setdefault(f, []).append(c)
     return {k: "[" + "".join(sorted(set(v))) + "]" for k, v in groups.items()}

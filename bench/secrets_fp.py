@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
-"""False positives of no-secrets and hidden-text over whole vault histories (must be zero).
+"""False positives of no-secrets and hidden-text over whole vault histories (must be zero), and over ordinary text.
 
     python bench/secrets_fp.py VAULT [VAULT ...]
+    python bench/secrets_fp.py --catalogs /usr/share/locale
 
-Every line added by any commit on any branch, every commit message and every path is scanned with the
-same functions the rules use. Prints one JSON line per vault and the findings (kind, where, sha256 prefix),
-never the flagged text itself.
+Every file's added lines in each commit on any branch (read together, as the rule reads them: a credential cut by
+a line break is found), every commit message and every path is scanned with the same functions the rules use.
+--catalogs scans every translated message of the gettext catalogs (*.mo) under a folder instead: text in every
+language a system speaks, thousands of messages about passwords ("Das Passwort ist zu kurz", "пароль — ..."),
+none of them a credential but a program's help text (`--password=PASS`). Prints one JSON line per vault or folder
+and the findings (kind, where, sha256 prefix), never the flagged text itself.
 """
 
 from __future__ import annotations
@@ -27,11 +31,23 @@ def scan(vault: str) -> dict[str, object]:
         capture_output=True,
         check=True,
     ).stdout.decode("utf-8", "replace")
-    findings = []
+    findings: list[dict[str, str]] = []
     lines = messages = paths = 0
     commit = ""
     in_message = False
+    added: list[str] = []  # the added lines of one file in one commit
+
+    def judge(text: str, where: str) -> None:
+        for f in secrets_in(text):
+            findings.append({"where": where, "kind": f.name, "sha256": f.digest[:12]})
+        for line in text.split("\n"):
+            for h in hidden_in(line):
+                findings.append({"where": where, "kind": h.label})
+
     for line in out.split("\n"):
+        if added and not (line.startswith("+") and not line.startswith("+++")):
+            judge("\n".join(added), f"{commit[:12]} (lines)")
+            added.clear()
         if line.startswith(SEP) and not in_message:
             commit, in_message = line[len(SEP) :], True
             messages += 1
@@ -40,19 +56,15 @@ def scan(vault: str) -> dict[str, object]:
             if line.endswith(SEP):
                 in_message = False
                 line = line[: -len(SEP)]
-            where = f"{commit[:12]} (message)"
+            judge(line, f"{commit[:12]} (message)")
         elif line.startswith("+++ b/"):
             paths += 1
-            line, where = line[6:], f"{commit[:12]} (path)"
+            judge(line[6:], f"{commit[:12]} (path)")
         elif line.startswith("+") and not line.startswith("+++"):
             lines += 1
-            line, where = line[1:], f"{commit[:12]} (line)"
-        else:
-            continue
-        for f in secrets_in(line):
-            findings.append({"where": where, "kind": f.name, "sha256": f.digest[:12]})
-        for h in hidden_in(line):
-            findings.append({"where": where, "kind": h.label})
+            added.append(line[1:])
+    if added:
+        judge("\n".join(added), f"{commit[:12]} (lines)")
     return {
         "vault": vault,
         "commits": messages,
@@ -64,6 +76,37 @@ def scan(vault: str) -> dict[str, object]:
     }
 
 
+def catalogs(folder: str) -> dict[str, object]:
+    import gettext
+    from pathlib import Path
+
+    started = time.perf_counter()
+    findings = []
+    read = 0
+    for mo in sorted(Path(folder).rglob("*.mo")):
+        try:
+            with mo.open("rb") as f:
+                catalog = gettext.GNUTranslations(f)._catalog  # type: ignore[attr-defined]
+        except (OSError, ValueError, IndexError, KeyError):  # not a catalog Python reads
+            continue
+        for key, text in catalog.items():
+            if not key or not isinstance(text, str):
+                continue
+            read += 1
+            for f in secrets_in(text):
+                findings.append({"where": str(mo.relative_to(folder)), "kind": f.name, "sha256": f.digest[:12]})
+    return {
+        "catalogs": folder,
+        "messages": read,
+        "findings": len(findings),
+        "seconds": round(time.perf_counter() - started, 2),
+        "examples": findings[:20],
+    }
+
+
 if __name__ == "__main__":
-    for v in sys.argv[1:]:
-        print(json.dumps(scan(v)))
+    if sys.argv[1:2] == ["--catalogs"]:
+        print(json.dumps(catalogs(sys.argv[2])))
+    else:
+        for v in sys.argv[1:]:
+            print(json.dumps(scan(v)))

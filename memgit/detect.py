@@ -108,18 +108,42 @@ PROVIDERS: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
     ("Telegram bot token", (":aa",), _lazy(r"\b[0-9]{8,10}:AA[0-9A-Za-z_-]{33}\b")),
 )
 
-# [ds] basic_auth.py: scheme://user:password@host
-URL_CREDENTIALS = _lazy(r"\b[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s:/?#@'\"<>]*:([^\s/?#@'\"<>]+)@[^\s/?#@]")
+# [ds] basic_auth.py: scheme://user:password@host. The password may be cut once: by a line break (a log text's
+# next line, NOW.md) or by the space a fact's or a reason's line break becomes
+_CUT = r"(?:[ \t]*\r?\n[ \t]*|[ \t])"
+_URL_PASSWORD = r"[^\s/?#@'\"<>]"
+URL_CREDENTIALS = _lazy(
+    r"\b[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s:/?#@'\"<>]*:"
+    rf"((?:{_URL_PASSWORD}+(?:{_CUT}{_URL_PASSWORD}*)?|{_CUT}{_URL_PASSWORD}+))@[^\s/?#@]"
+)
 
 # [ds] keyword.py DENYLIST, [gl] generic-api-key keywords. Each pattern is matched where str.find found one of
 # its literals (a regex scan of every position took 2.4 s on a 5 MB append); _keyword_start() judges the word
 # the literal sits in (`DB_PASSWORD`, `dbPassword`, `api_key` count, `monkey` does not).
 _TAIL = r"(?:[_.-][A-Za-z0-9]+){0,2}[\"'\]]{0,2}"
-ASSIGNMENT = _lazy(
-    r"(?i:pass(?:word|wd|phrase|wort|e)|pwd|secret|token|key|credentials?|kennwort|wachtwoord|contrase[ñn]a|senha|"
-    r"parola|has[łl]o|[şs]ifre|парол[ьяею]\w*|密码|密碼|口令|パスワード|비밀번호|암호|كلمة (?:المرور|السر)|סיסמ[הא]|पासवर्ड)"
-    + _TAIL
-    + r"(?P<sep>[ \t]*(?::=|=>|==?|:|：)|[ \t]+(?i:is|was|are)[ \t]*:?)[ \t]*(?P<q>[\"'`]?)(?P<val>[^\s\"'`]+)"
+_KEYWORD = (
+    r"(?i:(?P<pw>pass(?:word|wd|phrase|wort|e)|pwd|kennwort|wachtwoord|contrase[ñn]a|senha|parola(?:s[ıi]|m)?|"
+    r"has[łl]o|[şs]ifre(?:si|m|miz|niz)?|парол\w*|密码|密碼|口令|パスワード|비밀번호|암호|كلمة (?:المرور|السر)|סיסמ[הא]|"
+    r"पासवर्ड)|secret|token|key|credentials?)"
+)
+# "is" between the word password and its value as notes in those languages write it ("Passwort ist x", "lautet",
+# "le mot de passe est x", "la contraseña es x", "a senha é x", "hasło to x", "пароль — x", "паролата е x",
+# "密码是x", "パスワードはx", "비밀번호는 x", "كلمة المرور هي x", "הסיסמה היא x", "पासवर्ड है x", "password - x"):
+# secrets_in reads these after a password word only (`token — x`, `key - x` are prose)
+_COPULA = (
+    r"[ \t]+(?i:ist|war|lautet|hei(?:ß|ss)t|luidt|est|était|es|era|é|è|to|jest|это|е|є|هي|היא|है)(?=[ \t:：]|$)[ \t]*[:：]?"
+    r"|[ \t]*[—–][ \t]*|[ \t]+-[ \t]+|[ \t]*(?:是|为|為|は|는|은)[ \t]*[:：]?"
+)
+_SEPARATOR = rf"(?P<sep>[ \t]*(?::=|=>|==?|:|：)|(?P<cop>{_COPULA})|[ \t]+(?i:is|was|are)[ \t]*:?)"
+ASSIGNMENT = _lazy(_KEYWORD + _TAIL + _SEPARATOR + r"[ \t]*(?P<q>[\"'`]?)(?P<val>[^\s\"'`]+)")
+# the start of a credential at the end of one text of a write, the rest in another (a fact and its --reason)
+DANGLING = _lazy(
+    rf"(?:{_KEYWORD}{_TAIL}{_SEPARATOR}|\b[A-Za-z][A-Za-z0-9+.-]{{1,20}}://[^\s:/?#@'\"<>]*:{_URL_PASSWORD}*)"
+    r"[ \t]*[\"'`「『“]?$"
+)
+# a value after a copula ends where text in a script without spaces (or its punctuation) starts: "密码为abc123，别忘了"
+_PROSE_VALUE = _lazy(
+    r"[「『“‘«]?([^\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef」』”’»]*)"
 )
 # [gl] generic-api-key: a key-ish word in assignment context with a long high-entropy value
 ENTROPY_CONTEXT = _lazy(
@@ -142,6 +166,13 @@ PASSWORD_WORDS = (
 KEYWORDS = ("pass", "pwd", "secret", "token", "key", "cred", *PASSWORD_WORDS)
 # a keyword is looked at only where one of these follows it closely (the commit-msg hook script relies on it)
 KEYWORD_SEPARATORS = ("=", ":", " is", " was", " are", "：")
+# and a password word where one of _COPULA's follows it too (" is" finds ist, " es" est)
+PASSWORD_KEYWORDS = ("pass", "pwd", *PASSWORD_WORDS)
+PASSWORD_SEPARATORS = (
+    *(" war", " lautet", " heisst", " luidt", " es", " era", " to", " jest", " - "),
+    *("heißt", " é", " è", "—", "–", " это", " е", " є", "是", "为", "為", "は", "는", "은", " هي", " היא", " है"),
+)
+_PASSWORD_SEPARATORS = KEYWORD_SEPARATORS + PASSWORD_SEPARATORS
 ENTROPY_KEYWORDS = ("pass", "pwd", "secret", "token", "key", "cred", "auth", "client")
 # words that make a following `key`/`token` a credential's name: api_key, accessKey, authtoken...
 QUALIFIERS = (
@@ -208,10 +239,13 @@ def _keyword_matches(
     out = []
     for word in words:
         i = low.find(word)
+        if i == -1:
+            continue
+        seps = _PASSWORD_SEPARATORS if word in PASSWORD_KEYWORDS else KEYWORD_SEPARATORS
         while i != -1:
             end = _line_end(low, i)
             near = low[i : min(end, i + 48)]  # the separator follows within the name's reach, or there is none
-            if any(sep in near for sep in KEYWORD_SEPARATORS) and _names_credential(text, low, i, word, any_key):
+            if any(sep in near for sep in seps) and _names_credential(text, low, i, word, any_key):
                 m = rx.match(text, i, end)
                 if m:
                     out.append(m)
@@ -245,17 +279,31 @@ def secrets_in(line: str) -> list[Finding]:
                 found.append(Finding(name, m.start(), m.end(), m.group(0)))
     if "://" in low:
         for m in URL_CREDENTIALS.finditer(line):
-            if _looks_secret(m.group(1), code=True):
+            pieces = m.group(1).split()
+            if len(pieces) > 1 and pieces[0].isdigit():
+                continue  # a link's port at a line's end, an address after it
+            if _looks_secret("".join(pieces), code=True):
                 found.append(Finding("password in a URL", m.start(1), m.end(1), m.group(1)))
     for m in _keyword_matches(ASSIGNMENT, line, low, KEYWORDS, any_key=False):
         if METADATA.search(line, m.start(), m.start("sep")):
             continue
-        sep = m.group("sep").strip().lower()
-        code = bool(m.group("q")) or sep in ("=", "==", ":=", "=>")
-        raw = m.group("val")
-        value = raw if m.group("q") else raw.rstrip(".,;:!?)]}")
+        start, raw = m.start("val"), m.group("val")
+        if m.group("cop") is not None:
+            if m.group("pw") is None:
+                continue
+            v = _PROSE_VALUE.match(raw)
+            assert v is not None  # every group in it may be empty
+            start, value, code = (
+                start + v.start(1),
+                v.group(1).rstrip(".,;:!?)]}"),
+                bool(m.group("q")) or v.start(1) > 0,
+            )
+        else:
+            sep = m.group("sep").strip().lower()
+            code = bool(m.group("q")) or sep in ("=", "==", ":=", "=>")
+            value = raw if m.group("q") else raw.rstrip(".,;:!?)]}")
         if _looks_secret(value, code):
-            found.append(Finding("password or token assignment", m.start("val"), m.start("val") + len(value), value))
+            found.append(Finding("password or token assignment", start, start + len(value), value))
     for m in _keyword_matches(ENTROPY_CONTEXT, line, low, ENTROPY_KEYWORDS, any_key=True):
         value = m.group("val").rstrip(".,;:")
         if _high_entropy(value):

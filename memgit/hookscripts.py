@@ -209,9 +209,14 @@ def _plain_message() -> str:
     allowed = "$'\\t\\n" + printable.replace("\\", "\\\\").replace("'", "\\'") + "'"
     literals = sorted({w for _, lits, _ in detect.PROVIDERS for w in lits} | {"://"})
     keywords = sorted(set(detect.ENTROPY_KEYWORDS) | set(detect.KEYWORDS))
-    assert all("'" not in w and w == w.lower() for w in [*literals, *keywords, *detect.KEYWORD_SEPARATORS])
+    # a word or separator outside ASCII needs no pattern: such a message is sent to memgit by the first test
+    prose = [(w, sep) for w in detect.PASSWORD_KEYWORDS for sep in detect.PASSWORD_SEPARATORS if (w + sep).isascii()]
+    words = [*literals, *keywords, *detect.KEYWORD_SEPARATORS, *(w + sep for w, sep in prose)]
+    assert all("'" not in w and w == w.lower() for w in words)
     triggers = "|".join(
-        [f"*'{w}'*" for w in literals] + [f"*'{w}'*'{sep}'*" for w in keywords for sep in detect.KEYWORD_SEPARATORS]
+        [f"*'{w}'*" for w in literals]
+        + [f"*'{w}'*'{sep}'*" for w in keywords for sep in detect.KEYWORD_SEPARATORS]
+        + [f"*'{w}'*'{sep}'*" for w, sep in prose]
     )
     return (
         'if [ -f "$1" ]; then\n'

@@ -88,3 +88,36 @@ def test_extract_refuses_a_fact_the_entries_do_not_back(vault: Path, tmp_path: P
     out = memgit_json("extract", "--cmd", model.answer({"facts": [SARAH]}), cwd=vault, env=T2)
     assert len(out["ids"]) == 1 and out["commit"] == head(vault)
     assert JOURNAL in (vault / "people/sarah/items.json").read_text()
+
+
+# the word password as notes in other languages write it, and a URL's password cut by a line break
+MODEL_SECRETS = [
+    "the office wifi Passwort: Sommer2024!",
+    "the office wifi Пароль: qwerty123",
+    "the office wifi mot de passe est Soleil2024",
+    "the office wifi 密码是abc12345",
+    "the office wifi كلمة المرور: hunter2",
+    "the office wifi db at postgres://admin:hunt er2xyz@db.internal/app",
+]
+
+
+def test_a_password_in_any_language_in_an_extracted_fact_is_refused(vault: Path, tmp_path: Path) -> None:
+    seed(vault)
+    memgit_json("log", "Sarah set up the office wifi", cwd=vault, env=T1)
+    model = Model(tmp_path)
+    before = head(vault)
+    for secret in MODEL_SECRETS:
+        fact = {**SARAH, "fact": f"Sarah set up {secret}", "source": {"entry_with": "wifi"}}
+        r = memgit("extract", "--cmd", model.answer({"facts": [fact]}), cwd=vault, env=T2)
+        assert r.returncode == 1 and "no-secrets" in r.stderr and "nothing was written" in r.stderr, (secret, r.stderr)
+        assert head(vault) == before and status(vault) == ""
+
+
+def test_a_password_in_any_language_in_a_synthesized_summary_is_refused(ent: SimpleNamespace, tmp_path: Path) -> None:  # noqa: F811
+    v = ent.path
+    before, summary = head(v), (v / SUMMARY).read_bytes()
+    for secret in MODEL_SECRETS:
+        answer = f"# x\n\nA cellist in Lisbon; {secret}.\n\n## Facts\n\n- Lives in Lisbon [{ent.new}]\n"
+        r = memgit("synthesize", "--cmd", fake_model(tmp_path, answer), cwd=v, env=T)
+        assert r.returncode == 1 and "no-secrets" in r.stderr, (secret, r.stderr)
+        assert head(v) == before and (v / SUMMARY).read_bytes() == summary and status(v) == ""

@@ -28,7 +28,24 @@ SECRETS = {
     "German password": "WLAN Passwort: Sommer2024!",
     "Russian password": "сервер, пароль: qwerty123",
     "Chinese password": "数据库密码：abc12345",
+    "French password": "mot de passe: Soleil2024!",
+    "Arabic password": "كلمة المرور: hunter2",
+    "German password is": "das WLAN-Passwort ist Sommer2024!",
+    "Russian password dash": "пароль — qwerty123",
+    "Chinese password is": "密码是abc12345",
 }
+# the word password in the languages round fifteen added, and "is" as they write it
+WORDS = [
+    "сервер, Пароль: qwerty123",
+    "WLAN Passwort: Sommer2024!",
+    "mot de passe: Soleil2024!",
+    "数据库密码：abc12345",
+    "كلمة المرور: hunter2",
+    "le mot de passe est Soleil2024",
+    "كلمة المرور هي hunter2",
+]
+# a password in a URL cut by a line break of the text, or at the end of a fact and on in its --reason
+CUT_URL = "db at postgres://admin:hunt\ner2xyz@db.internal/app"
 PROSE = [
     "the password policy changed",
     "fixed in 3f78685 yesterday",
@@ -205,3 +222,78 @@ def test_mcp_tool_arguments_are_scanned_like_the_cli(base: Path, tmp_path: Path)
         "no-secrets" in text_of(results[0]) and "no-secrets" in text_of(results[1]) and "U+202E" in text_of(results[2])
     )
     assert head(base) == before
+
+
+def test_the_password_word_in_other_languages_is_refused_through_mcp_and_the_library(
+    base: Path, tmp_path: Path
+) -> None:
+    from typing import Any
+
+    from memgit.api import Vault
+    from memgit.errors import RuleViolation
+    from tests.test_mcp import run, text_of
+
+    fid = memgit_json("fact", "add", "people/ann", "Ann runs the office wifi", "--category", "status", cwd=base)["id"]
+    before = head(base)
+
+    async def body(s: Any) -> Any:
+        out = []
+        for text in WORDS:
+            out.append(await s.call_tool("log", {"text": text}))
+            out.append(await s.call_tool("fact_add", {"entity": "people/ann", "text": text, "category": "status"}))
+            out.append(await s.call_tool("now_set", {"text": text}))
+            out.append(await s.call_tool("supersede", {"ref": fid, "text": "Ann left", "reason": text}))
+        return out
+
+    results = run(base, tmp_path, body, "--agent", "bot@host")
+    assert [r.is_error and "no-secrets" in text_of(r) for r in results] == [True] * 4 * len(WORDS), [
+        text_of(r) for r in results
+    ]
+    for text in WORDS:
+        with pytest.raises(RuleViolation, match="no-secrets"):
+            Vault(base).log(text)
+    assert head(base) == before and status(base) == ""
+
+
+def test_the_password_word_in_other_languages_pushed_to_a_pre_receive_remote_is_refused(
+    base: Path, tmp_path: Path
+) -> None:
+    from tests.helpers import install_pre_receive
+
+    bare = tmp_path / "remote.git"
+    git(tmp_path, "clone", "-q", "--bare", str(base), str(bare))
+    install_pre_receive(bare)
+    before = head(base)
+    for text in WORDS:
+        append_line(base, text)
+        assert commit(base, "notes", "--no-verify").returncode == 0
+        p = git(base, "push", str(bare), "main", check=False)
+        assert p.returncode != 0 and "pre-receive hook declined" in p.stderr, (text, p.stderr)
+        assert f"{JOURNAL}:4 no-secrets" in p.stderr and text.split()[-1] not in p.stderr, (text, p.stderr)
+        assert git(bare, "rev-parse", "main").stdout.strip() == before
+        git(base, "reset", "-q", "--hard", before)
+
+
+def test_a_url_password_cut_by_a_line_break_is_refused_at_every_door(base: Path, tmp_path: Path) -> None:
+
+    from tests.test_mcp import run, text_of
+
+    fid = memgit_json("fact", "add", "people/ann", "Ann runs the office wifi", "--category", "status", cwd=base)["id"]
+    refused_by_cli(base, "log", CUT_URL)
+    refused_by_cli(base, "log", CUT_URL.replace("hunt\n", "hunter2xyz\n").replace("er2xyz@", "@"))
+    refused_by_cli(base, "now", "set", CUT_URL)
+    refused_by_cli(base, "fact", "add", "people/ann", CUT_URL, "--category", "status")
+    refused_by_cli(base, "supersede", fid, "Ann left", "--reason", CUT_URL)
+    refused_by_cli(base, "supersede", fid, "db at postgres://admin:hunt", "--reason", "er2xyz@db.internal/app")
+    results = run(base, tmp_path, lambda s: s.call_tool("log", {"text": CUT_URL}), "--agent", "bot@host")
+    assert results.is_error and "no-secrets" in text_of(results), text_of(results)
+    before = head(base)
+    with (base / JOURNAL).open("a", encoding="utf-8") as f:
+        f.write("- 10:00 db at postgres://admin:hunt\n  er2xyz@db.internal/app\n")
+    git(base, "add", JOURNAL)
+    r = commit(base, "notes")
+    assert r.returncode != 0 and f"{JOURNAL}:4 no-secrets: looks like a password in a URL" in r.out, r.out
+    assert head(base) == before
+    assert commit(base, "notes", "--no-verify").returncode == 0
+    v = memgit("verify", cwd=base)
+    assert v.returncode == 1 and f"{JOURNAL}:4 no-secrets: looks like a password in a URL" in v.stdout, v.stdout

@@ -7,16 +7,12 @@ import json
 import re
 
 from memgit.changes import Change, Problem
-from memgit.detect import secrets_in
+from memgit.detect import DANGLING, secrets_in
 from memgit.rules import hidden, secrets
 from memgit.secretlists import EMPTY, Lists
 
 WHERE = "(commit message)"
 SCISSORS = "\n# ------------------------ >8 ------------------------\n"  # the line git writes for `commit -v`
-# the dangling start of a credential ("password is", "API_KEY:", "token=") at the end of one piece of text
-DANGLING = re.compile(
-    r"(?i)(?:pass(?:word|wd|phrase)?|pwd|secret|token|key|credentials?)[\"'\]]{0,2}(?:\s*(?::=|=>|==?|:)|\s+(?:is|was|are))\s*[\"'`]?$"
-)
 
 
 def clean(text: str, edited: bool) -> str:

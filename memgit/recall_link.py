@@ -6,8 +6,9 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from memgit.kept import keep
 from memgit.recall_prior import _trim
-from memgit.tokens import words as folded_words
+from memgit.tokens import words_of
 
 if TYPE_CHECKING:
     from memgit.context import VaultContext as Vault
@@ -38,19 +39,22 @@ def link(
 
     What each text names is kept with the kinds' listing (a long-running process ranks the same lines again and
     again; a new or removed entity is another listing, scanned afresh)."""
-    names, starts, seen = _names(wanted)
-    split = split or {}
-    for i, d in enumerate(docs):
-        known = seen.get(d.text)
-        if known is None:
-            slugs = _scan(split.get(d.text) or folded_words(d.text), names, starts)
-            if slugs:
-                kinds = tuple(sorted({names[g] for g in slugs}))
-                known = (slugs, kinds, kinds if PERSON not in kinds else tuple(k for k in kinds if k != PERSON))
-            else:
-                known = NOTHING
-            seen[d.text] = known
-        slugs, kinds, added = known
+    names, starts, seen, longest = _names(wanted)
+    texts = [d.text for d in docs]
+    kept = list(map(seen.get, texts))
+    fresh: dict[str, Named] = {}
+    if None in kept:  # the texts not scanned with this listing yet, together (their words split at once)
+        new = list(dict.fromkeys([text for text, found in zip(texts, kept, strict=True) if found is None]))
+        given = list(map((split or {}).get, new))
+        more = iter(words_of([text for text, words in zip(new, given, strict=True) if words is None]))
+        lists = [next(more) if words is None else words for words in given]
+        one = {word for _kind, word, _slugs in wanted}
+        kinds = tuple(one) if len(one) == 1 else None  # (one kind's word: what every slug found adds)
+        scanned = _scan(lists, names, starts, longest)
+        fresh = {text: _named_by(slugs, names, kinds) for text, slugs in zip(new, scanned, strict=True)}
+        seen.update(fresh)
+    known = [fresh[text] if found is None else found for text, found in zip(texts, kept, strict=True)]
+    for i, (d, (slugs, kinds, added)) in enumerate(zip(docs, known, strict=True)):
         if not slugs:  # no name here
             continue
         own = d.path.split("/")[1] if d.kind in ENTITY_KINDS else ""
@@ -64,37 +68,73 @@ def link(
     _trim(seen, KEEP_LINKED)
 
 
-def _scan(words: list[str], names: dict[str, str], starts: dict[str, int]) -> tuple[str, ...]:
-    """The slugs a text's words name: each run of words joined by "-" that is a slug, in order."""
-    if starts.keys().isdisjoint(words):  # no name starts here
-        return ()
-    found: list[str] = []
-    last = len(words)
-    for i, g in enumerate(words):
-        most = starts.get(g)  # only where a name starts
-        if most is None:
-            continue
-        if g in names:
-            found.append(g)
-        for j in range(i + 1, min(last, i + most)):  # the next words, as many as the longest name has
-            g = f"{g}-{words[j]}"
+def _named_by(slugs: tuple[str, ...], names: dict[str, str], kinds: tuple[str, ...] | None) -> Named:
+    """What a text naming these slugs names (`kinds`: their kinds' word, when one kind is wanted)."""
+    if not slugs:
+        return NOTHING
+    if kinds is None:
+        kinds = tuple(sorted(set(map(names.__getitem__, slugs))))
+    return slugs, kinds, kinds if PERSON not in kinds else tuple(k for k in kinds if k != PERSON)
+
+
+def _scan(lists: list[list[str]], names: dict[str, str], starts: dict[str, int], longest: int) -> list[tuple[str, ...]]:
+    """The slugs each text's words (`lists`) name: each run of words joined by "-" that is a slug, in order (where it
+    starts, then its length). No slug of `longest` words or fewer is a longer run, so a run is never joined past that;
+    where no slug has a "-" (projects), the words that are slugs (one C call a text, not a Python step a word)."""
+    if longest <= 1:
+        return [tuple(filter(names.__contains__, words)) for words in lists]
+    out: list[tuple[str, ...]] = []
+    for words in lists:
+        found: list[str] = []
+        last = len(words)
+        at = 0  # the next word's
+        for g in words:
+            at += 1
+            if g not in starts:  # only where a name starts
+                continue
             if g in names:
                 found.append(g)
-    return tuple(found)
+            if longest == 2:  # (most listings: a name of two words at most)
+                if at < last and (g := f"{g}-{words[at]}") in names:
+                    found.append(g)
+                continue
+            for j in range(at, min(last, at - 1 + starts[g])):  # the next words, as many as its longest name has
+                g = f"{g}-{words[j]}"
+                if g in names:
+                    found.append(g)
+        out.append(tuple(found))
+    return out
 
 
-@lru_cache(maxsize=8)
-def _names(
-    wanted: tuple[tuple[str, str, tuple[str, ...]], ...],
-) -> tuple[dict[str, str], dict[str, int], dict[str, Named]]:
-    """Entity linking's lookup: slug -> the word its kind adds, for each first word of a slug the most words a
-    slug starting with it has (kept per listing: a long-running process links against the same entities; a question
-    wanting another set of kinds only joins the kinds' kept parts), and what each text names (filled by `link`)."""
+Lookup = tuple[dict[str, str], dict[str, int], dict[str, Named], int]
+KEEP_LOOKUPS = 8  # sets of wanted kinds' listings whose lookup a long-running process keeps
+# (kind, word, id of its listing) of each wanted kind -> (the listings themselves, their lookup)
+_LOOKUPS: dict[tuple[tuple[str, str, int], ...], tuple[tuple[tuple[str, ...], ...], Lookup]] = {}
+
+
+def _names(wanted: tuple[tuple[str, str, tuple[str, ...]], ...]) -> Lookup:
+    """Entity linking's lookup (`_lookup`), kept per set of the kinds' listings: by each listing itself (memgit/
+    recall_docs.py `subfolders` gives the same tuple while it is kept), not by its content (a tuple of 6,000 slugs
+    hashed at every question: ~0.5 M instructions)."""
+    key = tuple([(kind, word, id(slugs)) for kind, word, slugs in wanted])
+    held = _LOOKUPS.get(key)
+    if held is not None and all(a is b for a, (_k, _w, b) in zip(held[0], wanted, strict=True)):
+        return held[1]
+    found = _lookup(wanted)
+    keep(_LOOKUPS, key, (tuple([slugs for _k, _w, slugs in wanted]), found), KEEP_LOOKUPS)
+    return found
+
+
+def _lookup(wanted: tuple[tuple[str, str, tuple[str, ...]], ...]) -> Lookup:
+    """Entity linking's lookup: slug -> the word its kind adds, for each first word of a slug the most words a slug
+    starting with it has (a question wanting another set of kinds only joins the kinds' kept parts), what each text
+    names (filled by `link`), and the most words a slug has."""
     if len(wanted) == 1:  # one kind (most questions): its kept parts themselves, not copies
         _kind, word, slugs = wanted[0]
-        return _named(slugs, word), _starts(slugs), {}
+        starts = _starts(slugs)
+        return _named(slugs, word), starts, {}, max(starts.values(), default=0)
     names: dict[str, str] = {}
-    starts: dict[str, int] = {}
+    starts = {}
     for _kind, word, slugs in wanted:
         names.update(_named(slugs, word))
         more = _starts(slugs)
@@ -104,7 +144,7 @@ def _names(
         for first, most in more.items():
             if most > starts.get(first, 0):
                 starts[first] = most
-    return names, starts, {}
+    return names, starts, {}, max(starts.values(), default=0)
 
 
 @lru_cache(maxsize=8)

@@ -98,6 +98,9 @@ def test_texts_analysed_together_are_each_analysed_alone(
             [words(t) for t in group],
             [tuple(terms(t, languages)) for t in group],
         )
+        assert tokens.words_of(group) == [words(t) for t in group]  # (entity linking's words)
+    ascii_lines = [t for t in lines if t.isascii()]  # one of two lines among them
+    assert tokens.words_of(ascii_lines) == [words(t) for t in ascii_lines]
     other = ("german",) if languages != ("german",) else ("english",)
     for keep in (recall_rank.KEEP_TOKENS, 3):
         monkeypatch.setattr(recall_rank, "KEEP_TOKENS", keep)
@@ -346,7 +349,8 @@ def test_what_a_line_names_is_the_same_whichever_kinds_were_asked_for_before() -
         (("people", PERSON, every[0][1]),),
         (("projects", "project", every[2][1]), ("people", PERSON, every[0][1])),
     ]
-    for parts in (recall_link._names, recall_link._named, recall_link._starts):
+    recall_link._LOOKUPS.clear()
+    for parts in (recall_link._named, recall_link._starts):
         parts.cache_clear()
     for _ in range(2):  # one after the other, sharing each kind's parts (and again: kept)
         assert [linked(wanted) for wanted in combos] == [defined(wanted) for wanted in combos]
@@ -354,3 +358,56 @@ def test_what_a_line_names_is_the_same_whichever_kinds_were_asked_for_before() -
         ("x", "compani"),
         ("x", "compani", "person"),
     }
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_what_a_line_names_is_the_definition_on_random_texts(seed: int) -> None:
+    """Entity linking scans a question's new lines together: the slugs a line names are every run of its words that,
+    joined by "-", is a slug, in order (where it starts, then its length), for listings whose longest name has one,
+    two or more words, a name repeated or ending the line, the lines split together (ASCII, one line each) or one by
+    one (a line not in ASCII, or of two lines, among them), or their words given (`split`)."""
+    import random
+
+    from memgit import recall_link
+    from memgit.recall_docs import Doc
+    from memgit.recall_link import PERSON
+
+    rng = random.Random(seed)
+    vocabulary = ["acme", "gina", "ortiz", "labs", "pied", "piper", "hooli", "zürich", "ana", "x1", "büro", "a"]
+
+    def slug(longest: int) -> str:
+        return "-".join(rng.choice(vocabulary[:10]) for _ in range(rng.randint(1, longest)))
+
+    def text(slugs: list[str]) -> str:
+        said = [rng.choice([*vocabulary, "Gina", "ACME", "and", "the"]) for _ in range(rng.randint(0, 9))]
+        for _ in range(rng.randint(0, 2) if slugs else 0):  # a name, anywhere (at the end too), maybe twice
+            at = rng.choice([0, len(said), rng.randint(0, len(said))])
+            said[at:at] = rng.choice(slugs).split("-")
+        line = " ".join(w + rng.choice(["", "", ",", ":", "-", "'s"]) for w in said)
+        return line.replace(" ", "\n", 1) if rng.random() < 0.05 else line
+
+    person = {"person", PERSON}
+    for _ in range(40):
+        wanted = tuple(
+            (kind, word, tuple(dict.fromkeys(slug(rng.choice([1, 1, 2, 3])) for _ in range(rng.randint(0, 8)))))
+            for kind, word in rng.sample([("people", "person"), ("companies", "compani"), ("projects", PERSON)], 2)[
+                : rng.randint(1, 2)
+            ]
+        )
+        names: dict[str, str] = {}
+        for _kind, word, slugs in wanted:
+            names.update(dict.fromkeys(slugs, word))
+        texts = [text(list(names)) for _ in range(rng.randint(1, 12))]
+        if rng.random() < 0.5:  # ASCII lines of one line each: split together
+            texts = [t.replace("ü", "u").replace("\n", " ") for t in texts]
+        docs = [Doc("memory/2026-01-05.md", n, t, "journal", "L1") for n, t in enumerate(texts, 1)]
+        split = {t: words(t) for t in texts if rng.random() < 0.3}
+        bags: list[tuple[str, ...]] = [("x",)] * len(docs)
+        recall_link.link(docs, bags, wanted, person, split if rng.random() < 0.5 else None)
+        for d, bag in zip(docs, bags, strict=True):
+            w = words(d.text)
+            found = [g for i in range(len(w)) for j in range(i + 1, len(w) + 1) if (g := "-".join(w[i:j])) in names]
+            kinds = {names[g] for g in found}
+            assert bag == ("x", *sorted(kinds - {PERSON})), (d.text, wanted)
+            assert bool(d.flags.get("names_person")) == (not person.isdisjoint(kinds)), (d.text, wanted)
+            assert recall_link._names(wanted)[2][d.text][0] == tuple(found), (d.text, wanted)

@@ -121,29 +121,28 @@ URL_CREDENTIALS = _lazy(
 # its literals (a regex scan of every position took 2.4 s on a 5 MB append); _keyword_start() judges the word
 # the literal sits in (`DB_PASSWORD`, `dbPassword`, `api_key` count, `monkey` does not).
 _TAIL = r"(?:[_.-][A-Za-z0-9]+){0,2}[\"'\]]{0,2}"
-_KEYWORD = (
-    r"(?i:(?P<pw>pass(?:word|wd|phrase|wort|e)|pwd|kennwort|wachtwoord|contrase[ñn]a|senha|parola(?:s[ıi]|m)?|"
-    r"has[łl]o|[şs]ifre(?:si|m|miz|niz)?|парол\w*|密码|密碼|口令|パスワード|비밀번호|암호|كلمة (?:المرور|السر)|סיסמ[הא]|"
-    r"पासवर्ड)|secret|token|key|credentials?)"
+_PASSWORD = (
+    r"pass(?:word|wd|phrase|wort|e)|pwd|kennwort|wachtwoord|contrase[ñn]a|senha|parola(?:s[ıi]|m)?|has[łl]o|"
+    r"[şs]ifre(?:si|m|miz|niz)?|парол\w*|密码|密碼|口令|パスワード|비밀번호|암호|كلمة (?:المرور|السر)|סיסמ[הא]|पासवर्ड"
 )
+_SEPARATOR = r"(?P<sep>[ \t]*(?::=|=>|==?|:|：)|[ \t]+(?i:is|was|are)[ \t]*:?)"
+_VALUE = r"[ \t]*(?P<q>[\"'`]?)(?P<val>[^\s\"'`]+)"
+ASSIGNMENT = _lazy(rf"(?i:{_PASSWORD}|secret|token|key|credentials?){_TAIL}{_SEPARATOR}{_VALUE}")
 # "is" between the word password and its value as notes in those languages write it ("Passwort ist x", "lautet",
 # "le mot de passe est x", "la contraseña es x", "a senha é x", "hasło to x", "пароль — x", "паролата е x",
-# "密码是x", "パスワードはx", "비밀번호는 x", "كلمة المرور هي x", "הסיסמה היא x", "पासवर्ड है x", "password - x"):
-# secrets_in reads these after a password word only (`token — x`, `key - x` are prose)
+# "密码是x", "パスワードはx", "비밀번호는 x", "كلمة المرور هي x", "הסיסמה היא x", "पासवर्ड है x", "password - x"), after
+# a password word only (`token — x`, `key - x` are prose). Apart from ASSIGNMENT: compiled only for a line that
+# holds one (the two in one pattern cost 4.8 M instructions more to compile, callgrind, for every line with `key:`)
 _COPULA = (
-    r"[ \t]+(?i:ist|war|lautet|hei(?:ß|ss)t|luidt|est|était|es|era|é|è|to|jest|это|е|є|هي|היא|है)(?=[ \t:：]|$)[ \t]*[:：]?"
-    r"|[ \t]*[—–][ \t]*|[ \t]+-[ \t]+|[ \t]*(?:是|为|為|は|는|은)[ \t]*[:：]?"
+    r"(?P<sep>[ \t]+(?i:ist|war|lautet|hei(?:ß|ss)t|luidt|est|était|es|era|é|è|to|jest|это|е|є|هي|היא|है)(?=[ \t:：]|$)"
+    r"[ \t]*[:：]?|[ \t]*[—–][ \t]*|[ \t]+-[ \t]+|[ \t]*(?:是|为|為|は|는|은)[ \t]*[:：]?)"
 )
-_SEPARATOR = rf"(?P<sep>[ \t]*(?::=|=>|==?|:|：)|(?P<cop>{_COPULA})|[ \t]+(?i:is|was|are)[ \t]*:?)"
-ASSIGNMENT = _lazy(_KEYWORD + _TAIL + _SEPARATOR + r"[ \t]*(?P<q>[\"'`]?)(?P<val>[^\s\"'`]+)")
+PROSE = _lazy(rf"(?P<prose>(?i:{_PASSWORD})){_TAIL}{_COPULA}{_VALUE}")
 # the start of a credential at the end of one text of a write, the rest in another (a fact and its --reason)
 DANGLING = _lazy(
-    rf"(?:{_KEYWORD}{_TAIL}{_SEPARATOR}|\b[A-Za-z][A-Za-z0-9+.-]{{1,20}}://[^\s:/?#@'\"<>]*:{_URL_PASSWORD}*)"
-    r"[ \t]*[\"'`「『“]?$"
-)
-# a value after a copula ends where text in a script without spaces (or its punctuation) starts: "密码为abc123，别忘了"
-_PROSE_VALUE = _lazy(
-    r"[「『“‘«]?([^\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uff00-\uffef」』”’»]*)"
+    rf"(?:(?i:{_PASSWORD}){_TAIL}(?:{_SEPARATOR}|{_COPULA.replace('(?P<sep>', '(?:', 1)})|"
+    rf"(?i:secret|token|key|credentials?){_TAIL}{_SEPARATOR.replace('(?P<sep>', '(?:', 1)}|"
+    rf"\b[A-Za-z][A-Za-z0-9+.-]{{1,20}}://[^\s:/?#@'\"<>]*:{_URL_PASSWORD}*)[ \t]*[\"'`「『“]?$"
 )
 # [gl] generic-api-key: a key-ish word in assignment context with a long high-entropy value
 ENTROPY_CONTEXT = _lazy(
@@ -166,13 +165,37 @@ PASSWORD_WORDS = (
 KEYWORDS = ("pass", "pwd", "secret", "token", "key", "cred", *PASSWORD_WORDS)
 # a keyword is looked at only where one of these follows it closely (the commit-msg hook script relies on it)
 KEYWORD_SEPARATORS = ("=", ":", " is", " was", " are", "：")
-# and a password word where one of _COPULA's follows it too (" is" finds ist, " es" est)
+# and a password word where one of _COPULA's follows it (the commit-msg script's " is" finds ist)
 PASSWORD_KEYWORDS = ("pass", "pwd", *PASSWORD_WORDS)
 PASSWORD_SEPARATORS = (
-    *(" war", " lautet", " heisst", " luidt", " es", " era", " to", " jest", " - "),
-    *("heißt", " é", " è", "—", "–", " это", " е", " є", "是", "为", "為", "は", "는", "은", " هي", " היא", " है"),
+    *(" war", " lautet", " heisst", " luidt", " est", " es", " era", " to", " jest", " - "),
+    *(
+        "heißt",
+        " était",
+        " é",
+        " è",
+        "—",
+        "–",
+        " это",
+        " е",
+        " є",
+        "是",
+        "为",
+        "為",
+        "は",
+        "는",
+        "은",
+        " هي",
+        " היא",
+        " है",
+    ),
 )
-_PASSWORD_SEPARATORS = KEYWORD_SEPARATORS + PASSWORD_SEPARATORS
+# what PROSE is tried at: a copula word as a whole word (" to " and " to:", not " token"), the others as they are
+_COPULAS = tuple(
+    form
+    for sep in (" ist", *PASSWORD_SEPARATORS)
+    for form in ((sep + " ", sep + ":", sep + "：") if sep[0] == " " and sep[-1].isalpha() else (sep,))
+)
 ENTROPY_KEYWORDS = ("pass", "pwd", "secret", "token", "key", "cred", "auth", "client")
 # words that make a following `key`/`token` a credential's name: api_key, accessKey, authtoken...
 QUALIFIERS = (
@@ -219,6 +242,18 @@ def _looks_secret(value: str, code: bool) -> bool:
     return len(value) >= 5 and has_alpha and (has_digit or any(c in SYMBOLS for c in value))
 
 
+def _prose_value(raw: str) -> tuple[int, str]:
+    """(offset, value) of the text after a copula: past an opening quote, up to where text in a script written
+    without spaces (CJK, kana, Hangul, full-width forms) or a closing quote starts: "密码为abc123，别忘了" holds abc123.
+    A loop, not a regex: a character class over those ranges costs ~6 ms to compile."""
+    start = 1 if raw[:1] in "「『“‘«" else 0
+    for end in range(start, len(raw)):
+        c = raw[end]
+        if "\u3000" <= c <= "\u9fff" or "\uac00" <= c <= "\ud7af" or "\uff00" <= c <= "\uffef" or c in "」』”’»":
+            return start, raw[start:end]
+    return start, raw[start:]
+
+
 def _high_entropy(value: str) -> bool:
     value = value.rstrip(".,;:")
     if (
@@ -233,24 +268,35 @@ def _high_entropy(value: str) -> bool:
 
 
 def _keyword_matches(
-    rx: re.Pattern[str], text: str, low: str, words: tuple[str, ...], any_key: bool
+    rx: re.Pattern[str], text: str, low: str, words: tuple[str, ...], any_key: bool, prose: bool = False
 ) -> list[re.Match[str]]:
-    """rx anchored at each keyword str.find finds, when the word it sits in names a credential."""
+    """rx anchored at each keyword str.find finds, when the word it sits in names a credential; with `prose`, PROSE
+    too at each password word."""
     out = []
     for word in words:
         i = low.find(word)
-        if i == -1:
-            continue
-        seps = _PASSWORD_SEPARATORS if word in PASSWORD_KEYWORDS else KEYWORD_SEPARATORS
+        password = prose and i != -1 and word in PASSWORD_KEYWORDS
         while i != -1:
             end = _line_end(low, i)
             near = low[i : min(end, i + 48)]  # the separator follows within the name's reach, or there is none
-            if any(sep in near for sep in seps) and _names_credential(text, low, i, word, any_key):
+            if any(sep in near for sep in KEYWORD_SEPARATORS) and _names_credential(text, low, i, word, any_key):
                 m = rx.match(text, i, end)
+                if m:
+                    out.append(m)
+            if password and any(sep in near for sep in _COPULAS) and _names_credential(text, low, i, word, any_key):
+                m = PROSE.match(text, i, end)
                 if m:
                     out.append(m)
             i = low.find(word, i + 1)
     return out
+
+
+def dangling(text: str) -> bool:
+    """Does the text end in the start of a credential (`password is`, `Passwort ist`, `API_KEY:`, `https://ann:pa`)?"""
+    low = text.lower()
+    if "://" not in low and not any(word in low for word in KEYWORDS):
+        return False  # DANGLING is compiled only for a text that holds a keyword
+    return DANGLING.search(text) is not None
 
 
 def _line_end(low: str, i: int) -> int:
@@ -284,20 +330,13 @@ def secrets_in(line: str) -> list[Finding]:
                 continue  # a link's port at a line's end, an address after it
             if _looks_secret("".join(pieces), code=True):
                 found.append(Finding("password in a URL", m.start(1), m.end(1), m.group(1)))
-    for m in _keyword_matches(ASSIGNMENT, line, low, KEYWORDS, any_key=False):
+    for m in _keyword_matches(ASSIGNMENT, line, low, KEYWORDS, any_key=False, prose=True):
         if METADATA.search(line, m.start(), m.start("sep")):
             continue
         start, raw = m.start("val"), m.group("val")
-        if m.group("cop") is not None:
-            if m.group("pw") is None:
-                continue
-            v = _PROSE_VALUE.match(raw)
-            assert v is not None  # every group in it may be empty
-            start, value, code = (
-                start + v.start(1),
-                v.group(1).rstrip(".,;:!?)]}"),
-                bool(m.group("q")) or v.start(1) > 0,
-            )
+        if "prose" in m.re.groupindex:
+            skip, value = _prose_value(raw)
+            start, value, code = start + skip, value.rstrip(".,;:!?)]}"), bool(m.group("q")) or skip > 0
         else:
             sep = m.group("sep").strip().lower()
             code = bool(m.group("q")) or sep in ("=", "==", ":=", "=>")

@@ -7,7 +7,7 @@ import json
 import re
 
 from memgit.changes import Change, Problem
-from memgit.detect import DANGLING, secrets_in
+from memgit.detect import dangling, secrets_in
 from memgit.rules import hidden, secrets
 from memgit.secretlists import EMPTY, Lists
 
@@ -58,7 +58,7 @@ def split_secrets(changes: list[Change], message: str, lists: Lists = EMPTY) -> 
     ]
     found = []
     for i, head in enumerate(pieces):
-        if not DANGLING.search(head[-80:]):
+        if not dangling(head[-80:]):
             continue
         for j, tail in enumerate(pieces):
             if i == j:

@@ -213,3 +213,28 @@ def test_an_entity_added_after_its_kinds_listing_was_kept_is_named(facts: Path) 
     after = library_recall(Vault(facts), "acme zürich", k=50)
     assert after == library_recall(Vault(facts), "acme zürich", k=50, index=False)
     assert "Builds trams" in [h["text"] for h in after["hits"]] and after != first
+
+
+@pytest.mark.parametrize("json_each", [True, False])  # False: an SQLite without JSON functions (an IN list per count)
+def test_the_stored_facts_asked_for_are_the_tables_rows(
+    facts: Path, json_each: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Index.facts gives every fact of the files asked for whole and the facts of the lines asked for, as the facts
+    table holds them (asked for in one JSON array, or an IN list of as many ids), and no other file's."""
+    from memgit import recall_index
+    from memgit.api import Vault
+
+    monkeypatch.setattr(recall_facts, "_JSON", json_each)
+    v = Vault(facts)
+    recall_index._search(v, v.head_tree(), [])
+    index = recall_index._OPEN[recall_index.folder(v)]
+    table = {p: [(n, tuple(json.loads(doc))) for n, doc in rows if n] for p, rows in facts_table(facts).items()}
+    assert len(table) >= 2 and all(len(rows) >= 1 for rows in table.values())
+    paths = [*sorted(table), "people/nobody/items.json", "memory/nothing.md"]
+    for whole in (paths, paths[::-1], paths[1:2]):
+        lines = {p: [n for n, _ in rows][::-1] for p, rows in table.items() if p not in whole[:1]}
+        found = index.facts(v.head_tree(), lines, whole)
+        assert found is not None
+        by_line, every = found
+        assert every == {p: [(n, *doc) for n, doc in table[p]] for p in whole if p in table}
+        assert by_line == {p: dict(table[p]) for p in lines}

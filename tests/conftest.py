@@ -7,7 +7,7 @@ import shutil
 import subprocess
 import sys
 import traceback
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import pytest
@@ -138,6 +138,17 @@ def notes_in(vault: Path, languages: str, lines: list[str], more: dict[str, str]
         (vault / path).write_text(text, encoding="utf-8")
     git(vault, "add", "-A")
     git(vault, "commit", "-qm", "notes", "--no-verify")
+
+
+def filler(n: int = 6, bullet: str = "- ") -> list[str]:
+    """n lines about a budget review: the text beside the lines a recall test asks for."""
+    return [f"{bullet}Budget review number {i} with the team" for i in range(n)]
+
+
+def english_notes(vault: Path, lines: Iterable[str]) -> Path:
+    """The recall tests' small English vault: contexts/notes.md holds the lines and six filler lines (notes_in)."""
+    notes_in(vault, "english", [*lines, *filler()])
+    return vault
 
 
 def head(repo: Path) -> str:

@@ -19,7 +19,7 @@ from memgit.clitics import forms, source
 from memgit.recall import Recall, recall
 from memgit.recall_tuning import TUNING
 from memgit.tokens import analyze, line_words
-from tests.conftest import git, memgit_json, notes_in
+from tests.conftest import english_notes, git, memgit_json, notes_in
 from tests.test_recall_marks import _first
 
 LINES = {
@@ -52,9 +52,7 @@ QUESTIONS = [
 
 @pytest.fixture
 def attached(vault: Path) -> Path:
-    filler = [f"- Budget review number {n} with the team" for n in range(6)]
-    notes_in(vault, "english", [*LINES.values(), *filler])
-    return vault
+    return english_notes(vault, LINES.values())
 
 
 @pytest.mark.parametrize("index", [True, False], ids=["index", "rg"])

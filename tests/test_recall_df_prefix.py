@@ -11,7 +11,7 @@ import pytest
 
 from memgit.api import Vault
 from memgit.recall import Recall
-from tests.conftest import notes_in
+from tests.conftest import filler, notes_in
 
 
 @pytest.mark.parametrize("index", [True, False], ids=["index", "rg"])
@@ -20,7 +20,7 @@ def test_a_word_spelled_without_its_umlaut_is_not_counted_by_its_short_prefix(
 ) -> None:
     import memgit.recall
 
-    lines = [f"Budget review number {n} with the team" for n in range(8)]
+    lines = filler(8, bullet="")
     lines += [f"Konto {n} und Kosten der Kollegen" for n in range(40)]  # words starting "ko", none "Köln"
     notes_in(vault, "german, english", lines)
     question = "Koeln budget review"

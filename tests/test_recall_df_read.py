@@ -19,11 +19,11 @@ from memgit.api import Vault
 from memgit.recall import Recall
 from memgit.rg import grep_lines
 from memgit.tokens import terms
-from tests.conftest import git, memgit_json, notes_in
+from tests.conftest import filler, git, memgit_json, notes_in
 
 K = 4
 NOTES = [
-    *(f"Budget review number {n} with the team" for n in range(8)),
+    *filler(8, bullet=""),
     *(f"Konto {n} und Kosten der Kollegen, budget" for n in range(30)),  # "ko...": none is "Köln"
     *(f"Köln budget review {n}" for n in range(6)),
     *(f"Der Kursleiter {n} plant am Montag" for n in range(6)),  # "kursleiter": read as "kursleit"

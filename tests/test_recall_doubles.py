@@ -20,7 +20,7 @@ from memgit.plain import plain_line
 from memgit.recall import Recall
 from memgit.rg import rg_path
 from memgit.tokens import _WORD, _doubles, _spelled, _variants, fold
-from tests.conftest import memgit_json, notes_in
+from tests.conftest import english_notes, memgit_json
 
 LINES = [
     "- Das Haus ist sehr groß.",
@@ -54,8 +54,7 @@ QUESTIONS = [
 
 @pytest.fixture
 def doubled(vault: Path) -> Path:
-    notes_in(vault, "english", [*LINES, *(f"- Budget review number {n} with the team" for n in range(6))])
-    return vault
+    return english_notes(vault, LINES)
 
 
 @pytest.mark.parametrize("index", [True, False], ids=["index", "rg"])

@@ -20,7 +20,7 @@ from memgit.api import Vault
 from memgit.recall import Recall, recall
 from memgit.rg import rg_path
 from memgit.tokens import _letter, _variants, analyze, fold, line_words, pattern
-from tests.conftest import memgit_json, notes_in
+from tests.conftest import english_notes, memgit_json, notes_in
 
 LINES = {
     "ar": "- كَتَبَ أحمد التقرير الجديد",  # harakat, an alef with hamza
@@ -65,9 +65,7 @@ QUESTIONS = [
 
 @pytest.fixture
 def marked(vault: Path) -> Path:
-    filler = [f"- Budget review number {n} with the team" for n in range(6)]
-    notes_in(vault, "english", [*LINES.values(), *filler])
-    return vault
+    return english_notes(vault, LINES.values())
 
 
 def _first(found: dict) -> list[str]:  # type: ignore[type-arg]

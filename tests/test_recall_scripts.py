@@ -16,7 +16,7 @@ from memgit.api import Vault
 from memgit.recall import Recall
 from memgit.rg import rg_path
 from memgit.tokens import _WORD, SPLIT_BY_CASEFOLD, analyze, fold, pattern_sources
-from tests.conftest import git, memgit_json
+from tests.conftest import filler, git, memgit_json
 
 LINES = {
     "новый": "- Купил новый чайник и ёлку к празднику",
@@ -45,8 +45,7 @@ QUESTIONS = [
 @pytest.fixture
 def scripts(vault: Path) -> Path:
     (vault / "contexts").mkdir(exist_ok=True)
-    filler = [f"- Budget review number {n} with the team" for n in range(6)]
-    (vault / "contexts" / "trips.md").write_text("\n".join([*LINES.values(), *filler]) + "\n", encoding="utf-8")
+    (vault / "contexts" / "trips.md").write_text("\n".join([*LINES.values(), *filler()]) + "\n", encoding="utf-8")
     git(vault, "add", "-A")
     git(vault, "commit", "-qm", "trips", "--no-verify")
     return vault

@@ -16,7 +16,7 @@ from memgit import recall
 from memgit.api import Vault
 from memgit.recall import Recall
 from memgit.tokens import fold
-from tests.conftest import memgit_json, notes_in
+from tests.conftest import english_notes, memgit_json
 
 LINES = ["- The office network is down since Monday.", "- Ann's favourite tea is Darjeeling."]
 QUESTIONS = [
@@ -33,8 +33,7 @@ QUESTIONS = [
 
 @pytest.fixture
 def styled(vault: Path) -> Path:
-    notes_in(vault, "english", [*LINES, *(f"- Budget review number {n} with the team" for n in range(6))])
-    return vault
+    return english_notes(vault, LINES)
 
 
 @pytest.mark.parametrize("index", [True, False], ids=["index", "rg"])

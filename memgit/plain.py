@@ -137,9 +137,8 @@ def plain_question(alternatives: Iterable[tuple[str, bool]]) -> bool:
     """Whether a question's alternatives (memgit/tokens.py `alternatives`) are found in the plain lines by their words:
     a prefix that `fold` leaves as it is, holding no CJK letter and no Hangul jamo; a CJK term of one or two CJK
     letters. Not so for a question written in compatibility forms (half-width katakana "ｶﾒﾗ" folds to a prefix
-    "カメラ", which a CJK line's bigrams start but the pattern's word start does not find; "ℕ" and "𝚨" fold to the
-    capitals "N" and "Α", which no word starts and the pattern finds in "n" and "α") or in jamo ("ㅋ" folds to the
-    jamo a Hangul syllable's word starts with, which the pattern never finds in it): the recall then runs rg."""
+    "カメラ", which a CJK line's bigrams start but the pattern's word start does not find) or in jamo ("ㅋ" folds to
+    the jamo a Hangul syllable's word starts with, which the pattern never finds in it): the recall then runs rg."""
     from memgit.tokens import _cjk, fold
 
     one = _cjk()[1]

@@ -73,10 +73,17 @@ WHO = {"who", "whom", "whose", "wer", "wem", "wen", "wessen", "qui", "quien", "q
 
 
 def styled(query: str) -> str:
-    """A question's letters that NFKD maps to capitals ("𝐍𝐞𝐭𝐰𝐨𝐫𝐤", "ℕetwork": pasted "bold" text) as the plain letters
-    (NFKC): `fold` lowers case before NFKD, so the terms kept those capitals, which no line's folded word holds. Only
-    those: NFKC of the whole question would change what CJK and Thai terms match as written (Thai "น้ำ")."""
-    return "".join(unicodedata.normalize("NFKC", c) if fold(c).lower() != fold(c) else c for c in query)
+    """A question's characters that NFKD maps to capitals ("🄽🄴🅃🅆🄾🅁🄺", "𝐍𝐞𝐭𝐰𝐨𝐫𝐤", "ℕetwork": pasted "bold" text) as
+    the plain letters (NFKC): the squared and circled ones are no word characters, which no word holds. (`fold` reads
+    the letters among them as plain letters, in a line as in a question.) Only those: NFKC of the whole question would
+    change what CJK and Thai terms match as written (Thai "น้ำ")."""
+    return "".join(unicodedata.normalize("NFKC", c) if _capital(c) else c for c in query)
+
+
+def _capital(c: str) -> bool:
+    """Whether NFKD makes a capital of a character case folding keeps ("🄽" is "N")."""
+    d = unicodedata.normalize("NFKD", c.casefold())
+    return d.lower() != d
 
 
 class Recall(Ranking):

@@ -59,7 +59,8 @@ _STOP = {
 
 
 def fold(text: str) -> str:
-    """Lower case without accents: 'Zürich' -> 'zurich', 'Hélène' -> 'helene', 'Straße' -> 'strasse'."""
+    """Lower case without accents: 'Zürich' -> 'zurich', 'Hélène' -> 'helene', 'Straße' -> 'strasse', and letters in
+    styled forms as the plain ones: '𝐙𝐮𝐫𝐢𝐜𝐡' and 'Ｚｕｒｉｃｈ' -> 'zurich'."""
     low = text.casefold()
     if low.isascii():
         return low
@@ -71,13 +72,15 @@ def fold(text: str) -> str:
     # their C calls, not of a Python step per character)
     chars = set(low)
     new = chars.difference(_CLASSED)
-    if new:
-        if len(_CLASSED) + len(new) > KEEP_CHARS:  # as many characters as it keeps: one step per character
-            return "".join(c for c in low if not unicodedata.combining(c))
-        _classify(new)
-    for mark in _MARKS.intersection(chars):
-        low = low.replace(mark, "")
-    return low
+    if new and len(_CLASSED) + len(new) > KEEP_CHARS:  # as many characters as it keeps: one step per character
+        low = "".join(c for c in low if not unicodedata.combining(c))
+    else:
+        if new:
+            _classify(new)
+        for mark in _MARKS.intersection(chars):
+            low = low.replace(mark, "")
+    # a letter NFKD made a capital of (styled letters: "𝐙𝐮𝐫𝐢𝐜𝐡" pasted "bold" text, "ℕ", "🄽", "ᴭ"), read as that capital
+    return fold(low) if low.casefold() != low else low
 
 
 _LETTERS_IN = frozenset(map(chr, _LETTERS))  # the letters _LETTERS folds
@@ -340,16 +343,45 @@ def _split() -> re.Pattern[str]:
     return re.compile(f"[{SPLIT_BY_CASEFOLD}]")
 
 
+# letters in styled forms, which `fold` reads as plain a-z letters, outside the blocks of the letters with accents:
+# ª º, modifier letters ("ᴬ", "ᵃ", "ⁿ"), letterlike symbols ("ℕ", "ℤ", "ℯ"), Roman numerals ("ⅰ", "ⅴ"), fullwidth
+# letters ("ｚ", and "Ｚ" by case); and the mathematical alphanumerics ("𝐙", "𝔷", "𝕫"), 13 styles of 26 capitals and
+# 26 small letters from U+1D400, their holes reserved (those letters are in the list: "ℎ" for italic "h").
+# tests/test_recall_styled.py works the list out again over every code point
+STYLED = (
+    "ªºʰʲʳʷʸˡˢˣᴬᴮᴰᴱᴳᴴᴵᴶᴷᴸᴹᴺᴼᴾᴿᵀᵁᵂᵃᵇᵈᵉᵍᵏᵐᵒᵖᵗᵘᵛᵢᵣᵤᵥᶜᶠᶻⁱⁿₐₑₒₓₕₖₗₘₙₚₛₜℂℊℋℌℍℎℐℑℒℓℕℙℚℛℜℝℤℨℬℭℯℰℱℳℴℹⅅⅆⅇⅈⅉ"
+    "ⅰⅴⅹⅼⅽⅾⅿⱼⱽꟲꟳꟴꟸａｂｃｄｅｆｇｈｉｊｋｌｍｎｏｐｑｒｓｔｕｖｗｘｙｚ𐞥"
+)
+MATH = 0x1D400
+# ... and the blocks of Greek and Cyrillic letters in styled forms: µ, modifier letters ("ᵝ"), "ℽ", the mathematical
+# Greek ("𝚨", "𝛂")
+STYLED_SCRIPTS = (
+    (0xB5, 0xB6),
+    (0x1C80, 0x1C89),
+    (0x1D26, 0x1DC0),
+    (0x213C, 0x2140),
+    (0xA69C, 0xA69E),
+    (0x1D6A8, 0x1D7CC),
+)
+
+
+def _math() -> Iterable[str]:
+    """The mathematical alphanumerics' Latin letters, A-Z and a-z of each style in turn (and the reserved holes)."""
+    return map(chr, range(MATH, MATH + 13 * 52))
+
+
 @lru_cache(maxsize=1)
 def _variants() -> dict[str, str]:
     """Every Latin letter that folds to a plain a-z letter, grouped by that letter."""
     groups: dict[str, list[str]] = {}
-    for cp in (*range(0xC0, 0x250), *range(0x1E00, 0x1F00)):
-        c = chr(cp)
+    for c in chain(map(chr, chain(range(0xC0, 0x250), range(0x1E00, 0x1F00))), STYLED):
         f = fold(c)
         # rg -i and re.I add the capitals; but for "İ", whose lowercase is two characters
         if len(f) == 1 and "a" <= f <= "z" and c != f and (c == c.lower() or len(c.lower()) > 1):
             groups.setdefault(f, []).append(c)
+    for n, c in enumerate(_math()):
+        if unicodedata.category(c) != "Cn":
+            groups[chr(ord("a") + n % 26)].append(c)
     return {k: "[" + k + "".join(sorted(set(v))) + "]" for k, v in groups.items()}
 
 
@@ -358,10 +390,10 @@ def _scripts() -> dict[str, str]:
     """Every Greek or Cyrillic letter that folds to another letter of its script ('й' to 'и', 'ή' to 'η'), grouped by
     that one; worked out (~5 ms) only for a question whose folded prefix holds a letter that is not ASCII."""
     groups: dict[str, list[str]] = {}
-    for cp in (*range(0x370, 0x530), *range(0x1F00, 0x2000)):
+    for cp in chain(range(0x370, 0x530), range(0x1F00, 0x2000), *(range(a, b) for a, b in STYLED_SCRIPTS)):
         c = chr(cp)
         f = fold(c)
-        if len(f) == 1 and f.isalpha() and c != f and c == c.lower() and _WORD.fullmatch(c):
+        if len(f) == 1 and f.isalpha() and not f.isascii() and c != f and c == c.lower() and _WORD.fullmatch(c):
             groups.setdefault(f, []).append(c)
     return {k: "[" + k + "".join(sorted(set(v))) + "]" for k, v in groups.items()}
 

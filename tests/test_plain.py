@@ -45,8 +45,8 @@ def _classes() -> dict[str, re.Pattern[str]]:
 
 def _images() -> list[str]:
     """Every character a question's prefix may hold but a-z, 0-9 and CJK letters: those of the fold of a character
-    some word holds that fold leaves as it is (a prefix holding another, a capital that "ℕ" or "𝚨" folds to, is left
-    to rg: memgit/plain.py `plain_question`)."""
+    some word holds that fold leaves as it is (a prefix holding another is left to rg: memgit/plain.py
+    `plain_question`)."""
     found: set[str] = set()
     for u in range(0x110000):
         if not 0xD800 <= u < 0xE000 and WORD.search(chr(u).casefold()):
@@ -245,8 +245,9 @@ def test_a_question_in_compatibility_forms_is_left_to_rg() -> None:
     assert asked("Hélène zurich 東京 会議 で") and asked("Отчёт ΑΘΉΝΑ σοφός 서울에서 회의 ıstanbul")
     # half-width katakana fold to CJK letters: a three-letter CJK term ("カメラ"), a prefix holding them ("aカメラ")
     assert not asked("ｶﾒﾗ") and not asked("aｶﾒﾗ") and asked("ｶﾒ")
-    # to the capitals no word starts ("ℕ": "N", "𝚨": "Α"); to jamo, which start a Hangul syllable's word ("ㅋㅏ")
-    assert not asked("ℕetwork") and not asked("𝚨θήνα") and not asked("ㅋㅏ") and not asked("aㅋㅋ")
+    # to jamo, which start a Hangul syllable's word ("ㅋㅏ"); styled letters fold to the plain ones ("ℕ" and "𝚨" to "n"
+    # and "α", as a line's do: answered from the index's words)
+    assert not asked("ㅋㅏ") and not asked("aㅋㅋ") and asked("ℕetwork") and asked("𝚨θήνα")
 
 
 # the alphabet of the generated lines: ASCII, listed characters (accented letters, kana with and without their
@@ -411,7 +412,7 @@ QUESTIONS = [
     "통화 canal",
     "한",
     "ㅋㅏ",  # jamo: the start of "카"'s
-    "ℕetwork",  # folds to a capital
+    "ℕetwork",  # styled letters: the plain word
     "𝚨θήνα",
     "احمد القاهرة",
     "أحمد قناة",

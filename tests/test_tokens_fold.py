@@ -1,6 +1,7 @@
 """tokens.fold drops the combining marks of a text's NFKD form by C loops, each character's combining class looked up
 once per process (up to KEEP_CHARS characters; past them, one step per character): the same string as dropping every
-character whose unicodedata.combining is not 0, over every code point."""
+character whose unicodedata.combining is not 0 (and that again where case folding still changes the text: a letter in
+a styled form, which NFKD makes a capital of), over every code point."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ def _reference(text: str) -> str:
     if low.isascii():
         return low
     low = unicodedata.normalize("NFKD", low.translate(tokens._LETTERS))
-    return "".join(c for c in low if not unicodedata.combining(c))
+    low = "".join(c for c in low if not unicodedata.combining(c))
+    return _reference(low) if low.casefold() != low else low  # a capital NFKD made ("𝐙" is "Z"): folded again
 
 
 def _every_code_point() -> list[str]:

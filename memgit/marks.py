@@ -75,11 +75,12 @@ def word() -> re.Pattern[str]:
 
 @lru_cache(maxsize=1)
 def start() -> str:
-    r"""The word start of a prefix in Python's re: no word character, no mark and no joiner before it. rg's `\b` sees a combining mark or a joiner as a word character (Unicode's word characters
-    hold every mark and the joiners) and so does a line's word (`word`); Python's `\b` sees a word break after one,
-    so `\bल` would match inside "दिल्ली", `\bخ` inside "می‌خواهم" and `\btude` inside a decomposed "étude". (~0.6 ms
-    more to compile than `\b`: it is compiled only for a line the index cannot decide from its words, and never on
-    an ASCII line, where `\b` is the same.)"""
+    r"""The word start of a prefix in Python's re: no word character, no mark and no joiner before it. rg's `\b`
+    sees a combining mark or a joiner as a word character (Unicode's word characters hold every mark and the
+    joiners) and so does a line's word (`word`); Python's `\b` sees a word break after one, so `\bल` would match
+    inside "दिल्ली", `\bخ` inside "می‌خواهم" and `\btude` inside a decomposed "étude". (~0.6 ms more to compile than
+    `\b`: it is compiled only for a line the index cannot decide from its words, and never on an ASCII line, where
+    `\b` is the same.)"""
     return f"(?<![\\w{class_body(MARKS)}{JOINERS}])"
 
 

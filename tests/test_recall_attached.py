@@ -20,7 +20,7 @@ from memgit.recall import Recall, recall
 from memgit.recall_tuning import TUNING
 from memgit.tokens import analyze, line_words
 from tests.conftest import english_notes, git, memgit_json, notes_in
-from tests.test_recall_marks import _first
+from tests.test_recall_marks import _first, first_through_the_cli_and_a_warm_process
 
 LINES = {
     "he": "- טסנו בירושלים עם דנה",  # ב: in
@@ -63,15 +63,7 @@ def test_a_word_is_found_where_a_line_writes_it_with_a_word_attached(attached: P
 
 
 def test_the_cli_and_a_warm_process_find_them_too(attached: Path) -> None:
-    for question, key in QUESTIONS[::2]:
-        assert _first(memgit_json("recall", question, cwd=attached)) == [LINES[key]], question
-        rg = memgit_json("recall", question, cwd=attached, env={"MEMGIT_RECALL_INDEX": "0"})
-        assert _first(rg) == [LINES[key]], question
-    from memgit.prewarm import prewarm
-
-    prewarm(attached)
-    for question, key in QUESTIONS:
-        assert _first(Recall(Vault(attached), question, k=5).run()) == [LINES[key]], question
+    first_through_the_cli_and_a_warm_process(attached, QUESTIONS, LINES)
 
 
 def test_the_ranking_counts_the_attached_form_as_the_questions_word(attached: Path) -> None:

@@ -78,16 +78,24 @@ def test_a_word_of_each_script_is_found_by_itself_as_a_user_types_it(marked: Pat
         assert _first(Recall(Vault(marked), question, k=5, index=index).run()) == [LINES[key]], question
 
 
-def test_the_cli_and_a_warm_process_find_them_too(marked: Path) -> None:
-    for question, key in QUESTIONS[::2]:
-        assert _first(memgit_json("recall", question, cwd=marked)) == [LINES[key]], question
-        rg = memgit_json("recall", question, cwd=marked, env={"MEMGIT_RECALL_INDEX": "0"})
-        assert _first(rg) == [LINES[key]], question
+def first_through_the_cli_and_a_warm_process(
+    vault: Path, questions: list[tuple[str, str]], lines: dict[str, str]
+) -> None:
+    """Each question's first hit is its line through the CLI (every other question, with the index and with rg) and,
+    after a prewarm, through a warm process."""
+    for question, key in questions[::2]:
+        assert _first(memgit_json("recall", question, cwd=vault)) == [lines[key]], question
+        rg = memgit_json("recall", question, cwd=vault, env={"MEMGIT_RECALL_INDEX": "0"})
+        assert _first(rg) == [lines[key]], question
     from memgit.prewarm import prewarm
 
-    prewarm(marked)
-    for question, key in QUESTIONS:
-        assert _first(Recall(Vault(marked), question, k=5).run()) == [LINES[key]], question
+    prewarm(vault)
+    for question, key in questions:
+        assert _first(Recall(Vault(vault), question, k=5).run()) == [lines[key]], question
+
+
+def test_the_cli_and_a_warm_process_find_them_too(marked: Path) -> None:
+    first_through_the_cli_and_a_warm_process(marked, QUESTIONS, LINES)
 
 
 @pytest.mark.parametrize(("languages", "key", "question"), [("arabic, english", "ar", "كتب"), ("hindi", "hi", "इंतजार")])

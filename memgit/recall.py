@@ -610,7 +610,9 @@ class Recall(Ranking):
         ):
             result["hits"] = []
             result["weak"] = [{**h, "weak": True} for h in hits]
-        if self.unseen and not self.cut and not self.kind_filter:  # never written: ask again in the vault's words
+        # never written: ask again in the vault's words. Not under --valid-at: a word only facts not true on the day
+        # hold is written down (the df counts the day's lines), and asking in other words would not find it either
+        if self.unseen and not self.cut and not self.kind_filter and not self.valid_at:
             result["unseen"] = self.unseen
         return result
 

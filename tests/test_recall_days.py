@@ -363,3 +363,22 @@ def test_a_new_days_held_lines_are_the_windows_not_true_on_it(
     recall(v, "harbour", k=10, valid_at=DAY)  # the index's update brings the held lines along
     assert index.held is not None and index.held.tree == v.head_tree() and len(index.held.ids) > index.held.built
     check()
+
+
+def test_a_word_only_facts_not_true_on_the_day_hold_is_not_said_never_written(vault: Path) -> None:
+    """`recall quokka --valid-at DAY`, where only a fact opening after DAY holds "quokka", said "never written:
+    quokka" (and gave it as `unseen`, for an agent to ask again in other words); the word is written down. A word no
+    line holds is still named without --valid-at."""
+    write(vault, [fact(1, "Kai adopted a quokka named Bob", "active", "2025-06-01", None)])
+    commit(vault)
+    for env in ({}, {"MEMGIT_RECALL_INDEX": "0"}):
+        r = memgit("recall", "quokka", "--valid-at", DAY, cwd=vault, env=env)
+        assert r.returncode == 1 and r.stdout.strip() == "no memory matches", (env, r.stdout, r.stderr)
+        r = memgit("recall", "quokka", "--valid-at", DAY, "--json", cwd=vault, env=env)
+        assert r.returncode == 1 and json.loads(r.stdout) == {**json.loads(r.stdout), "hits": []}, r.stdout
+        assert "unseen" not in json.loads(r.stdout), (env, r.stdout)
+        assert texts(json.loads(memgit("recall", "quokka", "--json", cwd=vault, env=env).stdout)) == [
+            "Kai adopted a quokka named Bob"
+        ]
+        r = memgit("recall", "wombat", cwd=vault, env=env)
+        assert r.returncode == 1 and r.stdout.strip() == "no memory matches (never written: wombat)", (env, r.stdout)

@@ -133,14 +133,44 @@ ASSIGNMENT = _lazy(rf"(?i:{_PASSWORD}|secret|token|key|credentials?){_TAIL}{_SEP
 # "密码是x", "パスワードはx", "비밀번호는 x", "كلمة المرور هي x", "הסיסמה היא x", "पासवर्ड है x", "password - x"), after
 # a password word only (`token — x`, `key - x` are prose). Apart from ASSIGNMENT: compiled only for a line that
 # holds one (the two in one pattern cost 4.8 M instructions more to compile, callgrind, for every line with `key:`)
+_COPULA_WORDS = r"ist|war|lautet|hei(?:ß|ss)t|luidt|est|était|es|era|é|è|to|jest|это|е|є|هي|היא|है"
 _COPULA = (
-    r"(?P<sep>[ \t]+(?i:ist|war|lautet|hei(?:ß|ss)t|luidt|est|était|es|era|é|è|to|jest|это|е|є|هي|היא|है)(?=[ \t:：]|$)"
-    r"[ \t]*[:：]?|[ \t]*[—–][ \t]*|[ \t]+-[ \t]+|[ \t]*(?:是|为|為|は|는|은)[ \t]*[:：]?)"
+    rf"(?P<sep>[ \t]+(?i:{_COPULA_WORDS})(?=[ \t:：]|$)"
+    r"[ \t]*[:：]?|[ \t]*[—–][ \t]*|[ \t]+-[ \t]+|[ \t]*(?:是|为|為|は|는|은|가|が)[ \t]*[:：]?)"
 )
 PROSE = _lazy(rf"(?P<prose>(?i:{_PASSWORD})){_TAIL}{_COPULA}{_VALUE}")
+# a few words between the password word and its "is" or colon, in one clause: "the password for the db is x",
+# "das Passwort für den Server ist x", "пароль от сервера: x", "הסיסמה של השרת היא x". A gap word holds no clause
+# punctuation and is no "is" of its own (the first "is" after the word is the one judged); secrets_in() bounds the
+# gap to 40 characters and skips a gap naming a setting ("the password manager is 1Password")
+_GAP_WORD = (
+    rf"[ \t]+(?!(?i:is|was|are|{_COPULA_WORDS})(?:[ \t:：]|$))"
+    r"[^\s:=：,;!?。，、\"'`—–]*[^\s:=：,;!?。，、.…\"'`—–]"
+)
+GAP = _lazy(
+    rf"(?P<prose>(?i:{_PASSWORD})){_TAIL}(?P<gap>(?:{_GAP_WORD}){{1,4}}?)"
+    rf"(?:(?P<sep>[ \t]*(?::=|=>|==?|:|：)|[ \t]+(?i:is|was|are)(?=[ \t:：])[ \t]*:?)|{_COPULA.replace('(?P<sep>', '(?P<cop>', 1)})"
+    + _VALUE
+)
+# the value before its verb, where the language puts the verb last: Hindi "पासवर्ड hunter2x है", Japanese and Korean
+# "パスワード neko1234です", "비밀번호 gae12345입니다", a German or Dutch subordinate clause ("dass das Passwort
+# Sommer2024! ist."); the value is the one word right after the password word, the verb ends the clause (or the
+# quoted string: a fact in items.json)
+FINAL = _lazy(
+    rf"(?P<prose>(?i:{_PASSWORD})){_TAIL}(?:[ \t]+|(?<=[^\x00-\x7f]))(?P<q>)(?P<val>[^\s\"'`’]+?)"
+    r"(?P<sep>[ \t]+(?i:ist|war|is)(?=[.,;:!?)\"']|$)|(?:[ \t]*(?:है|था|थी)|です|だ|입니다|이다|이에요|예요)(?=[\s.,;:!?。、)\"']|$))"
+)
+# Turkish writes "is" as a suffix of the value or not at all: "şifre kedi1234'tür", "Wi-Fi şifresi kedi1234", the
+# value ending the clause ("anahtar parolası %s tarihinden beri" is not one). Bare parola (Italian: word) and sifre
+# without its ş (Norwegian: digits) only with the suffix: secrets_in() checks
+BARE = _lazy(
+    r"(?P<prose>(?i:[şs]ifre(?:si|m|miz|niz)?|parola(?:s[ıi]|m)?))[ \t]+(?P<q>)(?P<val>[^\s\"'`’]+?)(?P<suffix>['’]\w+)?"
+    r"(?=[.,;:!?)]*(?:$|\n|[\"'])|[.,;:!?)]+[ \t]|[ \t]+(?i:ve|ile|ama|and)[ \t])"
+)
 # the start of a credential at the end of one text of a write, the rest in another (a fact and its --reason)
 DANGLING = _lazy(
-    rf"(?:(?i:{_PASSWORD}){_TAIL}(?:{_SEPARATOR}|{_COPULA.replace('(?P<sep>', '(?:', 1)})|"
+    rf"(?:(?i:{_PASSWORD}){_TAIL}(?:{_GAP_WORD}){{0,4}}?(?:{_SEPARATOR}|{_COPULA.replace('(?P<sep>', '(?:', 1)})|"
+    r"(?i:[şs]ifre(?:si|m|miz|niz)?|parolas[ıi]|parolam)|"
     rf"(?i:secret|token|key|credentials?){_TAIL}{_SEPARATOR.replace('(?P<sep>', '(?:', 1)}|"
     rf"\b[A-Za-z][A-Za-z0-9+.-]{{1,20}}://[^\s:/?#@'\"<>]*:{_URL_PASSWORD}*)[ \t]*[\"'`「『“]?$"
 )
@@ -185,6 +215,8 @@ PASSWORD_SEPARATORS = (
         "は",
         "는",
         "은",
+        "가",
+        "が",
         " هي",
         " היא",
         " है",
@@ -195,6 +227,22 @@ _COPULAS = tuple(
     form
     for sep in (" ist", *PASSWORD_SEPARATORS)
     for form in ((sep + " ", sep + ":", sep + "：") if sep[0] == " " and sep[-1].isalpha() else (sep,))
+)
+# where FINAL is tried: what ends a value before its verb (" is" finds ist)
+FINAL_MARKS = (" is", " war", "है", "था", "थी", "です", "だ", "입니다", "이다", "이에요", "예요")
+# the words BARE starts from (the commit-msg script sends a message holding one and a space after it to memgit)
+BARE_KEYWORDS = ("şifre", "sifre", "parola")
+# the words of a gap that make it a setting of the password, not the password: "the password manager is 1Password"
+GAP_SETTING = _lazy(
+    r"polic(?:y|ies)|managers?|length|hints?|resets?|rotation|rules?|requirements?|expiry|expiration|fields?|files?|"
+    r"hash(?:es|ing)?|salt|strength|changes?|format|prompt|encryption|algorithm|minimum|maximum|min|max|complexity|"
+    r"history|lifetime|age|limit|attempts"
+)
+# and the words that start another clause: "without a password unless the root account is locked"
+GAP_CLAUSE = _lazy(
+    r"which|that|unless|when|if|because|but|while|where|whether|since|until|although|though|dass|wenn|weil|aber|"
+    r"oder|que|qui|mais|si|quand|pero|cuando|porque|che|ma|quando|se|dat|maar|als|что|но|если|когда|któr[yae]|ale|"
+    r"gdy|jeśli"
 )
 ENTROPY_KEYWORDS = ("pass", "pwd", "secret", "token", "key", "cred", "auth", "client")
 # words that make a following `key`/`token` a credential's name: api_key, accessKey, authtoken...
@@ -223,6 +271,13 @@ ORDINARY = _lazy(
     re.I,
 )
 SYMBOLS = set("!@#$%^&*+=?~|\\")
+# a cipher, hash or protocol named as the value of prose ("암호는 AES256": 암호 is cipher as well as password; "the
+# password hash is SHA-512", "WLAN-Passwort ist WPA2"): a method, not a credential
+ALGORITHM = _lazy(
+    r"(?i)(?:aes|sha|md|rsa|des|3des|rc|blake|hmac|ecdsa|dsa|ed|x|curve|secp|p|pbkdf|crc|chacha|poly|salsa|argon|"
+    r"camellia|gost|sm|wpa|wep|tls|ssl|utf|base|rot|ntlm|ntlmv|krb|bcrypt|scrypt|yescrypt)[-_]?\d+[a-z]{0,2}\d*"
+    r"(?:[-_/](?:aes|sha|gcm|cbc|ctr|ccm|poly|hmac|psk|eap|ent|enterprise|personal|\d+[a-z]{0,2}\d*))*"
+)
 
 
 def entropy(s: str) -> float:
@@ -237,6 +292,8 @@ def _looks_secret(value: str, code: bool) -> bool:
         return False
     if code:  # password=..., "password": "...", a quoted value: anything real is a credential
         return True
+    if ALGORITHM.fullmatch(value):
+        return False
     has_digit = any(c.isdigit() for c in value)
     has_alpha = any(c.isalpha() for c in value)
     return len(value) >= 5 and has_alpha and (has_digit or any(c in SYMBOLS for c in value))
@@ -271,14 +328,15 @@ def _keyword_matches(
     rx: re.Pattern[str], text: str, low: str, words: tuple[str, ...], any_key: bool, prose: bool = False
 ) -> list[re.Match[str]]:
     """rx anchored at each keyword str.find finds, when the word it sits in names a credential; with `prose`, PROSE
-    too at each password word."""
-    out = []
+    too at each password word, and where neither matched the password word's other orders (GAP, FINAL, BARE)."""
+    out: list[re.Match[str]] = []
     for word in words:
         i = low.find(word)
         password = prose and i != -1 and word in PASSWORD_KEYWORDS
         while i != -1:
             end = _line_end(low, i)
             near = low[i : min(end, i + 48)]  # the separator follows within the name's reach, or there is none
+            found = len(out)
             if any(sep in near for sep in KEYWORD_SEPARATORS) and _names_credential(text, low, i, word, any_key):
                 m = rx.match(text, i, end)
                 if m:
@@ -287,8 +345,41 @@ def _keyword_matches(
                 m = PROSE.match(text, i, end)
                 if m:
                     out.append(m)
+            if password and len(out) == found:
+                out += _other_orders(text, low, i, end, word)
             i = low.find(word, i + 1)
     return out
+
+
+def _other_orders(text: str, low: str, i: int, end: int, word: str) -> list[re.Match[str]]:
+    """GAP, FINAL and BARE at a password word, each compiled only once a line holds what it needs after the word."""
+    far = low[i : min(end, i + 96)]
+    near = far[:48]
+    tries = []
+    if any(sep in far for sep in KEYWORD_SEPARATORS) or any(sep in far for sep in _COPULAS):
+        tries.append(GAP)
+    if any(mark in near for mark in FINAL_MARKS):
+        tries.append(FINAL)
+    if word in BARE_KEYWORDS:
+        tries.append(BARE)
+    if not tries or not _names_credential(text, low, i, word, False):
+        return []
+    return [m for m in (rx.match(text, i, end) for rx in tries) if m]
+
+
+def _order_judged(m: re.Match[str]) -> bool:
+    """A BARE match of parola or sifre has the Turkish suffix; a GAP match's gap is a few words of one clause naming no
+    setting, with "to" as "is" in Polish only ("hasło do serwera to x"; "the password sent to user42" is English)."""
+    if "suffix" in m.re.groupindex:  # BARE
+        return m.group("prose").lower() not in ("parola", "sifre") or m.group("suffix") is not None
+    if "gap" not in m.re.groupindex:
+        return True
+    gap = m.group("gap")
+    words = [w.lower().strip("()[]") for w in gap.split()]
+    if len(gap) > 40 or any(GAP_SETTING.fullmatch(w) or GAP_CLAUSE.fullmatch(w) for w in words):
+        return False
+    cop = (m.group("cop") or "").strip().lower()
+    return cop != "to" or m.group("prose").lower().startswith("has")
 
 
 def dangling(text: str) -> bool:
@@ -331,7 +422,7 @@ def secrets_in(line: str) -> list[Finding]:
             if _looks_secret("".join(pieces), code=True):
                 found.append(Finding("password in a URL", m.start(1), m.end(1), m.group(1)))
     for m in _keyword_matches(ASSIGNMENT, line, low, KEYWORDS, any_key=False, prose=True):
-        if METADATA.search(line, m.start(), m.start("sep")):
+        if METADATA.search(line, m.start(), m.start("val")) or not _order_judged(m):
             continue
         start, raw = m.start("val"), m.group("val")
         if "prose" in m.re.groupindex:

@@ -211,6 +211,7 @@ def _plain_message() -> str:
     keywords = sorted(set(detect.ENTROPY_KEYWORDS) | set(detect.KEYWORDS))
     # a word or separator outside ASCII needs no pattern: such a message is sent to memgit by the first test
     prose = [(w, sep) for w in detect.PASSWORD_KEYWORDS for sep in detect.PASSWORD_SEPARATORS if (w + sep).isascii()]
+    prose += [(w, " ") for w in detect.BARE_KEYWORDS if w.isascii()]  # Turkish "sifresi x", "parola x'tir"
     words = [*literals, *keywords, *detect.KEYWORD_SEPARATORS, *(w + sep for w, sep in prose)]
     assert all("'" not in w and w == w.lower() for w in words)
     triggers = "|".join(

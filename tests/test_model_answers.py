@@ -90,7 +90,8 @@ def test_extract_refuses_a_fact_the_entries_do_not_back(vault: Path, tmp_path: P
     assert JOURNAL in (vault / "people/sarah/items.json").read_text()
 
 
-# the word password as notes in other languages write it, and a URL's password cut by a line break
+# the word password as notes in other languages write it, a URL's password cut by a line break, words between the
+# password word and its value, and the value before its verb
 MODEL_SECRETS = [
     "the office wifi Passwort: Sommer2024!",
     "the office wifi Пароль: qwerty123",
@@ -98,6 +99,9 @@ MODEL_SECRETS = [
     "the office wifi 密码是abc12345",
     "the office wifi كلمة المرور: hunter2",
     "the office wifi db at postgres://admin:hunt er2xyz@db.internal/app",
+    "the office wifi; the password for the guests is hunter2x",
+    "the office wifi şifresi kedi1234",
+    "the office wifi पासवर्ड hunter2x है",
 ]
 
 

@@ -33,6 +33,10 @@ SECRETS = {
     "German password is": "das WLAN-Passwort ist Sommer2024!",
     "Russian password dash": "пароль — qwerty123",
     "Chinese password is": "密码是abc12345",
+    "English password for": "the password for the db is hunter2x",
+    "Russian password from": "пароль от сервера: qwerty123",
+    "Turkish password, no is": "Wi-Fi şifresi kedi1234",
+    "Hindi password, is last": "सर्वर का पासवर्ड hunter2x है",
 }
 # the word password in the languages round fifteen added, and "is" as they write it
 WORDS = [
@@ -43,6 +47,12 @@ WORDS = [
     "كلمة المرور: hunter2",
     "le mot de passe est Soleil2024",
     "كلمة المرور هي hunter2",
+    # words between the password word and its "is", and the value before its verb (round seventeen)
+    "the root password on prod is x9!kQ2",
+    "das Passwort für den Server ist Sommer2024!",
+    "şifre kedi1234'tür",
+    "पासवर्ड hunter2x है",
+    "パスワード neko1234です",
 ]
 # a password in a URL cut by a line break of the text, or at the end of a fact and on in its --reason
 CUT_URL = "db at postgres://admin:hunt\ner2xyz@db.internal/app"
@@ -269,7 +279,8 @@ def test_the_password_word_in_other_languages_pushed_to_a_pre_receive_remote_is_
         assert commit(base, "notes", "--no-verify").returncode == 0
         p = git(base, "push", str(bare), "main", check=False)
         assert p.returncode != 0 and "pre-receive hook declined" in p.stderr, (text, p.stderr)
-        assert f"{JOURNAL}:4 no-secrets" in p.stderr and text.split()[-1] not in p.stderr, (text, p.stderr)
+        shown = [w for w in text.split() if any(c.isdigit() for c in w) and w in p.stderr]  # the value: never echoed
+        assert f"{JOURNAL}:4 no-secrets" in p.stderr and not shown, (text, p.stderr)
         assert git(bare, "rev-parse", "main").stdout.strip() == before
         git(base, "reset", "-q", "--hard", before)
 

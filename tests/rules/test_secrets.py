@@ -290,6 +290,36 @@ CAUGHT = [
     "הסיסמה היא hunter2x",
     "पासवर्ड है hunter2x",
     "the password - hunter2!",
+    # a few words between the password word and its "is" or colon
+    "the password for the db is hunter2x",
+    "the root password on prod is x9!kQ2",
+    "the password I used last time was hunter2x",
+    "Password for WiFi: Guest2024",
+    "пароль от сервера: qwerty123",
+    "пароль от wifi — qwerty123",
+    "das Passwort für den Server ist Sommer2024!",
+    "le mot de passe du serveur est Soleil2024",
+    "la contraseña del wifi es perro123",
+    "a senha do banco é gato1234",
+    "la password del server è ciao1234",
+    "het wachtwoord van de router is fiets123",
+    "hasło do serwera to kot12345",
+    "паролата за сървъра е qwerty123",
+    "הסיסמה של השרת היא hunter2x",
+    "كلمة المرور الخاصة بالخادم هي hunter2",
+    # the value before the verb, or "is" not written at all
+    "şifre kedi1234'tür",
+    "Wi-Fi şifresi kedi1234",
+    "sunucunun parolası kedi1234'tür",
+    "parola kedi1234'tir",
+    "sifresi kedi1234",
+    "पासवर्ड hunter2x है",
+    "सर्वर का पासवर्ड hunter2x है",
+    "パスワード neko1234です",
+    "비밀번호 gae12345입니다",
+    "비밀번호가 gae12345예요",
+    "와이파이 암호는 gae12345",
+    "dass das Passwort Sommer2024! ist.",
 ]
 PASSED = [
     "the password policy changed",
@@ -354,6 +384,30 @@ PASSED = [
     # "is" written as a dash follows the word password only: a token or a key named so is prose
     "tokens — gpt-4o counts them",
     "the API key - see vault2",
+    # words between the password word and its "is" with no value, a setting, or another clause's "is"
+    "the password for the db is expired",
+    "the password for the admin account: see the vault",
+    "the password policy is strict",
+    "the password manager is 1Password",
+    "the password hash is SHA-512",
+    "password requirements are 12+ chars",
+    "password changes are 2x faster",
+    "the password sent to user42",
+    "the password, which is v2 now, is abc123",
+    "login without a password unless the root account is locked2",
+    "das Passwort für den Server ist abgelaufen",
+    "пароль от сервера: у Ивана",
+    # a cipher or hash named where a password could stand (Korean 암호 is cipher as well as password)
+    "암호는 AES256",
+    "암호: AES256",
+    "암호 알고리즘: AES-256-GCM",
+    "WLAN-Passwort ist WPA2",
+    # Turkish and Norwegian: no value, or sifre/parola as other words
+    "şifre değiştirildi",
+    "Bu anahtar parolası %.4s-%.2s-%.2s tarihinden beri",
+    "minst 3 sifre eller spesialtegn2.",
+    "parola chiave2 del progetto",
+    "password kedi1234'tur",
     # a link to a port at a line's end, an address on the next line
     "see http://localhost:8080\n  ann@example.com",
     "see https://example.com:443 bob@example.com",
@@ -432,6 +486,9 @@ def test_a_secret_cut_between_two_texts_of_one_write_is_caught() -> None:
         ("Das WLAN-Passwort ist", "Sommer2024!"),
         ("密码是", "abc12345"),
         ("db at https://ann:hun", "ter2x@db"),
+        ("the password for the db is", "hunter2x"),
+        ("das Passwort für den Server ist", "Sommer2024!"),
+        ("Wi-Fi şifresi", "kedi1234"),
     ):
         items = change(ITEMS, None, canon(fact(fact=start)))
         assert [p.rule for p in message.split_secrets([items], msg.replace("hunter2horse", rest))] == [RULE], start

@@ -111,6 +111,7 @@ PROVIDERS: tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...] = (
 # [ds] basic_auth.py: scheme://user:password@host. The password may be cut once: by a line break (a log text's
 # next line, NOW.md) or by the space a fact's or a reason's line break becomes
 _CUT = r"(?:[ \t]*\r?\n[ \t]*|[ \t])"
+LINE_CUT = _lazy(_CUT.split("|")[0] + ")")  # the line break of a cut (memgit redact keeps it)
 _URL_PASSWORD = r"[^\s/?#@'\"<>]"
 URL_CREDENTIALS = _lazy(
     r"\b[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s:/?#@'\"<>]*:"

@@ -4,6 +4,7 @@ a receipt (hashes and commit ids, never the text) lands in policy/redactions.jso
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -11,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memgit import gitcli
-from memgit.detect import marker, secrets_in, sha256
+from memgit.detect import LINE_CUT, marker, secrets_in, sha256
 from memgit.errors import MemgitError, NotFound, UsageError
 from memgit.secretlists import RECEIPTS_PATH
 
@@ -39,6 +40,20 @@ def _history_lines(vault: Vault, refs: list[str]) -> list[str]:
     return out.decode("utf-8", "replace").split("\n")
 
 
+def _found(lines: list[str], n: int, patch: bool = False) -> list[str]:
+    """The credentials on lines[n], and one a line break cuts there (a URL's password: the rule names the line the URL
+    starts on) read with the next line or, in a file, the previous one. In a patch the next line's +/space goes."""
+    here = lines[n]
+    found = [f.text for f in secrets_in(here)]
+    if "://" in here and n + 1 < len(lines):
+        below = lines[n + 1][1:] if patch and lines[n + 1][:1] in ("+", " ") else lines[n + 1]
+        found += [f.text for f in secrets_in(here + "\n" + below) if f.start < len(here) < f.end]
+    if not patch and n > 0 and "://" in lines[n - 1]:
+        above = lines[n - 1]
+        found += [f.text for f in secrets_in(above + "\n" + here) if f.start < len(above) < f.end]
+    return found
+
+
 def targets(vault: Vault, what: str) -> list[str]:
     """The texts to redact: the text itself, the credential whose sha256 the scanner printed, or the credentials
     the scanner finds on PATH:LINE at HEAD."""
@@ -46,10 +61,11 @@ def targets(vault: Vault, what: str) -> list[str]:
         digest = what.removeprefix("sha256:").lower()
         if len(digest) < 12:
             raise UsageError(f"{what}: too short", "give at least 12 hex digits of the sha256 the error printed")
-        for line in _history_lines(vault, list(branches(vault.repo))):
-            for f in secrets_in(line):
-                if f.digest.startswith(digest):
-                    return [f.text]
+        lines = _history_lines(vault, list(branches(vault.repo)))
+        for n in range(len(lines)):
+            for text in _found(lines, n, patch=True):
+                if sha256(text).startswith(digest):
+                    return [text]
         raise NotFound(
             f"{what}: no credential with that hash on main or archive/*", "pass the text itself, or PATH:LINE"
         )
@@ -59,7 +75,7 @@ def targets(vault: Vault, what: str) -> list[str]:
         n = int(line)
         if not 1 <= n <= len(data):
             raise UsageError(f"{what}: {path} has {len(data)} lines", "give a line number in the file at HEAD")
-        found = [f.text for f in secrets_in(data[n - 1])]
+        found = _found(data, n - 1)
         if not found:
             raise NotFound(f"{what}: no credential found on that line", "pass the exact text to redact instead")
         return found
@@ -76,6 +92,27 @@ def _filter_repo() -> list[str]:
     return [sys.executable, found] if found.endswith(".py") else [found]
 
 
+def _cut(text: str) -> str:
+    """The line break (with the spaces around it) a text the scanner found cut in two holds, or ""."""
+    m = LINE_CUT.search(text)
+    return m.group(0) if m else ""
+
+
+def _escaped(text: str) -> str:
+    """text as a regex on one line (a filter-repo rule is one line)."""
+    return "".join({"\n": "\\n", "\r": "\\r"}.get(c) or re.escape(c) for c in text)
+
+
+def _expression(text: str) -> str:
+    """git-filter-repo's rule replacing text by its marker. A text cut by a line break is a regex: its line break is
+    kept after the marker (the receipt's `kept`), so every later line keeps its number."""
+    cut = _cut(text)
+    if not cut:
+        return f"literal:{text}==>{marker(sha256(text))}\n"
+    kept = cut.replace("\r", "\\r").replace("\n", "\\n")  # spaces and tabs stand for themselves in a replacement
+    return f"regex:{_escaped(text)}==>{marker(sha256(text))}{kept}\n"
+
+
 def _rewrite(vault: Vault, texts: list[str], refs: dict[str, str]) -> dict[str, str]:
     """Run git-filter-repo on refs; returns {old commit: new commit} for the commits that changed."""
     repo = vault.repo
@@ -85,7 +122,7 @@ def _rewrite(vault: Vault, texts: list[str], refs: dict[str, str]) -> dict[str, 
     state = repo.gitdir / "filter-repo"
     try:
         # the only place the text is written, read once by filter-repo and removed below
-        expressions.write_text("".join(f"literal:{t}==>{marker(sha256(t))}\n" for t in texts), encoding="utf-8")
+        expressions.write_text("".join(_expression(t) for t in texts), encoding="utf-8")
         expressions.chmod(0o600)
         proc = subprocess.run(
             [
@@ -145,7 +182,8 @@ def redact(vault: Vault, what: str) -> dict[str, Any]:
         )
     texts = sorted(set(targets(vault, what)))
     for t in texts:
-        if "\n" in t or "\r" in t or len(t) < 4:
+        one_cut = t.count("\n") == 1 and t.count("\r") == t.count("\r\n")  # a URL's password the scanner found cut
+        if (("\n" in t or "\r" in t) and not one_cut) or len(t) < 4:
             raise UsageError(
                 "redact takes one line of text, at least 4 characters", "redact each line of a multi-line secret"
             )
@@ -167,6 +205,7 @@ def redact(vault: Vault, what: str) -> dict[str, Any]:
             "sha256": sha256(t),
             "length": len(t),
             "marker": marker(sha256(t)),
+            **({"kept": _cut(t)} if _cut(t) else {}),
             "by": f"{writer.name} <{writer.email}>",
             "at": when,
             "refs": moved,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from memgit.detect import MARKER, sha256
+from memgit.detect import LINE_CUT, MARKER, sha256
 from memgit.errors import UsageError
 from memgit.secretlists import RECEIPTS_PATH, parse_receipts
 
@@ -18,20 +18,31 @@ UNSIGNABLE = (b"gpgsig", b"gpgsig-sha256")  # a rewritten commit cannot keep its
 
 
 def redacted_from(old: bytes, new: bytes, receipts: dict[str, dict[str, Any]]) -> bool:
-    """new is old with some receipts' texts replaced by their markers, and nothing else changed."""
+    """new is old with some receipts' texts replaced by their markers, and nothing else changed. A text cut by a line
+    break (a URL's password) left its line break after its marker (the receipt's `kept`): later lines keep their
+    numbers."""
     o = old.decode("utf-8", "surrogateescape")
     n = new.decode("utf-8", "surrogateescape")
     at_o = at_n = 0
     for m in MARKER.finditer(n):
-        kept = n[at_n : m.start()]
-        if not o.startswith(kept, at_o):
+        same = n[at_n : m.start()]
+        if not o.startswith(same, at_o):
             return False
-        at_o += len(kept)
+        at_o += len(same)
+        if o.startswith(m.group(0), at_o):  # a marker an earlier redaction left
+            at_o, at_n = at_o + len(m.group(0)), m.end()
+            continue
         r = receipts.get(m.group(1))
-        if r is None or sha256(o[at_o : at_o + r["length"]]) != r["sha256"]:
+        removed = o[at_o : at_o + r["length"]] if r else ""
+        if r is None or sha256(removed) != r["sha256"]:
             return False
         at_o += r["length"]
-        at_n = m.end()
+        kept = r.get("kept") or ""
+        if kept and not (isinstance(kept, str) and LINE_CUT.fullmatch(kept) and kept in removed):
+            return False  # only the text's own line break may stay: a receipt cannot add other text
+        if not n.startswith(kept, m.end()):
+            return False
+        at_n = m.end() + len(kept)
     return o[at_o:] == n[at_n:]
 
 
@@ -44,6 +55,19 @@ def _split(raw: bytes) -> tuple[list[bytes], bytes]:
         else:
             lines.append(line)
     return lines, message
+
+
+def _renamed(message: bytes, mapped: dict[str, str]) -> bytes:
+    """The message with each id of a rewritten commit (7 to 40 hex digits, naming one of them) as its new id of the
+    same length, as git-filter-repo writes it ("index: refresh for 32cd637c4438", a Memgit-Refresh trailer)."""
+    import re
+
+    def new(m: re.Match[bytes]) -> bytes:
+        old = m.group(0).decode()
+        hits = [c for c in mapped if c.startswith(old)]
+        return mapped[hits[0]][: len(old)].encode() if len(hits) == 1 else m.group(0)
+
+    return re.sub(rb"\b[0-9a-f]{7,40}\b", new, message) if mapped else message
 
 
 def _same_commit(
@@ -61,7 +85,7 @@ def _same_commit(
 
     if rest(old_head) != rest(new_head):
         return "its author, committer or dates differ"
-    if not redacted_from(old_msg, new_msg, receipts):
+    if not redacted_from(_renamed(old_msg, mapped), new_msg, receipts):
         return "its message differs beyond the redaction"
     for d in repo.diff_trees(repo.commit_tree(old), repo.commit_tree(new)):
         if d.old is None or d.new is None:

@@ -165,3 +165,82 @@ def test_redact_by_the_printed_hash_and_by_path_line(vault: Path) -> None:
     assert memgit("verify", cwd=vault).returncode == 0
     missing = memgit("redact", "memory/2026-01-05.md:1", cwd=vault)
     assert missing.returncode == 1 and "no credential found" in missing.stderr
+
+
+def test_a_url_password_cut_by_a_line_break_is_redacted_by_path_line_and_by_hash(vault: Path, tmp_path: Path) -> None:
+    """The rule names the line a cut URL password starts on; `redact PATH:LINE` (that line, or the next) and
+    `redact sha256:` find it as the rule read it, filter-repo takes it out of every commit with the line break kept
+    (later lines keep their numbers), and the rewrite passes a pre-receive remote's redaction check."""
+    from tests.helpers import commit, install_pre_receive
+
+    bare = tmp_path / "remote.git"
+    git(tmp_path, "clone", "-q", "--bare", str(vault), str(bare))  # took the leak: it ran no hook then
+    git(vault, "remote", "add", "origin", str(bare))
+    day = vault / "memory" / "2026-01-05.md"
+    day.parent.mkdir(exist_ok=True)
+    lines = [
+        "# 2026-01-05",
+        "",
+        "- 09:00 db at postgres://admin:hunt",
+        "  er2xyz@db.internal/app",
+        "- 09:05 cache at redis://:s3cr",
+        "et99x@cache:6379",
+        "- 09:10 ok",
+    ]
+    day.write_text("\n".join(lines) + "\n")
+    git(vault, "add", "-A")
+    assert commit(vault, "notes", "--no-verify").returncode == 0
+    git(vault, "push", "-q", "origin", "main")
+    install_pre_receive(bare)
+    v = memgit("verify", cwd=vault)
+    found = [ln for ln in v.stdout.splitlines() if "password in a URL" in ln]
+    assert v.returncode == 1 and [ln.split()[1] for ln in found] == [f"{day.relative_to(vault)}:{n}" for n in (3, 5)]
+
+    r = memgit_json("redact", "memory/2026-01-05.md:4", cwd=vault)  # the line the password ends on
+    assert len(r["redacted"]) == 1
+    r0 = r["markers"][0]
+    assert day.read_text().split("\n")[2:5] == [
+        f"- 09:00 db at postgres://admin:{r['markers'][0]}",
+        "  @db.internal/app",
+        lines[4],
+    ]
+    assert "er2xyz" not in git(vault, "log", "-p", "main", "--format=%B").stdout
+    assert json.loads((vault / "policy/redactions.jsonl").read_text().splitlines()[-1])["kept"] == "\n  "
+    out = memgit("sync", "--after-redact", cwd=vault)  # its refresh commit's message names a rewritten commit
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert git(bare, "rev-parse", "main").stdout == git(vault, "rev-parse", "main").stdout
+
+    printed = memgit("verify", cwd=vault).stdout.split("sha256:")[1][:12]
+    r = memgit_json("redact", f"sha256:{printed}", cwd=vault)
+    assert r["markers"] == [f"[REDACTED sha256:{printed}]"]
+    assert day.read_text().split("\n")[2:7] == [
+        f"- 09:00 db at postgres://admin:{r0}",
+        "  @db.internal/app",
+        f"- 09:05 cache at redis://:[REDACTED sha256:{printed}]",
+        "@cache:6379",
+        "- 09:10 ok",
+    ]
+    assert "et99x" not in git(vault, "log", "-p", "main", "--format=%B").stdout
+    assert memgit("verify", cwd=vault).returncode == 0
+    out = memgit("sync", "--after-redact", cwd=vault)  # the file holds the first redaction's marker
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert git(bare, "rev-parse", "main").stdout == git(vault, "rev-parse", "main").stdout
+
+
+def test_a_receipt_keeps_only_the_line_break_of_the_text_it_took() -> None:
+    """A redaction's rewrite may leave the removed text's own line break after its marker, nothing else."""
+    from memgit.detect import marker, sha256
+    from memgit.redact_check import redacted_from
+
+    text = "hunt\n  er2xyz"
+    receipt = {"sha256": sha256(text), "length": len(text), "kept": "\n  "}
+    receipts = {sha256(text)[:12]: receipt}
+    old = b"db at postgres://admin:hunt\n  er2xyz@db.internal/app\n"
+    new = f"db at postgres://admin:{marker(sha256(text))}\n  @db.internal/app\n".encode()
+    assert redacted_from(old, new, receipts)
+    assert not redacted_from(old, new.replace(b"\n  @", b"\n  evil@"), receipts)
+    forged = {sha256(text)[:12]: {**receipt, "kept": "\n  evil"}}
+    assert not redacted_from(old, new.replace(b"\n  @", b"\n  evil@"), forged)
+    assert not redacted_from(old, new.replace(b"\n  @", b"@"), receipts)
+    again = new.replace(b"app", b"app " + marker(sha256(text)).encode())  # an earlier marker stays as it was
+    assert redacted_from(new.replace(b"app", b"app " + marker(sha256(text)).encode()), again, receipts)

@@ -47,7 +47,7 @@ class LazyPattern:
     def __init__(self, pairs: Iterable[tuple[str, str]], flags: int = 0) -> None:
         from memgit.tokens import ascii_source, pattern_sources
 
-        sources = pattern_sources(pairs)
+        sources = pattern_sources(pairs, rg=True)  # `\b` their word start: Python's on the text they search (_any)
         self.parts, self.flags = sorted({source for _t, _c, source in sources}), flags
         self.every = sources
         # " " + each prefix found as a word's start, not by its regex (re.IGNORECASE alone)
@@ -74,17 +74,28 @@ class LazyPattern:
         from memgit.tokens import fold
 
         folded = fold(text)
-        return any(_part(source, self.flags).search(text) for prefix, cjk, source in sources if cjk or prefix in folded)
+        return any(_any(source, self.flags).search(text) for prefix, cjk, source in sources if cjk or prefix in folded)
 
     def finditer(self, text: str) -> Iterator[re.Match[str]]:
         if self._whole is None:
-            self._whole = re.compile("(?:" + "|".join(self.parts) + ")" if self.parts else r"(?!)", self.flags)
+            from memgit.tokens import python_source
+
+            whole = "(?:" + "|".join(sorted(map(python_source, self.parts))) + ")" if self.parts else r"(?!)"
+            self._whole = re.compile(whole, self.flags)
         return self._whole.finditer(text)
 
 
 @lru_cache(maxsize=4096)
 def _part(source: str, flags: int) -> re.Pattern[str]:
     return re.compile(source, flags)
+
+
+@lru_cache(maxsize=4096)
+def _any(source: str, flags: int) -> re.Pattern[str]:
+    """An alternative's regex (rg's source) for any text: its word start Python's (memgit/tokens.py `python_source`)."""
+    from memgit.tokens import python_source
+
+    return re.compile(python_source(source), flags)
 
 
 _SIMPLE = re.compile(r"[a-z0-9]+")  # a prefix found as a word's start

@@ -512,10 +512,10 @@ def pattern_sources(pairs: Iterable[tuple[str, str]], rg: bool = False) -> list[
     """(text, is_cjk, regex) of each alternative (`alternatives`), for Python's re (rg=True: for rg). A folded prefix's
     regex matches a text only where `fold` of the text holds the prefix (each letter class holds what folds to that
     letter, with re.I too: checked over every code point), and on ASCII text exactly where `ascii_source` of it
-    matches. Its word start is `\\b` in rg and marks.start() in Python's re: no word character, combining mark or
-    joiner before it, as rg's `\\b` and a line's words see it. A
-    Hebrew or Arabic prefix's forms with a word attached (memgit/clitics.py `forms`) are alternatives whose regex is
-    the prefix's, which matches them all."""
+    matches. Its word start is `\\b` in rg and marks.start() in Python's re (`python_source`): no word character,
+    combining mark or joiner before it, as rg's `\\b` and a line's words see it. A Hebrew or Arabic prefix's forms
+    with a word attached (memgit/clitics.py `forms`) are alternatives whose regex is the prefix's, which matches them
+    all."""
     variants = _variants()
 
     def spell(text: str) -> str:
@@ -527,16 +527,19 @@ def pattern_sources(pairs: Iterable[tuple[str, str]], rg: bool = False) -> list[
             out.append((text, cjk, re.escape(text)))
             continue
         # a Hebrew or Arabic word's forms with a word attached before it (memgit/clitics.py): one regex for them all
-        source = _start(rg) + clitics.source(text, spell)
+        source = r"\b" + clitics.source(text, spell)
+        source = source if rg else python_source(source)
         out += [(form, False, source) for form in (text, *clitics.forms(text))]
     return sorted(out)
 
 
-def _start(rg: bool) -> str:
-    """A folded prefix's word start in rg (`\\b`) or in Python's re (marks.start(): Python's `\\b` sees a word break
-    after a combining mark or a joiner, rg's does not, nor do a line's words: "tude" is no word of a decomposed
-    "e\\u0301tude", "lage" none of "Auf\\u200clage")."""
-    return r"\b" if rg else marks.start()
+def python_source(source: str) -> str:
+    """One of rg's sources of `pattern_sources` as Python's re must have it on any text: its word start `\\b` as
+    marks.start() (Python's `\\b` sees a word break after a combining mark or a joiner, rg's does not, nor do a line's
+    words: "tude" is no word of a decomposed "e\\u0301tude", "lage" none of "Auf\\u200clage"). A recall's sources keep
+    `\\b` and take it only where they are compiled (memgit/recall_grep.py `LazyPattern`): its 782 characters in
+    every source, built, hashed and sorted at each recall, were ~0.4% of an English recall's instructions."""
+    return marks.start() + source[2:] if source.startswith(r"\b") else source
 
 
 def ascii_source(text: str) -> str:

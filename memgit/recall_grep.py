@@ -117,11 +117,11 @@ def _spaced(text: str) -> str:
 
 @lru_cache(maxsize=1)
 def _run() -> re.Pattern[str]:
-    r"""A run of word characters as rg's `\w` (and a line's words, memgit/marks.py `word`) see them in any text:
-    Python's `\w`, the combining marks and the joiners ("e\u0301tude", "Auf\u200clage" one run each)."""
-    from memgit.marks import JOINERS, MARKS, class_body
+    r"""A run of word characters as rg's `\w` sees them in any text (memgit/marks.py `rg_word`): Python's `\w`, the
+    combining marks, the joiners, the circled letters ("e\u0301tude", "Auf\u200clage", "Ⓝvelko" one run each)."""
+    from memgit.marks import rg_word
 
-    return re.compile(f"[\\w{class_body(MARKS)}{JOINERS}]+")
+    return re.compile(rg_word() + "+")
 
 
 @lru_cache(maxsize=256)

@@ -154,7 +154,6 @@ def update(index: Index, vault: Vault, tree: str) -> None:
         changes = [c for c in changes if usable_name(c.path)]
     # this connection's own writes do not move data_version (the paths kept are brought along below)
     index.sizes_of, index.counts, index.found = (None, {}), (None, {}), (None, {})
-    index.outside_of = None  # the rows not true on a day: a tree the index comes back to may number them anew
     changed = sorted({c.path for c in changes})
     before = [i for (i,) in index._in("SELECT id FROM files WHERE path IN ({})", changed)]
     read_as = _read_as(vault)

@@ -89,8 +89,6 @@ class Index:
         self.counts: tuple[int | None, dict[str, int]] = (None, {})  # (data_version, a term's FTS query -> its rows)
         self.found: tuple[int | None, dict[str, array[int]]] = (None, {})  # (data_version, an FTS query -> its row ids)
         # a long-running process holds what the first stage reads (memgit/recall_held.py), but its stop words' lines
-        # (data_version, tree, day) whose rows not true on that day temp.outside holds (`outside`)
-        self.outside_of: tuple[int, str, str] | None = None
         self.hold, self.skip = path.parent in _HOLD, _HOLD.get(path.parent, frozenset())
         self.held: Held | None = None
         self.holding = False  # being built again in a thread
@@ -232,20 +230,18 @@ class Index:
     def _expr(self, atoms: list[tuple[str, bool]]) -> str:
         return " OR ".join(map(_atom, atoms))
 
-    def outside(self, day: str | None) -> str:
+    def outside(self, day: str | None, table: str = "terms") -> str:
         """SQL leaving the rows not true on DAY (memgit/recall_facts.py `fact_window`: the `windows` table) out of a
-        query of `terms` ("" for no day): their ids in temp.outside, filled once per day while no connection has
-        written since and the index holds the same tree (a long-running process holding the lines asks its held
-        windows instead: memgit/recall_held.py `outside`)."""
+        query of `table` ("" for no day): each matched row's window looked up, so the cost follows the rows a query
+        matches, not the vault's windows (a long-running process holding the lines asks its held windows instead:
+        memgit/recall_held.py `outside`)."""
         if day is None:
             return ""
-        key = (int(self.db.execute("PRAGMA data_version").fetchone()[0]), self.tree(), day)
-        if self.outside_of != key:
-            self.db.execute("CREATE TEMP TABLE IF NOT EXISTS outside(id INTEGER PRIMARY KEY)")
-            self.db.execute("DELETE FROM temp.outside")
-            self.db.execute("INSERT INTO temp.outside SELECT id FROM windows WHERE since > ?1 OR until <= ?1", (day,))
-            self.outside_of = key
-        return " AND rowid NOT IN temp.outside"
+        at = "'" + day.replace("'", "''") + "'"
+        return (
+            f" AND NOT EXISTS (SELECT 1 FROM windows WHERE windows.id = {table}.rowid"
+            f" AND (windows.since > {at} OR windows.until <= {at}))"
+        )
 
     def untrue(self, ids: list[int], day: str) -> set[int]:
         """Those of these rows not true on DAY (their windows looked up: a few rows)."""

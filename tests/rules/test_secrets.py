@@ -320,6 +320,9 @@ CAUGHT = [
     "비밀번호가 gae12345예요",
     "와이파이 암호는 gae12345",
     "dass das Passwort Sommer2024! ist.",
+    # shaped like a cipher's name but not one
+    "the password is x12ab3",
+    "the password is p4ssw0",
 ]
 PASSED = [
     "the password policy changed",

@@ -109,8 +109,9 @@ def first_stage(index: Index, first: Stage) -> Kept | None:
                 words |= held.term(index.db, w) if w else 0
             sets = {i: b & words for i, b in sets.items()}
         size: dict[int, int] = {}  # counted only as far as the check below needs (a count reads ~30 KB)
-    else:  # how many rows each term has, up to BUDGET + 1 (only which terms are cheap to read depends on it)
-        size = {i: _count(index, exprs[i], day=first.day) for i in some}
+    else:  # how many rows each term has, up to BUDGET + 1 (only which terms are cheap to read depends on it): with a
+        # day, the facts not true on it among them too (each row's window is looked up where a count is exact: _total)
+        size = {i: _count(index, exprs[i]) for i in some}
     # the committed lines of files that differ from the tree are not candidates; their work-tree lines are
     gone = {i for (i,) in index._in("SELECT id FROM files WHERE path IN ({})", sorted(first.dirty))}
     odd = index._odd_lines(every, gone, first.rx, first.day)  # odd lines: the pattern and the text decide, as in rg
@@ -279,8 +280,8 @@ def _total(
         per = dict(index.db.execute(sql, (expr,)).fetchall())
         return sum(per[f] for f in files(set(per) - gone))
     found = (
-        size if size <= BUDGET and not within else _count(index, expr, whole=True, day=day)
-    )  # `size`: counted up to BUDGET + 1
+        size if size <= BUDGET and not within and day is None else _count(index, expr, whole=True, day=day)
+    )  # `size`: counted up to BUDGET + 1 (with a day: every row, those not true on it too)
     sql = f"SELECT count(*) FROM terms WHERE terms MATCH ? AND rowid >= ? AND rowid < ?{also}"
     for f in gone:
         found -= int(index.db.execute(sql, (expr, f << index.shift, (f + 1) << index.shift)).fetchone()[0])

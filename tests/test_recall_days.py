@@ -324,6 +324,34 @@ def test_a_day_looks_up_the_windows_of_the_rows_its_terms_match_only(days: Path)
     assert not [p for p in plans if p.startswith("SCAN windows")], read
 
 
+def test_a_rarer_terms_rows_left_out_count_only_those_true_on_the_day(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The index's first stage chooses the rarer terms by their rows counted up to BUDGET + 1, every row (a fact not
+    true on DAY too: no window looked up); the rows left out that hold a rarer term are counted only when true on DAY:
+    the counts left are the same through the index as through rg, on DAY (ten "crane" facts closed before it) and on
+    a day only those are true on."""
+    from memgit import recall_stage
+
+    monkeypatch.setattr("memgit.recall.CANDIDATES", 10)
+    monkeypatch.setattr(recall_stage, "BUDGET", 60)  # "crane" (40 rows) is rarer, "harbour" (130) is not
+    ola = [fact(n, f"Ola harbour crane {n}", "active", "2025-01-01", None, fid=f"ola-{n:06d}") for n in range(30)]
+    ola += [fact(n, f"Ola crane {n}", "expired", "2024-01-01", "2025-02-01", fid=f"ola-{n:06d}") for n in range(30, 40)]
+    ola += [fact(n, f"Ola harbour {n}", "active", "2024-01-01", None, fid=f"ola-{n:06d}") for n in range(40, 140)]
+    (vault / "people" / "ola").mkdir(parents=True)
+    (vault / "people" / "ola" / "items.json").write_bytes(itemsfile.canonical(ola))
+    commit(vault)
+    v = Vault(vault)
+    for day in (DAY, "2024-06-01"):
+        left = []
+        for index in (True, False):
+            r = Recall(v, "harbour crane", k=10, index=index, valid_at=day)
+            r.candidates()
+            assert r.cut, (day, index)
+            left.append(r.left)
+        assert left[0] == left[1], day
+
+
 def test_the_rows_left_out_follow_the_index_back_to_a_tree(days: Path) -> None:
     """The index's rows not true on DAY, kept per day for its tree, are read again after the process's own update
     took the index away and back (a file's rows come back under another id): Kai's file dropped by a commit, then

@@ -91,7 +91,7 @@ class Reading:
             low = text.lower()
             return any(n in low for n in self.needles)
         low, folded = text.casefold(), fold(text)  # a CJK run's words are the casefolded text's, others the folded
-        return any(n in folded or n in low for n in self.needles)
+        return any(map(folded.__contains__, self.needles)) or any(map(low.__contains__, self.needles))
 
     def could_all(self, texts: list[str]) -> list[bool]:
         """`could` of each text: the ASCII ones at once (a needle is one word, never across a line break, so each

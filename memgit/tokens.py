@@ -64,6 +64,21 @@ def fold(text: str) -> str:
     low = text.casefold()
     if low.isascii():
         return low
+    # each part between two spaces folded once per process: `_fold` reads each character on its own (NFKD's
+    # reordering of marks never crosses a space), so a text's fold is its parts' joined by spaces
+    return " ".join(map(_folded, text.split(" "))) if " " in text else _folded(text)
+
+
+# parts of texts between spaces whose fold, words and analysis a long-running process keeps, each: ~5, 10 and 15 MB at
+# most (100,000 parts of the Hindi 10k vault's lines took 31, 62 and 93 MB); a question's new lines hold ~3,500
+KEEP_PARTS = 16_384
+
+
+def _fold(text: str) -> str:
+    """`fold` of a text, worked out."""
+    low = text.casefold()
+    if low.isascii():
+        return low
     if not _LETTERS_IN.isdisjoint(low):  # (a translate by a dict looks up every character of the text)
         low = low.translate(_LETTERS)
     low = unicodedata.normalize("NFKD", low)
@@ -83,6 +98,7 @@ def fold(text: str) -> str:
     return fold(low) if low.casefold() != low else low
 
 
+_folded = lru_cache(maxsize=KEEP_PARTS)(_fold)  # `_fold`, kept
 _LETTERS_IN = frozenset(map(chr, _LETTERS))  # the letters _LETTERS folds
 KEEP_CHARS = 65_536  # characters whose combining class a process keeps (~6 MB; a vault's text holds a few thousand)
 _CLASSED: set[str] = set()  # the characters whose combining class fold has looked up
@@ -119,11 +135,25 @@ def analyze(text: str, languages: Sequence[str] = DEFAULT_LANGUAGES, verbs: bool
     """(surface word, term) pairs: the term is what is indexed and compared; the surface word is what the text said,
     folded (rg's candidate pattern is built from it). CJK runs give their bigrams (a lone character stays one)."""
     langs = tuple(languages) or DEFAULT_LANGUAGES
+    low = text.casefold()
+    if low.isascii():  # most text: no CJK, nothing to fold (the same pairs as `_analyze`'s, word for word)
+        stop = stop_words(langs)
+        stem = _german_aware(langs[0]) if verbs and "german" in langs else _stemmer(langs[0])
+        return [(w, stem(w)) for w in _WORD.findall(low) if len(w) > 1 and w not in stop]
+    # each part between two spaces analysed once per process and setting: no word holds a space, and a word's pairs
+    # are the word's alone
+    if " " not in text:
+        return list(_analysed(text, langs, verbs))
+    return list(chain.from_iterable(map(_analysed, text.split(" "), repeat(langs), repeat(verbs))))
+
+
+def _analyze(text: str, langs: tuple[str, ...], verbs: bool) -> tuple[tuple[str, str], ...]:
+    """`analyze` of a text, worked out."""
     stop = stop_words(langs)
     stem = _german_aware(langs[0]) if verbs and "german" in langs else _stemmer(langs[0])
     low = text.casefold()
-    if low.isascii():  # most text: no CJK, nothing to fold (the same pairs as below, word for word)
-        return [(w, stem(w)) for w in _WORD.findall(low) if len(w) > 1 and w not in stop]
+    if low.isascii():
+        return tuple([(w, stem(w)) for w in _WORD.findall(low) if len(w) > 1 and w not in stop])
     out: list[tuple[str, str]] = []
     parts, is_cjk, _ = _cjk()
     if _split().search(text):  # 'İstanbul' is one word, not 'i' + U+0307 + 'stanbul'
@@ -139,7 +169,10 @@ def analyze(text: str, languages: Sequence[str] = DEFAULT_LANGUAGES, verbs: bool
             if len(folded) < 2 or folded in stop:
                 continue
             out.append((folded, stem(folded)))  # folded first: 'Hélène' and 'helene' stem alike
-    return out
+    return tuple(out)
+
+
+_analysed = lru_cache(maxsize=KEEP_PARTS)(_analyze)  # `_analyze`, kept
 
 
 def cjk_word(text: str) -> bool:
@@ -160,7 +193,16 @@ def words(text: str) -> list[str]:
     low = text.casefold()
     if low.isascii():
         return low.encode().translate(_SPACES).decode().split()
-    return marks.word().findall(fold(text))
+    # each part between two spaces split once per process: `fold` folds it alone, and no word holds a space
+    return list(_words(text)) if " " not in text else list(chain.from_iterable(map(_words, text.split(" "))))
+
+
+@lru_cache(maxsize=KEEP_PARTS)
+def _words(text: str) -> tuple[str, ...]:
+    """`words` of a part of a text that is not ASCII, kept."""
+    if text.isascii():  # (most parts of such a text)
+        return tuple(text.lower().encode().translate(_SPACES).decode().split())
+    return tuple(marks.word().findall(fold(text)))
 
 
 def words_of(texts: Sequence[str]) -> list[list[str]]:

@@ -1,0 +1,103 @@
+"""tokens.fold and tokens.analyze (and so words, terms, words_of, words_and_terms, line_words) read a text that is not
+ASCII part by part, each part between two spaces worked out once per process (and per languages and verbs setting,
+for analyze): the same strings and pairs as working the whole text out at once, for any text."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from memgit import marks, tokens
+from tests.test_tokens_fold import _reference as _fold_whole  # fold of the whole text at once
+
+SETTINGS = [(("english",), True), (("hindi", "english"), True), (("german",), True), (("german",), False)]
+# what makes a space-split differ if anything does: spaces of every kind (NFKD makes U+00A0 and U+3000 a space, "¨"
+# a space and a mark), marks at a part's start, letters case folding splits ("İ"), letters NFKD makes words of ("½",
+# "℀"), styled letters, joiners and the tatweel, Devanagari, Thai and CJK runs, and German verbs
+MIXED = [
+    *(
+        " \u00a0\u3000\u2009\t\n¨´ -:.,'aAzZ09ßẞİıǰ½℀𝐙ｚﬁæ"
+        "\u0301\u0308\u093c\u094d\u0e31\u200c\u200d\u0640"
+        "दिलमेंटीकॉज़रूखाजाँच"
+        "ภาษาไทยทดสอบ"
+        "東京タワ한국"
+        "كتبمی"
+        "Σίσυφοςςй"
+    ),
+    *["läuft", "gibt", "Zürich", "naïve", "stationen", "मीटिंग", "ทีม"],
+]
+
+
+def _analyze_whole(text: str, langs: tuple[str, ...], verbs: bool) -> list[tuple[str, str]]:
+    """analyze as it was before the parts were kept: the whole text's words at once, each worked out."""
+    stop = tokens.stop_words(langs)
+    stem = tokens._german_aware(langs[0]) if verbs and "german" in langs else tokens._stemmer(langs[0])
+    low = text.casefold()
+    if tokens._split().search(text):
+        low = text.translate(tokens._whole()).casefold()
+    parts, is_cjk, _ = tokens._cjk()
+    out: list[tuple[str, str]] = []
+    for word in marks.word().findall(low):
+        for part in (word,) if word.isascii() else parts.findall(word):
+            if is_cjk.match(part):
+                out += [(g, g) for g in ([part] if len(part) == 1 else [part[i : i + 2] for i in range(len(part) - 1)])]
+                continue
+            folded = _fold_whole(part)
+            if len(folded) >= 2 and folded not in stop:
+                out.append((folded, stem(folded)))
+    return out
+
+
+def _check(text: str) -> None:
+    for _ in range(2):  # worked out, then kept
+        assert tokens.fold(text) == _fold_whole(text)
+        assert tokens.words(text) == marks.word().findall(_fold_whole(text))
+        for langs, verbs in SETTINGS:
+            whole = _analyze_whole(text, langs, verbs)
+            assert tokens.analyze(text, langs, verbs) == whole
+            assert tokens.terms(text, langs, verbs) == [t for _, t in whole]
+
+
+@given(st.lists(st.sampled_from(MIXED), max_size=30).map("".join))
+def test_a_text_read_part_by_part_is_read_as_a_whole(text: str) -> None:
+    _check(text)
+
+
+@given(st.text(max_size=30))
+def test_any_text_read_part_by_part_is_read_as_a_whole(text: str) -> None:
+    _check(text)
+
+
+def test_a_part_is_kept_per_languages_and_verbs() -> None:
+    # one part, asked in each setting in turn, and again: each setting's own pairs ("läuft" is "lauf" to German
+    # with its strong verbs, "lauft" without them and in English; "मीटिंग" is a Hindi stem in a Hindi vault)
+    text = "Sie läuft मीटिंग में"
+    for _ in range(2):
+        for langs, verbs in SETTINGS:
+            assert tokens.analyze(text, langs, verbs) == _analyze_whole(text, langs, verbs)
+    assert tokens.terms("läuft ज़रूरी", ("german",), True)[0] != tokens.terms("läuft ज़रूरी", ("german",), False)[0]
+    assert tokens.terms("मीटिंग में", ("hindi", "english")) != tokens.terms("मीटिंग में", ("english",))
+
+
+def test_lines_of_a_vault_in_hindi_and_thai_read_alike_at_once_and_one_by_one() -> None:
+    lines = [
+        "Joined Tenrikel Partners as researcher ज़रूरी: खाते की जाँच",
+        "Reports to Danravor Isdiyor ज़रूरी: खाते की जाँच",
+        "- 09:14 [decision] Likes meetings in the morning โทรคุยกับทีม (source: chat)",
+        "Currently focused on kelwen suzuten सब कुछ योजना के अनुसार",
+        "plain ASCII line with İstanbul",
+    ]
+    for langs, verbs in SETTINGS:
+        words, terms = tokens.words_and_terms(lines, langs, verbs)
+        assert words == [marks.word().findall(_fold_whole(line)) for line in lines]
+        assert terms == [tuple(t for _, t in _analyze_whole(line, langs, verbs)) for line in lines]
+    assert tokens.words_of(lines) == [marks.word().findall(_fold_whole(line)) for line in lines]
+    assert tokens.line_words(lines[0])[:3] == ["joined", "tenrikel", "partners"]
+
+
+def test_the_kept_parts_are_bounded() -> None:
+    for kept in (tokens._folded, tokens._analysed):
+        assert kept.cache_info().maxsize == tokens.KEEP_PARTS
+    for n in range(2_000):
+        tokens.fold(f"ज़रूरी{n} x")
+    assert tokens._folded.cache_info().currsize <= tokens.KEEP_PARTS

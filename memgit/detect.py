@@ -276,8 +276,11 @@ ALGORITHM_NAMES = (
     " aes sha md rsa des 3des rc blake hmac ecdsa dsa ed curve secp pbkdf crc chacha poly salsa argon camellia gost sm"
     " wpa wep tls ssl utf base rot ntlm ntlmv krb "
 )
+# the numbers those names carry (AES256, SHA512, RSA4096, ChaCha20, Curve25519, WPA2): "Aes2024" or "Salsa2024" is a
+# word and a year, as people's passwords are
+ALGORITHM_NUMBERS = " 1 2 3 4 5 8 13 16 20 32 64 128 160 192 224 256 384 448 512 1024 1305 2048 3072 4096 25519 "
 ALGORITHM = _lazy(
-    rf"(?i)(?:{'|'.join(ALGORITHM_NAMES.split())})[-_]?\d+[a-z]{{0,2}}\d*"
+    rf"(?i)(?:{'|'.join(ALGORITHM_NAMES.split())})[-_]?(?P<n>\d+)[a-z]{{0,2}}\d*"
     r"(?:[-_/](?:aes|sha|gcm|cbc|ctr|ccm|poly|hmac|psk|eap|ent|enterprise|personal|\d+[a-z]{0,2}\d*))*"
 )
 
@@ -306,7 +309,10 @@ def _algorithm(value: str) -> bool:
     lead = len(value) - len(value.lstrip("0123456789"))  # 3des
     while lead < len(value) and value[lead].isascii() and value[lead].isalpha():
         lead += 1
-    return f" {value[:lead].lower()} " in ALGORITHM_NAMES and ALGORITHM.fullmatch(value) is not None
+    if f" {value[:lead].lower()} " not in ALGORITHM_NAMES:
+        return False
+    m = ALGORITHM.fullmatch(value)
+    return m is not None and f" {m.group('n')} " in ALGORITHM_NUMBERS
 
 
 def _prose_value(raw: str) -> tuple[int, str]:

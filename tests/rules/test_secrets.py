@@ -323,6 +323,9 @@ CAUGHT = [
     # shaped like a cipher's name but not one
     "the password is x12ab3",
     "the password is p4ssw0",
+    # a cipher's name and a year: a person's password
+    "the password is Aes2024!",
+    "das Passwort ist Salsa2024",
 ]
 PASSED = [
     "the password policy changed",

@@ -182,8 +182,9 @@ def redact(vault: Vault, what: str) -> dict[str, Any]:
         )
     texts = sorted(set(targets(vault, what)))
     for t in texts:
-        one_cut = t.count("\n") == 1 and t.count("\r") == t.count("\r\n")  # a URL's password the scanner found cut
-        if (("\n" in t or "\r" in t) and not one_cut) or len(t) < 4:
+        # a URL's password the scanner found cut by one line break (by its hash or PATH:LINE: a text given is one line)
+        found_cut = t != what and t.count("\n") == 1 and t.count("\r") == t.count("\r\n")
+        if (("\n" in t or "\r" in t) and not found_cut) or len(t) < 4:
             raise UsageError(
                 "redact takes one line of text, at least 4 characters", "redact each line of a multi-line secret"
             )

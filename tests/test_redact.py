@@ -244,3 +244,15 @@ def test_a_receipt_keeps_only_the_line_break_of_the_text_it_took() -> None:
     assert not redacted_from(old, new.replace(b"\n  @", b"@"), receipts)
     again = new.replace(b"app", b"app " + marker(sha256(text)).encode())  # an earlier marker stays as it was
     assert redacted_from(new.replace(b"app", b"app " + marker(sha256(text)).encode()), again, receipts)
+
+
+@pytest.mark.parametrize("text", ["codeword\nlemonade", "the vpn\r\ncodeword", "a\nb\nc-Sky", "Sky"])
+def test_a_text_given_is_one_line_of_at_least_four_characters(leaked: tuple[Path, Path], text: str) -> None:
+    """Only a URL password the scanner found cut (by its hash or PATH:LINE) may hold a line break; a text given to
+    redact is one line, and a refused one leaves every branch as it was."""
+    vault, _bare = leaked
+    before = git(vault, "for-each-ref", "--format=%(objectname) %(refname)").stdout
+    r = memgit("redact", text, cwd=vault)
+    assert r.returncode == 2 and "one line of text" in r.stderr, r.stdout + r.stderr
+    assert git(vault, "for-each-ref", "--format=%(objectname) %(refname)").stdout == before
+    assert status(vault) == ""

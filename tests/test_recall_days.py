@@ -353,9 +353,9 @@ def test_a_rarer_terms_rows_left_out_count_only_those_true_on_the_day(
 
 
 def test_the_rows_left_out_follow_the_index_back_to_a_tree(days: Path) -> None:
-    """The index's rows not true on DAY, kept per day for its tree, are read again after the process's own update
-    took the index away and back (a file's rows come back under another id): Kai's file dropped by a commit, then
-    back after `git reset --hard`, answers as before."""
+    """The index's rows not true on DAY are looked up again after the process's own update took the index away and
+    back (a file's rows come back under another id): Kai's file dropped by a commit, then back after `git reset
+    --hard`, answers as before."""
     v = Vault(days)
     assert texts(recall(v, "harbour", k=10, valid_at=DAY)) == [ANSWER]
     git(days, "rm", "-q", ITEMS)

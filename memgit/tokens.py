@@ -66,12 +66,23 @@ def fold(text: str) -> str:
         return low
     # each part between two spaces folded once per process: `_fold` reads each character on its own (NFKD's
     # reordering of marks never crosses a space), so a text's fold is its parts' joined by spaces
-    return " ".join(map(_folded, text.split(" "))) if " " in text else _folded(text)
+    if " " not in text:  # (a word: most calls)
+        return _folded(text) if len(text) <= KEEP_LENGTH else _fold(text)
+    parts = text.split(" ")
+    if len(text) > KEEP_LENGTH and max(map(len, parts)) > KEEP_LENGTH:
+        return _fold(text)  # a part too long to keep: the text worked out whole
+    return " ".join(map(_folded, parts))
 
 
-# parts of texts between spaces whose fold, words and analysis a long-running process keeps, each: ~5, 10 and 15 MB at
-# most (100,000 parts of the Hindi 10k vault's lines took 31, 62 and 93 MB); a question's new lines hold ~3,500
+# parts of texts between spaces whose fold, words and analysis a long-running process keeps: at most KEEP_PARTS parts
+# each (KEEP_PAIRS analyses: a pair per bigram of a run of CJK or Thai), of texts whose parts are at most KEEP_LENGTH
+# characters long (a longer one is worked out whole). A part of text written without spaces (Chinese, Japanese, Thai)
+# is a whole run: 16,384 parts of 200 CJK characters held 493 MB all kept; now at most ~50 MB (tracemalloc, 40,000
+# lines: parts of 120 CJK characters 51 MB, of 16 13 MB, of 8 or 32 Devanagari letters 13 or 16 MB); a question's new
+# lines hold ~3,500 parts, and the nine never-seen questions on the Hindi 10k vault analyse ~280
 KEEP_PARTS = 16_384
+KEEP_PAIRS = 2_048
+KEEP_LENGTH = 128
 
 
 def _fold(text: str) -> str:
@@ -143,8 +154,11 @@ def analyze(text: str, languages: Sequence[str] = DEFAULT_LANGUAGES, verbs: bool
     # each part between two spaces analysed once per process and setting: no word holds a space, and a word's pairs
     # are the word's alone
     if " " not in text:
-        return list(_analysed(text, langs, verbs))
-    return list(chain.from_iterable(map(_analysed, text.split(" "), repeat(langs), repeat(verbs))))
+        return list(_analysed(text, langs, verbs) if len(text) <= KEEP_LENGTH else _analyze(text, langs, verbs))
+    parts = text.split(" ")
+    if len(text) > KEEP_LENGTH and max(map(len, parts)) > KEEP_LENGTH:
+        return list(_analyze(text, langs, verbs))
+    return list(chain.from_iterable(map(_analysed, parts, repeat(langs), repeat(verbs))))
 
 
 def _analyze(text: str, langs: tuple[str, ...], verbs: bool) -> tuple[tuple[str, str], ...]:
@@ -172,7 +186,7 @@ def _analyze(text: str, langs: tuple[str, ...], verbs: bool) -> tuple[tuple[str,
     return tuple(out)
 
 
-_analysed = lru_cache(maxsize=KEEP_PARTS)(_analyze)  # `_analyze`, kept
+_analysed = lru_cache(maxsize=KEEP_PAIRS)(_analyze)  # `_analyze`, kept
 
 
 def cjk_word(text: str) -> bool:
@@ -194,15 +208,22 @@ def words(text: str) -> list[str]:
     if low.isascii():
         return low.encode().translate(_SPACES).decode().split()
     # each part between two spaces split once per process: `fold` folds it alone, and no word holds a space
-    return list(_words(text)) if " " not in text else list(chain.from_iterable(map(_words, text.split(" "))))
+    if " " not in text:
+        return list(_kept_words(text) if len(text) <= KEEP_LENGTH else _words(text))
+    parts = text.split(" ")
+    if len(text) > KEEP_LENGTH and max(map(len, parts)) > KEEP_LENGTH:
+        return list(_words(text))
+    return list(chain.from_iterable(map(_kept_words, parts)))
 
 
-@lru_cache(maxsize=KEEP_PARTS)
 def _words(text: str) -> tuple[str, ...]:
-    """`words` of a part of a text that is not ASCII, kept."""
+    """`words` of a part of a text that is not ASCII (or of the whole text, one of whose parts is long), worked out."""
     if text.isascii():  # (most parts of such a text)
         return tuple(text.lower().encode().translate(_SPACES).decode().split())
     return tuple(marks.word().findall(fold(text)))
+
+
+_kept_words = lru_cache(maxsize=KEEP_PARTS)(_words)  # `_words`, kept
 
 
 def words_of(texts: Sequence[str]) -> list[list[str]]:

@@ -23,6 +23,7 @@ _PREWARM = (
     "memgit.recall_time",
     "memgit.recall_index",
     "memgit.recall_grep",
+    "memgit.recall_bits",  # the first stage over the held lines: only a question matching many lines reaches it
     "memgit.worktree_watch",
     "memgit.rg",
     "memgit.tokens",

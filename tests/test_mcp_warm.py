@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from memgit.prewarm import Start
-from tests.conftest import memgit_json
+from tests.conftest import git, memgit_json
 from tests.test_mcp import INITIALIZED, NOW, initialize, prewarmed, tools_call
 from tests.test_mcp_beside import Server
 
@@ -105,3 +105,22 @@ def test_the_prewarm_runs_one_git_status_when_the_watch_has_its_starting_point(v
     )
     watched, statuses = prewarmed(vault, before, "print(json.dumps([len(recall_grep._WATCHES), len(calls)]))\n")
     assert watched == 1 and statuses == 1
+
+
+def test_a_recall_after_the_prewarm_imports_nothing_the_prewarm_did_not(vault: Path) -> None:
+    """What a recall imports lazily is imported by the prewarm, so a client's first question does not pay it (the first
+    stage over the held lines, memgit/recall_bits.py, is only reached when more committed lines match than go on to
+    the ranking: ~15 M instructions of the first such question when its bytecode has to be compiled)."""
+    lines = "".join(f"- The wombat ate apple number {n} in the zoo\n" for n in range(400))
+    (vault / "contexts").mkdir(exist_ok=True)
+    (vault / "contexts" / "zoo.md").write_text(lines)
+    git(vault, "add", "contexts/zoo.md")
+    git(vault, "-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", "zoo")
+    before = "from memgit.api import Vault\n"
+    after = (
+        "loaded = set(sys.modules)\n"
+        "hits = Vault(Path(sys.argv[1])).recall('wombat apple zoo')['hits']\n"
+        "print(json.dumps([len(hits), sorted(m for m in set(sys.modules) - loaded if m.startswith('memgit'))]))\n"
+    )
+    found, imported = prewarmed(vault, before, after)
+    assert found and imported == []

@@ -134,7 +134,9 @@ def first_stage(index: Index, first: Stage) -> Kept | None:
         known, complete, slots = top(held, sets, [int(u) for u in units], extra, extra_bits, score, first, gone, names)
     else:
         within = " OR ".join(f"({index._expr(w)})" for w in whole if w) if whole is not None else None
-        known, complete, bits_of, every_row = _read(index, exprs, some, size, extra_bits, score, first, gone, within)
+        known, complete, bits_of, every_row, whole_rows = _read(
+            index, exprs, some, size, extra_bits, score, first, gone, within
+        )
     if complete and len(known) <= first.k:
         return None  # no more lines than go on
     edge = known[first.k - 1][0]
@@ -212,7 +214,8 @@ def first_stage(index: Index, first: Stage) -> Kept | None:
         elif every_row:
             plain.append(rows[i] - kept[i])
         else:
-            plain.append(_total(index, exprs[i], size[i], within, gone, files, first.day) - kept[i])
+            found = whole_rows.get(i)
+            plain.append(_total(index, exprs[i], size[i], within, gone, files, first.day, found) - kept[i])
     return Kept(lines, _left(plain, extra, extra_bits, lines, others, spec, first.reading or mask_of))
 
 
@@ -268,10 +271,12 @@ def _total(
     gone: set[int],
     files: Callable[[set[int]], set[int]] | None = None,
     day: str | None = None,
+    read: int | None = None,
 ) -> int:
     """A term's plain rows (holding one of the question's terms as a word of its own: `within`), but those of the
     files in `gone` (the few that differ from the tree); with `files` (a layer's recall), only those of the files it
-    keeps of the file ids it is given; with `day`, only those true on it."""
+    keeps of the file ids it is given; with `day`, only those true on it. `read`: how many rows `expr` matches (true
+    on `day`), when _read has read them all: not counted again (under a day, a count looks up each row's window)."""
     if within:
         expr = f"({expr}) AND ({within})"
     also = index.outside(day)
@@ -279,9 +284,10 @@ def _total(
         sql = f"SELECT rowid >> {int(index.shift)}, count(*) FROM terms WHERE terms MATCH ?{also} GROUP BY 1"
         per = dict(index.db.execute(sql, (expr,)).fetchall())
         return sum(per[f] for f in files(set(per) - gone))
-    found = (
-        size if size <= BUDGET and not within and day is None else _count(index, expr, whole=True, day=day)
-    )  # `size`: counted up to BUDGET + 1 (with a day: every row, those not true on it too)
+    if read is not None and not within:
+        found = read
+    else:  # `size`: counted up to BUDGET + 1 (with a day: every row, those not true on it too)
+        found = size if size <= BUDGET and not within and day is None else _count(index, expr, whole=True, day=day)
     sql = f"SELECT count(*) FROM terms WHERE terms MATCH ? AND rowid >= ? AND rowid < ?{also}"
     for f in gone:
         found -= int(index.db.execute(sql, (expr, f << index.shift, (f + 1) << index.shift)).fetchone()[0])
@@ -417,13 +423,13 @@ def _read(
     first: Stage,
     gone: set[int],
     within: str | None = None,
-) -> tuple[list[tuple[float, int]], bool, dict[int, int], bool]:
+) -> tuple[list[tuple[float, int]], bool, dict[int, int], bool, dict[int, int]]:
     """_top over the rows read from FTS5: every row of the rarer terms (up to BUDGET rows), of the commoner ones only
     the rows that hold another term too, which decide while the k-th line holds more than a line holding one
     commoner term alone (else every term's rows are read; not complete while some are not). `within`: only rows
     matching it are candidates (the terms' words without compound heads). And the terms each row read holds: a row
     holds every term it is read with (a commoner term's row is read only with another term it holds: all of them),
-    and whether every term's rows were read."""
+    whether every term's rows were read, and how many rows each term read whole has (none with `within`)."""
     order = sorted(live, key=lambda i: (size[i], i))
     cheap: list[int] = []
     for i in order:
@@ -440,8 +446,11 @@ def _read(
         if within is not None:  # "": no term is anywhere a word of its own, no plain line is a candidate
             pairs = [(f"({expr}) AND ({within})", bits) for expr, bits in pairs] if within else []
         bits_of: dict[int, int] = {}  # row -> the terms it holds
-        for expr, bits in pairs:
+        whole: dict[int, int] = {}  # a rarer term -> its rows (true on the day), all read
+        for j, (expr, bits) in enumerate(pairs):
             rows = _rowids(index, expr, first.day)
+            if j < len(cheap) and within is None:
+                whole[cheap[j]] = len(rows)
             if not bits_of:
                 bits_of = dict.fromkeys(rows, bits)
                 continue
@@ -450,10 +459,10 @@ def _read(
                 bits_of[rowid] = get(rowid, 0) | bits
         known, complete = _top(index, bits_of, extra_bits, score, first, gone)
         if not rest:
-            return known, complete, bits_of, True
+            return known, complete, bits_of, True, whole
         bound = max(score(1 << i) for i in rest)  # what a line holding one commoner term alone scores
         if len(known) >= first.k and known[first.k - 1][0] > bound:
-            return known, False, bits_of, False
+            return known, False, bits_of, False, whole
         cheap = order  # the rarer terms do not decide: every term's rows
 
 

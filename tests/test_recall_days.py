@@ -352,6 +352,55 @@ def test_a_rarer_terms_rows_left_out_count_only_those_true_on_the_day(
         assert left[0] == left[1], day
 
 
+@pytest.mark.parametrize("day", [DAY, "2024-06-01", None])
+def test_the_rarer_terms_read_whole_are_counted_from_their_rows(
+    vault: Path, monkeypatch: pytest.MonkeyPatch, day: str | None
+) -> None:
+    """The rows of the rarer terms, read whole (those true on DAY), are their count too: no count of such a term is
+    asked of the index (under a day each row's window is looked up again), and the counts left are those rg gives,
+    on DAY (ten "crane" and five "pier" facts closed before it), on a day only those are true on, and with no day;
+    with a file edited in the work tree too (its committed rows are left out)."""
+    from memgit import recall_stage
+
+    monkeypatch.setattr("memgit.recall.CANDIDATES", 10)
+    monkeypatch.setattr(recall_stage, "BUDGET", 80)  # "crane" (44 rows) and "pier" (24) are rarer, "harbour" not
+    ola = [fact(n, f"Ola harbour crane {n}", "active", "2025-01-01", None, fid=f"ola-{n:06d}") for n in range(30)]
+    ola += [fact(n, f"Ola crane {n}", "expired", "2024-01-01", "2025-02-01", fid=f"ola-{n:06d}") for n in range(30, 40)]
+    ola += [fact(n, f"Ola harbour {n}", "active", "2024-01-01", None, fid=f"ola-{n:06d}") for n in range(40, 140)]
+    ola += [fact(n, f"Ola pier {n}", "active", "2025-01-01", None, fid=f"ola-{n:06d}") for n in range(140, 155)]
+    ola += [
+        fact(n, f"Ola pier {n}", "expired", "2024-01-01", "2025-02-01", fid=f"ola-{n:06d}") for n in range(155, 160)
+    ]
+    (vault / "people" / "ola").mkdir(parents=True)
+    (vault / "people" / "ola" / "items.json").write_bytes(itemsfile.canonical(ola))
+    eve = [fact(n, f"Eve crane pier harbour {n}", "active", "2024-01-01", None, fid=f"eve-{n:06d}") for n in range(4)]
+    (vault / "people" / "eve").mkdir(parents=True)
+    (vault / "people" / "eve" / "items.json").write_bytes(itemsfile.canonical(eve))
+    commit(vault)
+    eve[0]["fact"] = "Eve crane only now"  # the work tree's file differs from the tree: its rows are not counted
+    (vault / "people" / "eve" / "items.json").write_bytes(itemsfile.canonical(eve))
+    v = Vault(vault)
+    Recall(v, "harbour", k=10).candidates()  # the index, built at HEAD
+    db = recall_index._OPEN[recall_index.folder(v)].db
+    left, seen = [], []
+    db.set_trace_callback(seen.append)  # each statement, its parameters written in
+    try:
+        for index in (True, False):
+            r = Recall(v, "harbour crane pier", k=10, index=index, valid_at=day)
+            r.candidates()
+            assert r.cut, index
+            left.append(r.left)
+    finally:
+        db.set_trace_callback(None)
+    assert left[0] == left[1]
+    counts = [  # a term's rows counted whole (those of the file that differs are counted apart: a few rows)
+        sql
+        for sql in seen
+        if sql.startswith("SELECT count(*) FROM terms WHERE terms MATCH '(\"") and "rowid >=" not in sql
+    ]
+    assert not [sql for sql in counts if "crane" in sql.split("'")[1] or "pier" in sql.split("'")[1]], counts
+
+
 def test_the_rows_left_out_follow_the_index_back_to_a_tree(days: Path) -> None:
     """The index's rows not true on DAY are looked up again after the process's own update took the index away and
     back (a file's rows come back under another id): Kai's file dropped by a commit, then back after `git reset

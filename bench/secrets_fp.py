@@ -3,21 +3,26 @@
 
     python bench/secrets_fp.py VAULT [VAULT ...]
     python bench/secrets_fp.py --catalogs /usr/share/locale
+    python bench/secrets_fp.py --text /usr/share/man/man1 /usr/share/doc
 
 Every file's added lines in each commit on any branch (read together, as the rule reads them: a credential cut by
 a line break is found), every commit message and every path is scanned with the same functions the rules use.
 --catalogs scans every translated message of the gettext catalogs (*.mo) under a folder instead: text in every
 language a system speaks, thousands of messages about passwords ("Das Passwort ist zu kurz", "пароль — ..."),
-none of them a credential but a program's help text (`--password=PASS`). Prints one JSON line per vault or folder
+none of them a credential but a program's help text (`--password=PASS`). --text scans every line of the text files
+under folders (a .gz file read unpacked, a file holding a NUL byte skipped, a manual page's roff markup taken away
+as `man` would): English prose at length, such as the system's manual pages and package documentation. Prints one JSON line per vault or folder
 and the findings (kind, where, sha256 prefix), never the flagged text itself.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import time
+import unicodedata
 
 from memgit.detect import hidden_in, secrets_in
 
@@ -104,9 +109,62 @@ def catalogs(folder: str) -> dict[str, object]:
     }
 
 
+ACCENTS = {":": "\u0308", "'": "\u0301", "`": "\u0300", "^": "\u0302", ",": "\u0327", "~": "\u0303"}
+ROFF = (  # a manual page's markup, as `man` renders it: fonts, escapes, special characters, macro names
+    (r"\\f(?:\[[^\]]*\]|\(..|.)|\\[&|^c%]", ""),
+    (r"\\\(aq|\\\*\(Aq", "'"),
+    (r"\\\(ss", "\u00df"),
+    (r"\\\(([:'`^,~])([A-Za-z])", lambda m: unicodedata.normalize("NFC", m.group(2) + ACCENTS[m.group(1)])),
+    (r"\\[-e ]", lambda m: {"-": "-", "e": "\\", " ": " "}[m.group(0)[1]]),
+    (r"\\\(..|\\\[[^\]]*\]|\\\*\(..|\\\*.", ""),
+    (r'^\.[A-Za-z]+\s*|"', ""),
+)
+
+
+def _roff(line: str) -> str:
+    for pattern, to in ROFF:
+        line = re.sub(pattern, to, line)
+    return line
+
+
+def texts(folders: list[str]) -> dict[str, object]:
+    import gzip
+    from pathlib import Path
+
+    started = time.perf_counter()
+    findings = []
+    files = read = 0
+    for folder in folders:
+        for path in sorted(p for p in Path(folder).rglob("*") if p.is_file() and not p.is_symlink()):
+            try:
+                data = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
+            except (OSError, EOFError):
+                continue
+            if b"\0" in data[:8192]:
+                continue  # not text
+            files += 1
+            man = "/man" in str(path) and path.name.removesuffix(".gz")[-2:-1] == "."  # a page: gzip.1.gz, ls.1
+            for n, line in enumerate(data.decode("utf-8", "replace").split("\n"), 1):
+                read += 1
+                if man:
+                    line = _roff(line)
+                for f in secrets_in(line):
+                    findings.append({"where": f"{path}:{n}", "kind": f.name, "sha256": f.digest[:12]})
+    return {
+        "texts": folders,
+        "files": files,
+        "lines": read,
+        "findings": len(findings),
+        "seconds": round(time.perf_counter() - started, 2),
+        "examples": findings[:50],
+    }
+
+
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--catalogs"]:
         print(json.dumps(catalogs(sys.argv[2])))
+    elif sys.argv[1:2] == ["--text"]:
+        print(json.dumps(texts(sys.argv[2:])))
     else:
         for v in sys.argv[1:]:
             print(json.dumps(scan(v)))

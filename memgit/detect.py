@@ -123,7 +123,7 @@ URL_CREDENTIALS = _lazy(
 # the literal sits in (`DB_PASSWORD`, `dbPassword`, `api_key` count, `monkey` does not).
 _TAIL = r"(?:[_.-][A-Za-z0-9]+){0,2}[\"'\]]{0,2}"
 _PASSWORD = (
-    r"pass(?:word|wd|phrase|wort|e)|pwd|kennwort|wachtwoord|contrase[ñn]a|senha|parola(?:s[ıi]|m)?|has[łl]o|"
+    r"pass(?:word|wd|phrase|wort|e)|pwd?|kennwort|wachtwoord|contrase[ñn]a|senha|parola(?:s[ıi]|m)?|has[łl]o|"
     r"[şs]ifre(?:si|m|miz|niz)?|парол\w*|密码|密碼|口令|パスワード|비밀번호|암호|كلمة (?:المرور|السر)|סיסמ[הא]|पासवर्ड"
 )
 _SEPARATOR = r"(?P<sep>[ \t]*(?::=|=>|==?|:|：)|[ \t]+(?i:is|was|are)[ \t]*:?)"
@@ -140,13 +140,15 @@ _COPULA = (
     r"[ \t]*[:：]?|[ \t]*[—–][ \t]*|[ \t]+-[ \t]+|[ \t]*(?:是|为|為|は|는|은|가|が)[ \t]*[:：]?)"
 )
 PROSE = _lazy(rf"(?P<prose>(?i:{_PASSWORD})){_TAIL}{_COPULA}{_VALUE}")
-# a few words between the password word and its "is" or colon, in one clause: "the password for the db is x",
-# "das Passwort für den Server ist x", "пароль от сервера: x", "הסיסמה של השרת היא x". A gap word holds no clause
-# punctuation and is no "is" of its own (the first "is" after the word is the one judged); secrets_in() bounds the
-# gap to 40 characters and skips a gap naming a setting ("the password manager is 1Password")
+# words between the password word and its "is" or colon, in one clause: "the password for the db is x", "das
+# Passwort für den Server ist x", "пароль от сервера: x", "הסיסמה של השרת היא x", and an aside between two commas
+# ("the password, as agreed, is x"). A gap word holds no clause punctuation and is no "is" of its own (the first "is"
+# after the word is the one judged); _order_judged() bounds the gap to 64 characters and skips a gap naming a
+# setting ("the password manager is 1Password") or starting another clause ("which", "and")
 _GAP_WORD = rf"[ \t]+(?!(?i:is|was|are|{_COPULA_WORDS})(?:[ \t:]|：|$))[^\s:=,;!?\"'`]*[^\s:=,;!?.\"'`]"
+_ASIDE = r"[ \t]*,[^,;:=\n\"'`]{1,40},"
 GAP = _lazy(
-    rf"(?P<prose>(?i:{_PASSWORD})){_TAIL}(?P<gap>(?:{_GAP_WORD}){{1,4}}?)"
+    rf"(?P<prose>(?i:{_PASSWORD})){_TAIL}(?P<gap>{_ASIDE}(?:{_GAP_WORD}){{0,8}}?|(?:{_GAP_WORD}){{1,8}}?)"
     rf"(?:(?P<sep>[ \t]*(?::=|=>|==?|:|：)|[ \t]+(?i:is|was|are)(?=[ \t:：])[ \t]*:?)|{_COPULA.replace('(?P<sep>', '(?P<cop>', 1)})"
     + _VALUE
 )
@@ -165,9 +167,28 @@ BARE = _lazy(
     r"(?P<prose>(?i:[şs]ifre(?:si|m|miz|niz)?|parola(?:s[ıi]|m)?))[ \t]+(?P<q>)(?P<val>[^\s\"'`’]+?)(?P<suffix>['’]\w+)?"
     r"(?=[.,;:!?)]*(?:$|\n|[\"'])|[.,;:!?)]+[ \t]|[ \t]+(?i:ve|ile|ama|and)[ \t])"
 )
+# the value straight after the password word, no verb between ("wifi password hunter2x", "db pw Sommer2024!",
+# "new password hunter2x and the door code..."), the value ending the clause (or an "and" following it): "password
+# hunter2x for guests" is still let in, "password reset flow" and "password OAuth2 login" pass
+ALONE = _lazy(
+    rf"(?P<prose>(?i:{_PASSWORD}))(?P<alone>)[ \t]+(?P<q>)[\"'`‘“]?(?P<val>[^\s\"'`‘’“”]+?)[\"'`’”]?"
+    r"(?=[.,;!?)]*(?:$|\n)|[.,;!?)]+[ \t]|[ \t]+(?i:and|or|und|oder|et|ou|y|e|i|и)[ \t])"
+)
+# the password set to a value: "the password was changed to x", "password set to x", "reset the db password to x",
+# "das Passwort wurde auf x geändert", "le mot de passe a été changé en x", "сменил пароль на x": a verb of setting
+# (SET_VERBS) ends the gap, follows the value, or stands a few words before the password word (_set_judged());
+# "the password sent to user42" passes
+_TO = r"(?P<to>(?i:to|auf|en|pour|a|para|in|op|naar|na|на))"
+_TO_GAP = r"(?:[ \t]+[^\s:=,;!?\"'`]*[^\s:=,;!?.\"'`]){0,8}?"
+# (the value as the prose rule wants one, a digit or symbol in it or quoted: "changed in prod to x" reads on to x)
+TO = _lazy(
+    rf"(?P<prose>(?i:{_PASSWORD}))(?:(?<=[dD])s)?(?P<gap>{_TO_GAP})[ \t]+{_TO}[ \t]*:?"
+    r"(?=[ \t]*(?:[\"'`]|[^\s\"'`]*[\d!@#$%^&*+=?~|\\]))" + _VALUE
+)
 # the start of a credential at the end of one text of a write, the rest in another (a fact and its --reason)
 DANGLING = _lazy(
-    rf"(?:(?i:{_PASSWORD}){_TAIL}(?:{_GAP_WORD}){{0,4}}?(?:{_SEPARATOR}|{_COPULA.replace('(?P<sep>', '(?:', 1)})|"
+    rf"(?:(?i:{_PASSWORD}){_TAIL}(?:{_ASIDE})?(?:{_GAP_WORD}){{0,8}}?(?:{_SEPARATOR}|{_COPULA.replace('(?P<sep>', '(?:', 1)})|"
+    rf"(?i:{_PASSWORD})s?(?:{_TO_GAP}[ \t]+{_TO})?|"
     r"(?i:[şs]ifre(?:si|m|miz|niz)?|parolas[ıi]|parolam)|"
     rf"(?i:secret|token|key|credentials?){_TAIL}{_SEPARATOR.replace('(?P<sep>', '(?:', 1)}|"
     rf"\b[A-Za-z][A-Za-z0-9+.-]{{1,20}}://[^\s:/?#@'\"<>]*:{_URL_PASSWORD}*)[ \t]*[\"'`「『“]?$"
@@ -190,11 +211,11 @@ PASSWORD_WORDS = (
     *("kennwort", "wachtwoord", "contrase", "senha", "parola", "haslo", "hasło", "şifre", "sifre", "парол"),
     *("密码", "密碼", "口令", "パスワード", "비밀번호", "암호", "كلمة", "סיסמ", "पासवर्ड"),
 )
-KEYWORDS = ("pass", "pwd", "secret", "token", "key", "cred", *PASSWORD_WORDS)
+KEYWORDS = ("pass", "pw", "secret", "token", "key", "cred", *PASSWORD_WORDS)  # pw finds pwd
 # a keyword is looked at only where one of these follows it closely (the commit-msg hook script relies on it)
 KEYWORD_SEPARATORS = ("=", ":", " is", " was", " are", "：")
 # and a password word where one of _COPULA's follows it (the commit-msg script's " is" finds ist)
-PASSWORD_KEYWORDS = ("pass", "pwd", *PASSWORD_WORDS)
+PASSWORD_KEYWORDS = ("pass", "pw", *PASSWORD_WORDS)
 PASSWORD_SEPARATORS = (
     *(" war", " lautet", " heisst", " luidt", " est", " es", " era", " to", " jest", " - "),
     *(
@@ -230,6 +251,21 @@ _COPULAS = tuple(
 FINAL_MARKS = (" is", " war", "है", "था", "थी", "です", "だ", "입니다", "이다", "이에요", "예요")
 # the words BARE starts from (the commit-msg script sends a message holding one and a space after it to memgit)
 BARE_KEYWORDS = ("şifre", "sifre", "parola")
+# the password words in ASCII as ALONE and TO start from (a blank right after one, or after its plural, sends a
+# commit message to memgit): what _PASSWORD matches but parola and sifre (BARE's)
+ALONE_KEYWORDS = (
+    *("password", "passwd", "passphrase", "passwort", "passe", "pwd", "pw"),
+    *("kennwort", "wachtwoord", "contrasena", "senha", "haslo"),
+)
+# a verb of setting, as the start of a word: what makes "password ... to x" a password set to x
+SET_VERBS = (
+    *("chang", "set", "reset", "updat", "rotat", "modifi", "switch"),  # English
+    *("geänder", "geaender", "gesetzt", "zurückgesetzt", "änder", "aender", "setz"),  # German
+    *("réinitialis", "reinitialis", "cambi", "alter", "mud", "modific"),  # French, Spanish, Italian, Portuguese
+    *("измен", "смен", "поменя", "установ", "сброс", "zmien", "zmień", "ustaw"),  # Russian, Polish
+    *("gewijzig", "veranderd", "wijzig", "ingesteld"),  # Dutch
+)
+SET_VERBS_A_IN = ("cambi", "modific", "gewijzig", "veranderd", "wijzig")  # "cambió a x", "cambiata in x"
 # the words of a gap that make it a setting of the password, not the password ("the password manager is 1Password"),
 # and the words that start another clause ("without a password unless the root account is locked"): looked up as
 # " word " (a regex of them costs 7 M instructions to compile, callgrind)
@@ -241,7 +277,7 @@ GAP_SETTINGS = (
 GAP_CLAUSES = (
     " which that unless when if because but while where whether since until although though dass wenn weil aber"
     " oder que qui mais si quand pero cuando porque che ma quando se dat maar als что но если когда który która"
-    " które ale gdy jeśli "
+    " które ale gdy jeśli and or und et ou y o e и или "
 )
 ENTROPY_KEYWORDS = ("pass", "pwd", "secret", "token", "key", "cred", "auth", "client")
 # words that make a following `key`/`token` a credential's name: api_key, accessKey, authtoken...
@@ -270,17 +306,18 @@ ORDINARY = _lazy(
     re.I,
 )
 SYMBOLS = set("!@#$%^&*+=?~|\\")
-# a cipher, hash or protocol named as the value of prose ("암호는 AES256": 암호 is cipher as well as password; "the
-# password hash is SHA-512", "WLAN-Passwort ist WPA2"): a method, not a credential
+# a cipher, hash, protocol or standard named as the value of prose ("암호는 AES256": 암호 is cipher as well as
+# password; "the password hash is SHA-512", "WLAN-Passwort ist WPA2", "password OAuth2", "Passphrase PKCS#12"): a
+# method, not a credential
 ALGORITHM_NAMES = (
     " aes sha md rsa des 3des rc blake hmac ecdsa dsa ed curve secp pbkdf crc chacha poly salsa argon camellia gost sm"
-    " wpa wep tls ssl utf base rot ntlm ntlmv krb "
+    " wpa wep tls ssl utf base rot ntlm ntlmv krb oauth saml fido pkcs "
 )
 # the numbers those names carry (AES256, SHA512, RSA4096, ChaCha20, Curve25519, WPA2): "Aes2024" or "Salsa2024" is a
 # word and a year, as people's passwords are
 ALGORITHM_NUMBERS = " 1 2 3 4 5 8 13 16 20 32 64 128 160 192 224 256 384 448 512 1024 1305 2048 3072 4096 25519 "
 ALGORITHM = _lazy(
-    rf"(?i)(?:{'|'.join(ALGORITHM_NAMES.split())})[-_]?(?P<n>\d+)[a-z]{{0,2}}\d*"
+    rf"(?i)(?:{'|'.join(ALGORITHM_NAMES.split())})[-_#]?(?P<n>\d+)[a-z]{{0,2}}\d*"
     r"(?:[-_/](?:aes|sha|gcm|cbc|ctr|ccm|poly|hmac|psk|eap|ent|enterprise|personal|\d+[a-z]{0,2}\d*))*"
 )
 
@@ -293,7 +330,7 @@ def entropy(s: str) -> float:
 def _looks_secret(value: str, code: bool) -> bool:
     """Is the value after `password=` / `password is` a credential, not prose or a placeholder?"""
     value = value.rstrip(".,;:!?)]}")
-    if len(value) < 4 or PLACEHOLDER.fullmatch(value) or ORDINARY.fullmatch(value):
+    if len(value) < 4 or PLACEHOLDER.fullmatch(value) or ORDINARY.fullmatch(value) or _code(value):
         return False
     if code:  # password=..., "password": "...", a quoted value: anything real is a credential
         return True
@@ -304,6 +341,16 @@ def _looks_secret(value: str, code: bool) -> bool:
     return len(value) >= 5 and has_alpha and (has_digit or any(c in SYMBOLS for c in value))
 
 
+def _code(value: str) -> bool:
+    """Is the value a call or a pointer, as code names them (`pw = getpwnam(argv[1]);`, `struct passwd *result;`,
+    `passwd(5)`), not a credential?"""
+    v = value.lstrip("*&")
+    call = v.find("(")
+    name = v[:call] if call > 0 else v if v != value and not any(c.isdigit() for c in v) else ""
+    name = name.replace("_", "a").replace(".", "a")
+    return name.isascii() and name.isalnum() and name[:1].isalpha()
+
+
 def _algorithm(value: str) -> bool:
     """Is the value a cipher, hash or protocol's name (ALGORITHM), looked at only when it starts as one does?"""
     lead = len(value) - len(value.lstrip("0123456789"))  # 3des
@@ -312,7 +359,8 @@ def _algorithm(value: str) -> bool:
     if f" {value[:lead].lower()} " not in ALGORITHM_NAMES:
         return False
     m = ALGORITHM.fullmatch(value)
-    return m is not None and f" {m.group('n')} " in ALGORITHM_NUMBERS
+    # a PKCS standard is named by its own numbers ("Passphrasen für PKCS#12")
+    return m is not None and (f" {m.group('n')} " in ALGORITHM_NUMBERS or value[:lead].lower() == "pkcs")
 
 
 def _prose_value(raw: str) -> tuple[int, str]:
@@ -363,13 +411,15 @@ def _keyword_matches(
                     out.append(m)
             if password and len(out) == found:
                 out += _other_orders(text, low, i, end, word)
+            if password:
+                out += _set_orders(text, low, i, end, word)
             i = low.find(word, i + 1)
     return out
 
 
 def _other_orders(text: str, low: str, i: int, end: int, word: str) -> list[re.Match[str]]:
     """GAP, FINAL and BARE at a password word, each compiled only once a line holds what it needs after the word."""
-    far = low[i : min(end, i + 96)]
+    far = low[i : min(end, i + 128)]
     near = far[:48]
     tries = []
     if any(sep in far for sep in KEYWORD_SEPARATORS) or any(sep in far for sep in _COPULAS):
@@ -383,19 +433,94 @@ def _other_orders(text: str, low: str, i: int, end: int, word: str) -> list[re.M
     return [m for m in (rx.match(text, i, end) for rx in tries) if m]
 
 
-def _order_judged(m: re.Match[str]) -> bool:
-    """A BARE match of parola or sifre has the Turkish suffix; a GAP match's gap is a few words of one clause naming no
-    setting, with "to" as "is" in Polish only ("hasło do serwera to x"; "the password sent to user42" is English)."""
+# the prepositions TO is tried for, as " word ", and the characters its value needs one of (TO's lookahead); the
+# words ALONE's value may stand before (its lookahead): what _set_orders() looks for before it compiles either
+_TO_WORDS = (" to ", " auf ", " en ", " pour ", " a ", " para ", " in ", " op ", " naar ", " na ", " на ")
+_VALUE_MARKS = frozenset("!@#$%^&*+=?~|\\\"'`")
+_ALONE_ANDS = " and or und oder et ou y e i и "
+
+
+def _set_orders(text: str, low: str, i: int, end: int, word: str) -> list[re.Match[str]]:
+    """ALONE and TO at a password word, tried whatever else matched there ("the password was changed to x": ASSIGNMENT
+    matched "was changed"), each compiled only once a line holds what it needs after the word: a blank, then for ALONE
+    a word with a digit or symbol ending the clause, for TO a preposition and a digit, symbol or quote after it ("the
+    db password stays in the vault" compiles neither)."""
+    j = i + len(word)
+    while j < end and low[j].isalpha():
+        j += 1
+    blank = low[j : j + 1] in (" ", "\t") or low[j : j + 2] in ("s ", "s\t")
+    if not blank or not _names_credential(text, low, i, word, False):
+        return []
+    tries = []
+    after = low[j:end].split(None, 2)  # the value ALONE would take, and the word after it
+    if (
+        low[j] != "s"
+        and word not in BARE_KEYWORDS
+        and after
+        and (
+            not word.isascii()  # "كلمة المرور x": the password word may be two
+            or (
+                any(c.isdigit() or c in SYMBOLS for c in after[0])
+                and (len(after) == 1 or after[0][-1] in ".,;!?)\"'`’”" or f" {after[1]} " in _ALONE_ANDS)
+            )
+        )
+    ):
+        tries.append(ALONE)
+    rest = low[j : min(end, j + 200)]  # a preposition, and after it a digit, symbol or quote a value could hold
+    at = [k for k in (rest.find(to) for to in _TO_WORDS) if k != -1]
+    if at and any(c.isdigit() or c in _VALUE_MARKS for c in rest[min(at) :]):
+        tries.append(TO)
+    return [m for m in (rx.match(text, i, end) for rx in tries) if m]
+
+
+def _order_judged(m: re.Match[str], text: str) -> bool:
+    """A BARE match of parola or sifre has the Turkish suffix, and no ALONE match starts from one (nor holds an
+    option: `--password --verbose2`); a GAP match's gap is a few words of one clause naming no setting, with "to" as
+    "is" in Polish only ("hasło do serwera to x"; "the password sent to user42" is English); a TO match is judged by
+    _set_judged()."""
     if "suffix" in m.re.groupindex:  # BARE
         return m.group("prose").lower() not in ("parola", "sifre") or m.group("suffix") is not None
+    if "alone" in m.re.groupindex:  # ALONE: not an option after it ("--auth-password=x --auth-url=...")
+        return not m.group("prose").lower().startswith(("parola", "sifre", "şifre")) and m.group("val")[:1] != "-"
+    if "to" in m.re.groupindex:
+        return _set_judged(m, text)
     if "gap" not in m.re.groupindex:
         return True
     gap = m.group("gap")
-    words = [w.lower().strip("()[]") for w in gap.split()]
-    if len(gap) > 40 or any(f" {w} " in GAP_SETTINGS or f" {w} " in GAP_CLAUSES for w in words):
+    words = [w.lower().strip("()[],") for w in gap.split()]
+    if len(gap) > 64 or any(f" {w} " in GAP_SETTINGS or f" {w} " in GAP_CLAUSES or _syntax(w) for w in words):
         return False
     cop = (m.group("cop") or "").strip().lower()
     return cop != "to" or m.group("prose").lower().startswith("has")
+
+
+def _syntax(word: str) -> bool:
+    """Is a word of a gap a command's or code's, not prose's (`--mongodb-host-addresses`, `|`, `{\\n`)?"""
+    return word[:1] == "-" or any(c in word for c in "{}|\\")
+
+
+def _set_judged(m: re.Match[str], text: str) -> bool:
+    """A TO match's gap is a few words of one clause, and a verb of setting ends it ("the password was changed to x"),
+    follows the value ("das Passwort wurde auf x geändert") or is among the four words before the password word in
+    its clause ("reset the db password to x", "сменил пароль на x"); a gap naming a setting passes ("set the wifi
+    password policy to strict8")."""
+    gap = m.group("gap")
+    words = [w.lower().strip("()[]") for w in gap.split()]
+    if len(gap) > 64 or any((f" {w} " in GAP_CLAUSES and w != "se") or _syntax(w) for w in words):  # "se cambió a x"
+        return False
+    verbs = words[-1:] if words and words[-1].startswith(SET_VERBS) else []
+    if any(f" {w} " in GAP_SETTINGS for w in (words[:-1] if verbs else words)):
+        return False
+    if not verbs:
+        verbs = [w.lower() for w in text[m.end("val") : m.end("val") + 24].split(None, 1)[:1]]
+        before = text[max(0, m.start() - 48) : m.start()]
+        for mark in ".,;:!?\n":
+            before = before.rsplit(mark, 1)[-1]
+        near = before.lower().split()[-4:]
+        verbs += [w for n, w in enumerate(near) if near[n + 1 : n + 2] != ["of"]]  # "a set of passwords to x"
+    # "a" and "in" are "to" after a verb in Spanish, Italian or Dutch only: "rotated the password in staging2" passes
+    stems = SET_VERBS if m.group("to").lower() not in ("a", "in") else SET_VERBS_A_IN
+    return any(w.startswith(stems) for w in verbs)
 
 
 def dangling(text: str) -> bool:
@@ -438,7 +563,7 @@ def secrets_in(line: str) -> list[Finding]:
             if _looks_secret("".join(pieces), code=True):
                 found.append(Finding("password in a URL", m.start(1), m.end(1), m.group(1)))
     for m in _keyword_matches(ASSIGNMENT, line, low, KEYWORDS, any_key=False, prose=True):
-        if METADATA.search(line, m.start(), m.start("val")) or not _order_judged(m):
+        if METADATA.search(line, m.start(), m.start("val")) or not _order_judged(m, line):
             continue
         start, raw = m.start("val"), m.group("val")
         if "prose" in m.re.groupindex:

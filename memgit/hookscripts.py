@@ -200,7 +200,8 @@ def _plain_message() -> str:
     """The commit-msg script's test (bash builtins) for a message the message rules cannot fault: printable
     ASCII, tabs and newlines only (hidden text is outside it), none of the literals the provider detectors
     start from nor `://`, no credential keyword followed anywhere by one of the separators the keyword
-    detectors need (memgit/detect.py: every detector is found through one of these), and no redaction
+    detectors need, no password word with a blank right after it (memgit/detect.py: every detector is found
+    through one of these), and no redaction
     receipts at HEAD (a redacted string could be any text). Anything else starts memgit, as before;
     tests/test_hooks_fold.py checks that what passes this test the rules pass too."""
     from memgit import detect, secretlists
@@ -212,12 +213,15 @@ def _plain_message() -> str:
     # a word or separator outside ASCII needs no pattern: such a message is sent to memgit by the first test
     prose = [(w, sep) for w in detect.PASSWORD_KEYWORDS for sep in detect.PASSWORD_SEPARATORS if (w + sep).isascii()]
     prose += [(w, " ") for w in detect.BARE_KEYWORDS if w.isascii()]  # Turkish "sifresi x", "parola x'tir"
-    words = [*literals, *keywords, *detect.KEYWORD_SEPARATORS, *(w + sep for w, sep in prose)]
+    # a password word (or its plural) and a blank right after it: "wifi password x", "the password was changed to x"
+    alone = [w + s for w in detect.ALONE_KEYWORDS for s in ("", "s")]
+    words = [*literals, *keywords, *detect.KEYWORD_SEPARATORS, *(w + sep for w, sep in prose), *alone]
     assert all("'" not in w and w == w.lower() for w in words)
     triggers = "|".join(
         [f"*'{w}'*" for w in literals]
         + [f"*'{w}'*'{sep}'*" for w in keywords for sep in detect.KEYWORD_SEPARATORS]
         + [f"*'{w}'*'{sep}'*" for w, sep in prose]
+        + [f"*'{w}'[[:blank:]]*" for w in alone]
     )
     return (
         'if [ -f "$1" ]; then\n'

@@ -396,8 +396,13 @@ def test_every_word_a_secret_detector_starts_from_sends_the_message_to_memgit(tm
             assert not plain(f"x {word}{sep} y") and not plain(f"x {word.upper()}{sep.upper()} y"), (word, sep)
         text = f"notes on the {word} of the day"
         # `secret` is a provider's literal too; a word outside ASCII always sends the message to memgit
-        if word.isascii() and word not in detect.BARE_KEYWORDS and not any(literal in text for literal in literals):
+        blank = word in detect.BARE_KEYWORDS or word in detect.ALONE_KEYWORDS
+        if word.isascii() and not blank and not any(literal in text for literal in literals):
             assert plain(text) and message.check(text) == [], word
+    for word in detect.ALONE_KEYWORDS:  # "wifi password x", "the passwords were reset to x": a blank right after
+        for form in (f"x {word} y", f"x {word}s\ty", f"x {word.upper()} y"):
+            assert not plain(form), form
+        assert plain(f"x {word}less y"), word
     assert plain("journal: append a line\n\nMore words, (brackets) and 'quotes'.\n")
 
 
@@ -415,6 +420,9 @@ FRAGMENTS = [
     "-----BEGIN PRIVATE KEY-----",
     "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig",
     "Authorization: Bearer abcdefghijklmnop1234",
+    "wifi password hunter2hunter2",
+    "the password was changed to hunter2hunter2",
+    "the password, as agreed, is hunter2hunter2",
     "plain words",
     "client ",
     "key",

@@ -107,3 +107,42 @@ def test_git_pull_bringing_one_is_named_by_verify_and_refused_by_pre_receive(bas
         git(base, "pull", "-q", *how, "origin", "main")
         assert git(base, "merge-base", "--is-ancestor", bad, "HEAD", check=False).returncode == 0
         _judged(base, start, bad, guarded, "guarded")
+
+
+# a password with no verb before it, one set to a value, one after an aside between commas
+FORMS = ["wifi password hunter2x", "the password was changed to Sommer2024!", "the password, as agreed, is kedi1234"]
+
+
+def test_a_password_with_no_verb_set_to_a_value_or_after_an_aside_is_refused_at_every_door(
+    base: Path,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """A raw `git commit` (in a file and in the message: the commit-msg script sends a message holding a password
+    word and a blank to memgit), `--no-verify` then `memgit verify`, and a push to a remote running hooks/pre-receive,
+    the values never echoed."""
+    from tests.helpers import commit
+
+    bare = bare_remote(base, tmp_path / "remote.git")
+    start = head(base)
+    for text in FORMS:
+        with (base / JOURNAL).open("a", encoding="utf-8") as f:
+            f.write(f"- 10:00 {text}\n")
+        git(base, "add", JOURNAL)
+        r = commit(base, "notes")
+        assert r.returncode != 0 and f"{JOURNAL}:{FIRST} no-secrets" in r.out, (text, r.out)
+        git(base, "checkout", "HEAD", "--", JOURNAL)
+        memgit_json("log", "Bought flour", cwd=base)
+        r = commit(base, f"journal: {text}", "--allow-empty")
+        assert r.returncode != 0 and "(commit message):1 no-secrets" in r.out, (text, r.out)
+        git(base, "reset", "-q", "--hard", start)
+    with (base / JOURNAL).open("a", encoding="utf-8") as f:
+        f.writelines(f"- 10:0{n} {text}\n" for n, text in enumerate(FORMS))
+    git(base, "commit", "-qm", "notes", "--no-verify", JOURNAL)
+    r = memgit("verify", f"{start}..HEAD", cwd=base)
+    assert r.returncode == 1 and _named(r.stdout) == list(range(FIRST, FIRST + len(FORMS))), r.stdout + r.stderr
+    p = git(base, "push", "-q", "origin", "HEAD:main", check=False)
+    assert p.returncode != 0 and "pre-receive hook declined" in p.stderr, p.stderr
+    assert f"{JOURNAL}:{FIRST} no-secrets" in p.stderr, p.stderr
+    out = r.stdout + r.stderr + p.stderr
+    assert not [v for v in ("hunter2x", "Sommer2024", "kedi1234") if v in out], out
+    assert git(bare, "rev-parse", "main").stdout.strip() == start

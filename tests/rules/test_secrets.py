@@ -326,6 +326,37 @@ CAUGHT = [
     # a cipher's name and a year: a person's password
     "the password is Aes2024!",
     "das Passwort ist Salsa2024",
+    # the value straight after the password word, no verb between
+    "wifi password hunter2x",
+    "db pw Sommer2024!",
+    "new password hunter2x",
+    "the wifi password hunter2x and the door code 1234",
+    "wifi password 'hunter2x'",
+    "WLAN-Passwort Sommer2024!",
+    "пароль qwerty123",
+    "db pw: Sommer2024!",
+    "pw=Sommer2024!",
+    # the password set to a value: a verb of setting before "to", after the value, or before the password word
+    "the password was changed to hunter2x",
+    "password set to hunter2x",
+    "the password has been reset to hunter2x",
+    "all passwords were reset to Welcome2024!",
+    "changed the wifi password for the db to Sommer2024!",
+    'password updated to "swordfish"',
+    "password for the admin in prod was changed to hunter2x",
+    "das Passwort wurde auf Sommer2024! geändert",
+    "le mot de passe a été changé en Soleil2024",
+    "la contraseña se cambió a perro123",
+    "a senha foi alterada para gato1234",
+    "la password è stata cambiata in ciao1234",
+    "пароль изменён на qwerty123",
+    "сменил пароль на qwerty123",
+    "zmieniłem hasło na kot12345",
+    "wachtwoord gewijzigd naar fiets123",
+    # more than four words, or an aside between commas, before the "is"
+    "the password for the staging database on the new server is hunter2x",
+    "the password, as agreed, is hunter2x",
+    "the wifi password, by the way, is hunter2x",
 ]
 PASSED = [
     "the password policy changed",
@@ -417,6 +448,34 @@ PASSED = [
     # a link to a port at a line's end, an address on the next line
     "see http://localhost:8080\n  ann@example.com",
     "see https://example.com:443 bob@example.com",
+    # a word after the password word that is no value, "to" with no verb of setting or a setting's value
+    "the password was changed to the new policy",
+    "password set to expire",
+    "set the wifi password policy to strict",
+    "set the wifi password policy to strict8",
+    "passwords set to expire in 90 days",
+    "Changed password length to 12",
+    "the password was set to 12345678",
+    "the password hash changed to bcrypt12",
+    "password reset link was sent to ann2024",
+    "sent a set of passwords to user42",
+    "reset password for user42",
+    "password-protected archive2024.zip",
+    "supports password OAuth2 and SAML",
+    "the password for the admin account was reset and the server is prod2x",
+    "the password, which changed yesterday, is in the vault",
+    "pwd -P",
+    "wifi password reset flow v2",
+    "parola chiave2.",
+    "das Passwort auf dem Server ist abgelaufen",
+    "the password in 1Password",
+    "rotated the db password in staging2 yesterday",
+    "pw = getpwnam(argv[1]);",
+    "struct passwd *result;",
+    "--auth-password=$PW --auth-url=http://example.com/login2",
+    "--db-password=$DB_PASSWORD | --mongodb-direct-connection --mongodb-host-addresses=HOST:PORT2",
+    "usa la codificación NOMBRE para frases contraseña PKCS#12",
+    "utilizzare il nome di codifica per le passphrase PKCS-12",
 ]
 
 
@@ -495,6 +554,9 @@ def test_a_secret_cut_between_two_texts_of_one_write_is_caught() -> None:
         ("the password for the db is", "hunter2x"),
         ("das Passwort für den Server ist", "Sommer2024!"),
         ("Wi-Fi şifresi", "kedi1234"),
+        ("the new wifi password", "hunter2x"),
+        ("the password was changed to", "hunter2x"),
+        ("the password for the staging database on the new server is", "hunter2x"),
     ):
         items = change(ITEMS, None, canon(fact(fact=start)))
         assert [p.rule for p in message.split_secrets([items], msg.replace("hunter2horse", rest))] == [RULE], start

@@ -147,6 +147,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
             "signing",
             "kinds",
             "detect",
+            "detect_*",
             "secretlists",
         ),
     ),

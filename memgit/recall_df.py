@@ -22,7 +22,7 @@ from itertools import accumulate
 from typing import TYPE_CHECKING
 
 from memgit.recall_lines import attached_in, heads_ending
-from memgit.tokens import fold, line_words, terms
+from memgit.tokens import ascii_heads, fold, line_words, terms
 
 if TYPE_CHECKING:
     from memgit.recall_cut import Term
@@ -53,6 +53,7 @@ class Reading:
         self.starts = tuple(sorted({p for t in self.spec for p in t.prefixes}))  # every term's prefixes
         self.exact = frozenset(e for t in self.spec for e in t.exact)
         self.inner = tuple(sorted({t.inner for t in self.spec if t.inner}))
+        self.spaced = any(" " in n for n in self.needles)
 
     def bits(self, word: str) -> int:
         """The terms (bit i for spec[i]) the first stage finds by this word and the ranking reads it as."""
@@ -94,27 +95,35 @@ class Reading:
         return any(map(folded.__contains__, self.needles)) or any(map(low.__contains__, self.needles))
 
     def could_all(self, texts: list[str]) -> list[bool]:
-        """`could` of each text: the ASCII ones at once (a needle is one word, never across a line break, so each
-        occurrence in the texts joined by line breaks lies in one text; a few finds in C instead of one `in` per
-        needle and text), the others one by one."""
+        """`could` of each text, the texts' ASCII heads (memgit/tokens.py `ascii_heads`: an ASCII text whole) at once
+        (a needle is one word, never across a line break, so each occurrence in the heads joined by line breaks lies
+        in one head; a few finds in C instead of one `in` per needle and text); the rest of a text not found there
+        (a needle holds no space: it lies in the head or in the rest) asked once per distinct rest."""
         out = [False] * len(texts)
         joined = "\n".join(texts)
-        every = joined.isascii() and joined.count("\n") == len(texts) - 1  # each text ASCII and one line (most often)
-        plain = range(len(texts)) if every else [i for i, t in enumerate(texts) if t.isascii() and "\n" not in t]
-        if plain:
-            joined = joined.lower() if every else "\n".join([texts[i] for i in plain]).lower()
-            sizes = map(len, texts) if every else [len(texts[i]) for i in plain]
-            starts = list(accumulate(map((1).__add__, sizes), initial=0))
-            for n in self.needles:
-                at = joined.find(n)
-                while at >= 0:
-                    j = bisect_right(starts, at) - 1
-                    out[plain[j]] = True
-                    at = joined.find(n, starts[j + 1])  # the next text's start: that one is known
-        if not every:
-            for i, t in enumerate(texts):
-                if not out[i] and not (t.isascii() and "\n" not in t):
-                    out[i] = self.could(t)
+        if joined.isascii():
+            heads = joined.lower()
+            cuts = list(map(len, texts))
+        elif self.spaced:  # a needle holding a space (a letter folds to one: "ͺ"): each text alone
+            return list(map(self.could, texts))
+        else:
+            cuts = ascii_heads(texts)
+            heads = "\n".join([t[:c] for t, c in zip(texts, cuts, strict=True)]).lower()
+        starts = list(accumulate(map((1).__add__, cuts), initial=0))
+        for n in self.needles:
+            at = heads.find(n)
+            while at >= 0:
+                j = bisect_right(starts, at) - 1
+                out[j] = True
+                at = heads.find(n, starts[j + 1])  # the next text's start: that one is known
+        rests: dict[str, bool] = {}
+        for i, (t, c) in enumerate(zip(texts, cuts, strict=True)):
+            if not out[i] and c < len(t):
+                rest = t[c:]
+                found = rests.get(rest)
+                if found is None:
+                    found = rests[rest] = self.could(rest)
+                out[i] = found
         return out
 
     def mask(self, text: str) -> int:

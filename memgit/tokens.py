@@ -228,11 +228,38 @@ _kept_words = lru_cache(maxsize=KEEP_PARTS)(_words)  # `_words`, kept
 
 def words_of(texts: Sequence[str]) -> list[list[str]]:
     """`words` of each text, the same lists, for many texts at once: ASCII texts without a newline folded and split
-    together (a few C calls, not a few a text); any other text one at a time."""
-    low = "\n".join(texts).casefold()
-    if low.isascii() and low.count("\n") == len(texts) - 1:
-        return list(map(str.split, low.encode().translate(_LINES).decode().split("\n")))
-    return list(map(words, texts))
+    together (a few C calls, not a few a text); of one-line texts that are not all ASCII, each one's ASCII head
+    (`ascii_heads`) split with the others' and the rest read once per distinct rest (a line in English ending in a
+    phrase in Hindi or Thai: a few phrases again and again); any other text one at a time."""
+    joined = "\n".join(texts)
+    if joined.count("\n") != len(texts) - 1:
+        return list(map(words, texts))
+    if joined.isascii():
+        return list(map(str.split, joined.lower().encode().translate(_LINES).decode().split("\n")))
+    cuts = ascii_heads(texts)  # (not the whole texts casefolded: ~30 instructions a character not ASCII)
+    heads = "\n".join([t[:c] for t, c in zip(texts, cuts, strict=True)]).lower()  # (ASCII: lower is casefold)
+    out = list(map(str.split, heads.encode().translate(_LINES).decode().split("\n")))
+    rests: dict[str, list[str]] = {}
+    for i, (t, c) in enumerate(zip(texts, cuts, strict=True)):
+        if c < len(t):
+            rest = t[c:]
+            found = rests.get(rest)
+            if found is None:
+                found = rests[rest] = words(rest)
+            out[i] += found
+    return out
+
+
+_NOT_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
+def ascii_heads(texts: Iterable[str]) -> list[int]:
+    """How long each text's ASCII head is: its parts between spaces before the first one that holds a character
+    that is not ASCII, with the space after them (the whole text when it is ASCII). A word never holds a space and
+    `fold` reads each character alone, so what a text holds (its folded text, its words, its terms) is its head's
+    followed by its rest's, and the head's is an ASCII text's (a few C calls for many heads at once)."""
+    find = _NOT_ASCII.search
+    return [len(t) if (m := find(t)) is None else t.rfind(" ", 0, m.start()) + 1 for t in texts]
 
 
 def terms(text: str, languages: Sequence[str] = DEFAULT_LANGUAGES, verbs: bool = True) -> list[str]:

@@ -119,3 +119,46 @@ def test_a_text_with_a_part_longer_than_keep_length_is_worked_out_whole_not_kept
             kept.cache_clear()
             ask(text)
             assert kept.cache_info().currsize == kept_parts, (kept, len(run))
+
+
+# a line of a vault in English with a phrase in another script at its end: a head of ASCII words, then a rest (the
+# same few phrases again and again, a part longer than KEEP_LENGTH, a rest starting inside a word, a space of
+# another kind, a mark or a letter case folding splits just after the head's last space, a line break)
+HEADS = [
+    "",
+    " ",
+    "Joined Tenrikel Partners as ",
+    "- 09:14 [decision] ",
+    '    "fact": "Reports to ',
+    "ASCII only",
+    "a  b ",
+]
+RESTS = [
+    "",
+    "ज़रूरी: खाते की जाँच",
+    'सब कुछ योजना के अनुसार",',
+    "โทรคุยกับทีม (source: chat)",
+    "ภาษาไทย" * (tokens.KEEP_LENGTH // 7 + 1) + " Zürich",
+    "Zürich-Büro x",
+    "naïve",
+    "\u00a0budget",
+    "\u0301tude İstanbul",
+    "東京で会議 end",
+    "x\nमीटिंग में",
+]
+
+
+@given(st.lists(st.tuples(st.sampled_from(HEADS), st.sampled_from(RESTS)).map("".join), max_size=12))
+def test_many_lines_read_at_once_are_each_read_alone(texts: list[str]) -> None:
+    """words_of splits the texts' ASCII heads together and reads each distinct rest once: each text's words as the
+    whole text's (a head cut inside a word, a rest read for the wrong text or not read fails it)."""
+    assert tokens.words_of(texts) == [marks.word().findall(_fold_whole(text)) for text in texts]
+
+
+@given(st.lists(st.lists(st.sampled_from([*MIXED, "Joined", "as", "x1"]), max_size=20).map("".join), max_size=8))
+def test_any_lines_read_at_once_are_each_read_alone(texts: list[str]) -> None:
+    assert tokens.words_of(texts) == [marks.word().findall(_fold_whole(text)) for text in texts]
+    for text, cut in zip(texts, tokens.ascii_heads(texts), strict=True):
+        assert text[:cut].isascii()
+        assert cut == len(text) or not text[cut:].split(" ")[0].isascii()  # the rest starts with a part not ASCII
+        assert cut in (0, len(text)) or text[cut - 1] == " "

@@ -57,11 +57,30 @@ TATWEEL = "\u0640"  # the Arabic letter that stretches a word ("اجتمــاع
 # the zero-width non-joiner and joiner, which shape a word's letters (Persian "می‌خواهم", a Devanagari half form
 # "क्‍ष") and never end it: rg's `\w` holds them (Unicode's Join_Control), a line's words do, and `fold` drops them
 JOINERS = "\u200c\u200d"
-# the other characters rg's `\w` holds and Python's does not, but the numbers that are no digits ("²", "①": Python's
-# holds them, rg's not), which tests/test_recall_marks.py asks rg over every code point: the circled and squared Latin
-# letters ("Ⓝ", "🄽": Unicode's Alphabetic, no letters) and the connector punctuation ("‿", "＿"); inside a word for
-# rg's `\b`, so for `start` too ("velko" is no word of "Ⓝvelko")
+# the other characters rg's `\w` holds and Python's does not: the circled and squared Latin letters ("Ⓝ", "🄽":
+# Unicode's Alphabetic, no letters) and the connector punctuation ("‿", "＿"); inside a word for rg's `\b`, so for
+# `start` too ("velko" is no word of "Ⓝvelko"). tests/test_recall_marks.py asks rg over every code point
 WORDLIKE = "203f-2040 2054 24b6-24e9 fe33-fe34 fe4d-fe4f ff3f 1f130-1f149 1f150-1f169 1f170-1f189"
+# ... and the characters Python's `\w` holds and rg's does not: the numbers that are no digits (Unicode's category No:
+# "²", "①", "₂", "½"). rg finds "①velko" and "x²zibo" by `velko` and `zibo`: no word holds them (`word`, `rg_word`),
+# and `fold` reads them as spaces, not as the digits NFKD makes of them ("1velko" was the line's one word)
+NUMBERS = (
+    "b2-b3 b9 bc-be 9f4-9f9 b72-b77 bf0-bf2 c78-c7e d58-d5e d70-d78 f2a-f33 1369-137c 17f0-17f9 19da 2070 2074-2079 "
+    "2080-2089 2150-215f 2189 2460-249b 24ea-24ff 2776-2793 2cfd 3192-3195 3220-3229 3248-324f 3251-325f 3280-3289 "
+    "32b1-32bf a830-a835 10107-10133 10175-10178 1018a-1018b 102e1-102fb 10320-10323 10858-1085f 10879-1087f "
+    "108a7-108af 108fb-108ff 10916-1091b 109bc-109bd 109c0-109cf 109d2-109ff 10a40-10a48 10a7d-10a7e 10a9d-10a9f "
+    "10aeb-10aef 10b58-10b5f 10b78-10b7f 10ba9-10baf 10cfa-10cff 10e60-10e7e 10f1d-10f26 10f51-10f54 10fc5-10fcb "
+    "11052-11065 111e1-111f4 1173a-1173b 118ea-118f2 11c5a-11c6c 11fc0-11fd4 16b5b-16b61 16e80-16e96 1d2e0-1d2f3 "
+    "1d360-1d378 1e8c7-1e8cf 1ec71-1ecab 1ecad-1ecaf 1ecb1-1ecb4 1ed01-1ed2d 1ed2f-1ed3d 1f100-1f10c"
+)
+# the symbols neither reads as word characters whose NFKD holds letters or digits ("™" is "TM", "℃" "°C", "⒜" "(a)",
+# "㎏" "kg", "₨" "Rs", the Kangxi radicals their ideographs): `fold` reads them as spaces too, so "x℃velko" holds
+# the word "velko", as for rg, not "cvelko" (tests/test_recall_digits.py works both lists out again)
+SYMBOLS = (
+    "20a8 2100-2101 2103 2105-2106 2109 2116 2120-2122 213b 249c-24b5 2e9f 2ef3 2f00-2fd5 3196-319f 3200-321e "
+    "322a-3247 3250 3260-327e 328a-32b0 32c0-33ff fdfc 1f110-1f12e 1f14a-1f14f 1f16a-1f16c 1f190 1f200-1f202 "
+    "1f210-1f23b 1f240-1f248 1f250-1f251"
+)
 
 
 def class_body(spec: str) -> str:
@@ -71,11 +90,17 @@ def class_body(spec: str) -> str:
     )
 
 
+def listed(spec: str) -> list[int]:
+    """A list of hexadecimal code points and ranges ("300-36f 483") as its code points."""
+    return [u for a, _, b in (t.partition("-") for t in spec.split()) for u in range(int(a, 16), int(b or a, 16) + 1)]
+
+
 @lru_cache(maxsize=1)
 def word() -> re.Pattern[str]:
     """A word: a word character, then word characters, marks and joiners (compiled on first use, ~2 ms: non-ASCII
     text)."""
-    return re.compile(f"[^\\W_]+(?:[{class_body(MARKS)}{JOINERS}]+[^\\W_]*)*")
+    letter = f"[^\\W_{class_body(NUMBERS)}]"
+    return re.compile(f"{letter}+(?:[{class_body(MARKS)}{JOINERS}]+{letter}*)*")
 
 
 @lru_cache(maxsize=1)
@@ -83,16 +108,28 @@ def start() -> str:
     r"""The word start of a prefix in Python's re: no word character of rg's before it (`rg_word`). rg's `\b` sees a
     combining mark or a joiner as a word character (Unicode's word characters hold every mark and the joiners) and so
     does a line's word (`word`); Python's `\b` sees a word break after one, so `\bल` would match inside "दिल्ली",
-    `\bخ` inside "می‌خواهم" and `\btude` inside a decomposed "étude"; after a circled letter ("Ⓝvelko") too. (~0.6 ms
-    more to compile than `\b`: it is compiled only for a line the index cannot decide from its words, and never on
-    an ASCII line, where `\b` is the same.)"""
-    return f"(?<!{rg_word()})"
+    `\bخ` inside "می‌خواهم" and `\btude` inside a decomposed "étude"; after a circled letter ("Ⓝvelko") too. And rg's
+    `\b` sees a word start after a number that is no digit (NUMBERS: "①velko"), which Python's `\w` holds: such a
+    number is looked for behind only where no other character but it is (a class of those above U+FFFF is a step
+    each; in the Basic Multilingual Plane, a table). (~0.6 ms more to compile than `\b`: it is compiled only for a
+    line the index cannot decide from its words, and never on an ASCII line, where `\b` is the same.)"""
+    low = " ".join(t for t in NUMBERS.split() if int(t.partition("-")[0], 16) < 0x10000)
+    high = " ".join(t for t in NUMBERS.split() if int(t.partition("-")[0], 16) >= 0x10000)
+    astral = f"(?<=[\U00010000-\U0010ffff])(?<=[{class_body(high)}])"
+    return f"(?:(?<!{rg_word_or_number()})|(?<=[{class_body(low)}])|{astral})"
 
 
 @lru_cache(maxsize=1)
 def rg_word() -> str:
-    r"""A word character as rg's `\w` sees it, as a class of Python's re: Python's `\w`, the marks, the joiners and
+    r"""A word character as rg's `\w` sees it, in Python's re: Python's `\w` but NUMBERS, the marks, the joiners and
     WORDLIKE."""
+    return f"(?:[^\\W{class_body(NUMBERS)}]|[{class_body(MARKS)}{JOINERS}{class_body(WORDLIKE)}])"
+
+
+@lru_cache(maxsize=1)
+def rg_word_or_number() -> str:
+    """`rg_word` or one of NUMBERS, as one class (a step per character; `rg_word` is two): on a text whose numbers are
+    spaces (memgit/recall_grep.py `_spaced`), `rg_word`."""
     return f"[\\w{class_body(MARKS)}{JOINERS}{class_body(WORDLIKE)}]"
 
 

@@ -81,9 +81,10 @@ def styled(query: str) -> str:
 
 
 def _capital(c: str) -> bool:
-    """Whether NFKD makes a capital of a character case folding keeps ("🄽" is "N")."""
+    """Whether NFKD makes a capital of a character case folding keeps ("🄽" is "N"): not of a symbol `fold` reads as a
+    space, as in a line ("™" is "TM", "₨" "Rs": memgit/marks.py SYMBOLS, no word character for rg)."""
     d = unicodedata.normalize("NFKD", c.casefold())
-    return d.lower() != d
+    return d.lower() != d and not fold(c).isspace()
 
 
 class Recall(Ranking):

@@ -41,8 +41,10 @@ if TYPE_CHECKING:
 # of theirs (memgit/plain.py MARKED); 16: `windows`, the days a fact line is true on when not every day nor none
 # (memgit/recall_facts.py `fact_window`): --valid-at DAY leaves out the rows not true on DAY; 17: a zero-width joiner
 # or non-joiner joins a word's letters, `fold` drops it (memgit/marks.py JOINERS); 18: `fold` reads letters in styled
-# forms as plain ones ("𝐙𝐮𝐫𝐢𝐜𝐡" is "zurich", not "Zurich")
-VERSION = "18"
+# forms as plain ones ("𝐙𝐮𝐫𝐢𝐜𝐡" is "zurich", not "Zurich"); 19: `fold` of a fold is itself ("ǣ" is "ae", not "æ"),
+# and reads the numbers that are no digits and the symbols NFKD spells as spaces (memgit/marks.py NUMBERS, SYMBOLS:
+# "①velko" holds the word "velko", as rg's `\b` reads it), which plain lines may now hold
+VERSION = "19"
 # the words a line's row holds besides its own, one for each recall's mode that never ranks it (memgit/recall_retired.py
 # `marks`; private-use characters: no line's words, no question's), in this order
 MARKS = {PLAIN: "\ue000", VALID_AT: "\ue001", HISTORY: "\ue002"}

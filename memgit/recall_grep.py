@@ -112,16 +112,21 @@ def _starts(text: str, starts: list[str]) -> bool:
 
 
 def _spaced(text: str) -> str:
-    return " " + " ".join((_RUN if text.isascii() else _run()).findall(text.translate(_LOWER)))
+    if text.isascii():
+        return " " + " ".join(_RUN.findall(text.translate(_LOWER)))
+    run, lower = _run()
+    return " " + " ".join(run.findall(text.translate(lower)))
 
 
 @lru_cache(maxsize=1)
-def _run() -> re.Pattern[str]:
-    r"""A run of word characters as rg's `\w` sees them in any text (memgit/marks.py `rg_word`): Python's `\w`, the
-    combining marks, the joiners, the circled letters ("e\u0301tude", "Auf\u200clage", "Ⓝvelko" one run each)."""
-    from memgit.marks import rg_word
+def _run() -> tuple[re.Pattern[str], dict[int, str]]:
+    r"""A run of word characters as rg's `\w` sees them in any text (memgit/marks.py `rg_word`): Python's `\w` but the
+    numbers that are no digits, the combining marks, the joiners, the circled letters ("e\u0301tude", "Auf\u200clage",
+    "Ⓝvelko" one run each, "①velko" the run "velko"); and _LOWER with those numbers as spaces, which the run's class
+    holds (one class, a step per character: `rg_word`'s two cost twice as much)."""
+    from memgit.marks import NUMBERS, listed, rg_word_or_number
 
-    return re.compile(rg_word() + "+")
+    return re.compile(rg_word_or_number() + "+"), _LOWER | dict.fromkeys(listed(NUMBERS), " ")
 
 
 @lru_cache(maxsize=256)

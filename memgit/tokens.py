@@ -60,7 +60,8 @@ _STOP = {
 
 def fold(text: str) -> str:
     """Lower case without accents: 'Zürich' -> 'zurich', 'Hélène' -> 'helene', 'Straße' -> 'strasse', and letters in
-    styled forms as the plain ones: '𝐙𝐮𝐫𝐢𝐜𝐡' and 'Ｚｕｒｉｃｈ' -> 'zurich'."""
+    styled forms as the plain ones: '𝐙𝐮𝐫𝐢𝐜𝐡' and 'Ｚｕｒｉｃｈ' -> 'zurich'; the numbers that are no digits and the
+    symbols NFKD spells with letters as spaces: 'x²velko' -> 'x velko' (`_before`). fold(fold(x)) == fold(x)."""
     low = text.casefold()
     if low.isascii():
         return low
@@ -90,9 +91,13 @@ def _fold(text: str) -> str:
     low = text.casefold()
     if low.isascii():
         return low
-    if not _LETTERS_IN.isdisjoint(low):  # (a translate by a dict looks up every character of the text)
-        low = low.translate(_LETTERS)
-    low = unicodedata.normalize("NFKD", low)
+    before, before_in = _before()
+    if not before_in.isdisjoint(low):  # (a translate by a dict looks up every character of the text)
+        low = low.translate(before)
+    nfkd = unicodedata.normalize("NFKD", low)  # (the text itself when it is in NFKD already)
+    if nfkd is not low and not _LETTERS_IN.isdisjoint(nfkd):  # ... and those NFKD made: "ǣ" is "æ" and a macron
+        nfkd = nfkd.translate(_LETTERS)
+    low = nfkd
     # its combining marks (unicodedata.combining) dropped by C loops, each mark the text holds replaced by nothing:
     # each character's class looked up the first time it is met (Cyrillic, Greek and CJK lines fold at the speed of
     # their C calls, not of a Python step per character)
@@ -111,6 +116,18 @@ def _fold(text: str) -> str:
 
 _folded = lru_cache(maxsize=KEEP_PARTS)(_fold)  # `_fold`, kept
 _LETTERS_IN = frozenset(map(chr, _LETTERS))  # the letters _LETTERS folds
+
+
+@lru_cache(maxsize=1)
+def _before() -> tuple[dict[int, str], frozenset[str]]:
+    """What `fold` translates before NFKD, and those characters: _LETTERS, and the numbers that are no digits and the
+    symbols NFKD spells with letters or digits (memgit/marks.py NUMBERS, SYMBOLS) as spaces: rg's `\\b` sees no word
+    character in them, so "①velko" and "x℃velko" hold the word "velko" (NFKD made "1velko" and "xcvelko" of them).
+    Worked out on the first text that is not ASCII (1,711 characters)."""
+    spaces = dict.fromkeys(marks.listed(f"{marks.NUMBERS} {marks.SYMBOLS}"), " ")
+    return _LETTERS | spaces, _LETTERS_IN.union(map(chr, spaces))
+
+
 KEEP_CHARS = 65_536  # characters whose combining class a process keeps (~6 MB; a vault's text holds a few thousand)
 _CLASSED: set[str] = set()  # the characters whose combining class fold has looked up
 _MARKS: set[str] = set()  # ... those that are combining marks
@@ -439,8 +456,8 @@ def _split() -> re.Pattern[str]:
 # 26 small letters from U+1D400, their holes reserved (those letters are in the list: "ℎ" for italic "h").
 # tests/test_recall_styled.py works the list out again over every code point
 STYLED = (
-    "ªºʰʲʳʷʸˡˢˣᴬᴮᴰᴱᴳᴴᴵᴶᴷᴸᴹᴺᴼᴾᴿᵀᵁᵂᵃᵇᵈᵉᵍᵏᵐᵒᵖᵗᵘᵛᵢᵣᵤᵥᶜᶠᶻⁱⁿₐₑₒₓₕₖₗₘₙₚₛₜℂℊℋℌℍℎℐℑℒℓℕℙℚℛℜℝℤℨℬℭℯℰℱℳℴℹⅅⅆⅇⅈⅉ"
-    "ⅰⅴⅹⅼⅽⅾⅿⱼⱽꟲꟳꟴꟸａｂｃｄｅｆｇｈｉｊｋｌｍｎｏｐｑｒｓｔｕｖｗｘｙｚ𐞥"
+    "ªºʰʲʳʷʸˡˢˣᴬᴮᴰᴱᴳᴴᴵᴶᴷᴸᴹᴺᴼᴾᴿᵀᵁᵂᵃᵇᵈᵉᵍᵏᵐᵒᵖᵗᵘᵛᵢᵣᵤᵥᶜᶞᶠᶻⁱⁿₐₑₒₓₕₖₗₘₙₚₛₜℂℊℋℌℍℎℏℐℑℒℓℕℙℚℛℜℝℤℨℬℭℯℰℱℳℴℹⅅⅆⅇⅈ"
+    "ⅉⅰⅴⅹⅼⅽⅾⅿⱼⱽꟲꟳꟴꟸａｂｃｄｅｆｇｈｉｊｋｌｍｎｏｐｑｒｓｔｕｖｗｘｙｚ𐞕𐞢𐞥𝚤"
 )
 MATH = 0x1D400
 # ... and the blocks of Greek and Cyrillic letters in styled forms: µ, modifier letters ("ᵝ"), "ℽ", the mathematical

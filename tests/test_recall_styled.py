@@ -66,8 +66,9 @@ def test_the_cli_and_a_warm_process_through_a_work_tree_edit(styled: Path) -> No
 
 def test_only_characters_nfkd_makes_capitals_of_are_read_in_nfkc() -> None:
     """Over every code point: `styled` changes a character only where NFKD of its case folding is a capital ('𝐍' ->
-    'N', 'ᴭ' -> 'Æ', '™' -> 'TM', '🄽' -> 'N'), which `fold` then reads as it read the character; CJK, Thai ('ำ' has an
-    NFKC form too), half-width kana and every other letter stay as written. `fold` leaves no capital."""
+    'N', 'ᴭ' -> 'Æ', '🄽' -> 'N'), which `fold` then reads as it read the character; CJK, Thai ('ำ' has an NFKC form
+    too), half-width kana, the symbols `fold` reads as spaces ('™', '₨', '🄐': rg's `\\w` holds none) and every other
+    letter stay as written. `fold` leaves no capital."""
     changed = []
     for cp in range(0x80, 0x110000):
         c = chr(cp)
@@ -79,8 +80,8 @@ def test_only_characters_nfkd_makes_capitals_of_are_read_in_nfkc() -> None:
             changed.append(c)
             nfkd = unicodedata.normalize("NFKD", c.casefold())
             assert nfkd.lower() != nfkd and fold(plain) == once, (hex(cp), once, plain)
-    assert "𝐍" in changed and "ℕ" in changed and "🄽" in changed and not {"ำ", "ｶ", "㍻", "½", "N"} & set(changed)
-    assert 600 < len(changed) < 700, len(changed)
+    assert "𝐍" in changed and "ℕ" in changed and "🄽" in changed and not {"ำ", "ｶ", "㍻", "½", "N", "™"} & set(changed)
+    assert 500 < len(changed) < 600, len(changed)  # 629 before round eighteen: 106 symbols fold reads as spaces
     assert recall.styled("น้ำ ｶﾒﾗ 𝐍𝐞𝐭") == "น้ำ ｶﾒﾗ N𝐞𝐭"  # small 𝐞 has no capital
 
 

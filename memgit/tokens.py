@@ -237,7 +237,7 @@ def _words(text: str) -> tuple[str, ...]:
     """`words` of a part of a text that is not ASCII (or of the whole text, one of whose parts is long), worked out."""
     if text.isascii():  # (most parts of such a text)
         return tuple(text.lower().encode().translate(_SPACES).decode().split())
-    return tuple(marks.word().findall(fold(text)))
+    return tuple(marks.folded_word().findall(fold(text)))
 
 
 _kept_words = lru_cache(maxsize=KEEP_PARTS)(_words)  # `_words`, kept
@@ -659,7 +659,7 @@ def line_words(line: str) -> list[str]:
     with stop words (a query prefix may be any word's start), plus each CJK character and bigram of the line's
     CJK runs (a CJK query term is matched anywhere in the text)."""
     low = line.casefold()
-    found = dict.fromkeys(_WORD.findall(low) if low.isascii() else marks.word().findall(fold(line)))
+    found = dict.fromkeys(_WORD.findall(low) if low.isascii() else marks.folded_word().findall(fold(line)))
     if not low.isascii():
         for run in _cjk()[2].findall(low):
             found.update(dict.fromkeys(run))

@@ -119,7 +119,7 @@ def _spaced(text: str) -> str:
 
 
 @lru_cache(maxsize=1)
-def _run() -> tuple[re.Pattern[str], dict[int, str]]:
+def _run() -> tuple[re.Pattern[str], dict[int, int | str]]:
     r"""A run of word characters as rg's `\w` sees them in any text (memgit/marks.py `rg_word`): Python's `\w` but the
     numbers that are no digits, the combining marks, the joiners, the circled letters ("e\u0301tude", "Auf\u200clage",
     "Ⓝvelko" one run each, "①velko" the run "velko"); and _LOWER with those numbers as spaces, which the run's class

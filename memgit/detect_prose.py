@@ -245,6 +245,9 @@ def _set_judged(m: re.Match[str], text: str) -> bool:
     verbs = words[-1:] if words and words[-1].startswith(SET_VERBS) else []
     if any(f" {w} " in GAP_SETTINGS for w in (words[:-1] if verbs else words)):
         return False
+    after = text[m.end("val") : m.end("val") + 24].split(None, 1)[:1]
+    if after and f" {after[0].lower().strip('.,;:!?')} " in GAP_SETTINGS:  # "password set to 90-day expiry"
+        return False
     if not verbs:
         verbs = [w.lower() for w in text[m.end("val") : m.end("val") + 24].split(None, 1)[:1]]
         before = text[max(0, m.start() - 48) : m.start()]

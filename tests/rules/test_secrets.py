@@ -451,6 +451,8 @@ PASSED = [
     # a word after the password word that is no value, "to" with no verb of setting or a setting's value
     "the password was changed to the new policy",
     "password set to expire",
+    "password set to 90-day expiry",
+    "the wifi password was changed to 12-character policy.",
     "set the wifi password policy to strict",
     "set the wifi password policy to strict8",
     "passwords set to expire in 90 days",
